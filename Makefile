@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# powerpin: `make` builds the module, the userspace binaries and the tests;
+# `make demo`, `make check` and `make bench` install what they need first.
+#
+#   KVER=<abi>   kernel ABI to build the module for (default: the guest's 6.12)
+#   KDIR=<dir>   kernel build tree (default: /lib/modules/$(KVER)/build)
+#   W=1, C=1     passed to Kbuild (extra warnings, sparse)
+
+TOP     := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+B       := $(TOP)/build
+CACHE   ?= $(or $(POWERPIN_CACHE),/var/cache/powerpin)
+GUEST   ?= 6.12
+KVER    ?= $(shell $(TOP)/scripts/kver $(GUEST))
+KDIR    ?= /lib/modules/$(KVER)/build
+KSRC    := $(CACHE)/ksrc
+KSELFTEST := $(KSRC)/tools/testing/selftests
+
+PKGS    := libnl-genl-3.0 libnl-3.0 libtracefs libtraceevent libtracecmd minizip zlib
+CC      ?= gcc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
+	   -Wformat=2 -Wmissing-prototypes -D_GNU_SOURCE -fstack-protector-strong \
+	   -I$(TOP)/uapi -I$(TOP)/daemon/lib \
+	   $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+TEST_CFLAGS := $(filter-out -Wmissing-prototypes -Wshadow,$(CFLAGS)) -I$(KSELFTEST)
+
+LIB_SRC := $(sort $(wildcard daemon/lib/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+CLI_SRC := $(sort $(wildcard daemon/cmd_*.c)) daemon/powerpin.c
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+HOST_TESTS  := $(patsubst selftests/host/%.c,$(B)/tests/host/%,$(wildcard selftests/host/*.c))
+GUEST_TESTS := $(patsubst selftests/guest/%.c,$(B)/tests/guest/%,$(wildcard selftests/guest/*.c))
+BENCHES     := $(patsubst selftests/bench/%.c,$(B)/bench/%,$(wildcard selftests/bench/*.c))
+BINS    := $(B)/bin/powerpin $(B)/bin/powerpind
+
+.PHONY: all modules userspace tests deps check demo bench clean install uninstall static
+
+all: modules userspace tests
+
+deps:
+	@$(TOP)/scripts/deps
+
+# ---- kernel modules ---------------------------------------------------------
+# Kbuild writes objects next to the sources, so each kernel gets a shadow tree
+# of symlinks under build/ and the two kernels never share an object file.
+KBUILD_DIR = $(B)/kmod-$(KVER)
+modules:
+	@test -f $(KDIR)/Makefile || { echo "powerpin: no kernel headers at $(KDIR) (run make deps, or set KDIR=)" >&2; exit 1; }
+	@$(TOP)/scripts/shadow-tree $(TOP) $(KBUILD_DIR)
+	$(MAKE) -C $(KDIR) M=$(KBUILD_DIR) CONFIG_POWERPIN_SELFTESTS=m $(if $(W),W=$(W)) $(if $(C),C=$(C)) modules
+	@mkdir -p $(B)/$(KVER) && cp $(KBUILD_DIR)/kmod/powerpin.ko $(KBUILD_DIR)/selftests/gauge/*.ko $(B)/$(KVER)/
+
+# ---- userspace --------------------------------------------------------------
+userspace: $(BINS)
+
+$(B)/%.o: %.c $(wildcard daemon/lib/*.h) uapi/linux/powerpin.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/libpowerpin.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/bin/powerpin: $(CLI_OBJ) $(B)/libpowerpin.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/bin/powerpind: $(B)/daemon/powerpind.o $(B)/libpowerpin.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# ---- tests ------------------------------------------------------------------
+tests: $(HOST_TESTS) $(GUEST_TESTS) $(BENCHES)
+
+$(B)/bench/%: selftests/bench/%.c $(B)/libpowerpin.a
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -I$(TOP)/selftests -o $@ $< $(B)/libpowerpin.a $(LDLIBS)
+
+$(B)/tests/%: selftests/%.c $(B)/libpowerpin.a $(wildcard selftests/*.h)
+	@test -f $(KSELFTEST)/kselftest_harness.h || { echo "powerpin: kselftest harness missing (run make deps)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -I$(TOP)/selftests -o $@ $< $(B)/libpowerpin.a $(LDLIBS)
+
+# ---- the front door ---------------------------------------------------------
+check:
+	@$(TOP)/scripts/deps
+	@$(TOP)/scripts/check
+
+demo:
+	@$(TOP)/scripts/deps
+	@$(TOP)/scripts/demo
+
+bench:
+	@$(TOP)/scripts/deps
+	@$(TOP)/scripts/bench
+
+static:
+	@$(TOP)/scripts/static-checks
+
+# ---- install ----------------------------------------------------------------
+DESTDIR ?=
+PREFIX  ?= /usr/local
+install: all
+	$(TOP)/scripts/install install "$(DESTDIR)" "$(PREFIX)" "$(KVER)"
+
+uninstall:
+	$(TOP)/scripts/install uninstall "$(DESTDIR)" "$(PREFIX)" "$(KVER)"
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small helpers shared by the powerpin library and its front ends. */
+#ifndef POWERPIN_UTIL_H
+#define POWERPIN_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Atomic output: open a temporary file beside @path; commit renames it over
+ * @path (after fsync), abort unlinks it.  A killed writer leaves @path as it
+ * was and a stray "<path>.tmp.XXXXXX" at worst.
+ */
+struct atomic_file {
+	FILE *fp;
+	char *path;
+	char *tmp;
+};
+
+int atomic_open(struct atomic_file *af, const char *path);
+int atomic_commit(struct atomic_file *af);
+void atomic_abort(struct atomic_file *af);
+
+/* Parse an unsigned decimal/hex/octal number with optional K/M/G suffix
+ * (powers of 1024).  Returns 0, or -1 with errno = EINVAL/ERANGE. */
+int parse_size(const char *s, unsigned long long *out);
+
+#endif

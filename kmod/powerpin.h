@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * powerpin.ko internals shared between its files.  Each concern exposes an
+ * init/exit pair and the few calls listed here; nothing else is global.
+ */
+#ifndef _POWERPIN_INTERNAL_H
+#define _POWERPIN_INTERNAL_H
+
+#include <linux/types.h>
+#include <linux/fs.h>
+#include <linux/power_supply.h>
+
+#define POWERPIN_SUPPLY_NAME_MAX	64
+
+/* A snapshot of the sampler for status queries (netlink, debugfs). */
+struct powerpin_status {
+	u32 state;			/* enum powerpin_state */
+	bool event_enabled;
+	bool tracing_on;
+	bool supply_present;
+	char supply[POWERPIN_SUPPLY_NAME_MAX];		/* configured */
+	char supply_bound[POWERPIN_SUPPLY_NAME_MAX];	/* in use */
+	u32 period_us;
+	u64 samples;
+	u64 read_errors;
+	u64 missed;
+	u64 supply_lost;
+	u64 supply_found;
+	u32 last_seq;
+	u64 last_time_ns;
+	s64 last_voltage_uv;
+	s64 last_current_ua;
+	s64 last_charge_uah;
+	s64 last_power_uw;
+	u32 last_flags;
+};
+
+/* sampler.c */
+int powerpin_sampler_init(void);
+void powerpin_sampler_exit(void);
+void powerpin_sampler_get_status(struct powerpin_status *st);
+int powerpin_sampler_set_period(u32 period_us);
+int powerpin_sampler_set_supply(const char *name);
+
+/* residency.c */
+long powerpin_residency_ioctl(struct file *file, unsigned int cmd,
+			      unsigned long arg);
+
+/* netlink.c: the sampler reports gate and supply changes through these. */
+int powerpin_netlink_init(void);
+void powerpin_netlink_exit(void);
+void powerpin_netlink_capture_started(u64 time_ns);
+void powerpin_netlink_capture_stopped(u64 time_ns, u64 samples);
+void powerpin_netlink_supply_found(const char *name);
+void powerpin_netlink_supply_lost(const char *name);
+
+#endif /* _POWERPIN_INTERNAL_H */

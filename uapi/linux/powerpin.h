@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * powerpin: the ABI shared by powerpin.ko and its userspace.
+ *
+ * Three parts:
+ *  1. bits of the `flags` field of the powerpin:battery trace event;
+ *  2. the page-cache residency ioctl on /dev/powerpin;
+ *  3. the generic netlink family "powerpin".
+ */
+#ifndef _UAPI_LINUX_POWERPIN_H
+#define _UAPI_LINUX_POWERPIN_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/* ---- 1. powerpin:battery event flags ---------------------------------- */
+
+/* voltage_uv, current_ua and charge_uah all equal the previous sample's */
+#define POWERPIN_SAMPLE_REPEATED	(1U << 0)
+/* at least one optional property (current_avg, capacity, temp) is missing */
+#define POWERPIN_SAMPLE_MISSING		(1U << 1)
+/* at least one property read failed (value reported as 0) */
+#define POWERPIN_SAMPLE_READ_ERROR	(1U << 2)
+/* the driver answered -EAGAIN (still initialising) for some property */
+#define POWERPIN_SAMPLE_AGAIN		(1U << 3)
+/* one or more deadlines were missed since the previous sample */
+#define POWERPIN_SAMPLE_LATE		(1U << 4)
+
+/* ---- 2. residency ioctl ------------------------------------------------ */
+
+#define POWERPIN_DEVICE		"/dev/powerpin"
+
+/* Residency modes (powerpin_residency.mode) */
+enum powerpin_residency_mode {
+	POWERPIN_RES_COUNTS = 0,	/* counts only */
+	POWERPIN_RES_BITMAP = 1,	/* one bit per page into buf */
+	POWERPIN_RES_RUNS = 2,		/* struct powerpin_run pairs into buf */
+};
+
+/* A run of resident pages, in bytes from the start of the file. */
+struct powerpin_run {
+	__u64 offset;
+	__u64 length;
+};
+
+/*
+ * Extensible argument: @size is sizeof(struct) as the caller knows it
+ * (POWERPIN_RESIDENCY_SIZE_VER0 for this version).  Larger structs from newer
+ * callers are accepted only if the bytes past what the kernel knows are zero.
+ * Field semantics and errnos are documented in kmod/residency.c.
+ */
+struct powerpin_residency {
+	__u32 size;		/* in: sizeof(struct powerpin_residency) */
+	__u32 mode;		/* in: enum powerpin_residency_mode */
+	__s32 fd;		/* in: file to query */
+	__u32 flags;		/* in: must be 0 */
+	__u64 offset;		/* in: byte offset, page aligned */
+	__u64 length;		/* in: bytes; 0 = to end of file */
+	__u64 buf;		/* in: user pointer for bitmap / runs */
+	__u64 buf_len;		/* in: bytes at buf */
+	__u64 cursor;		/* in/out: runs mode, byte offset to resume at */
+	/* out: */
+	__u64 nr_pages;		/* pages in the range */
+	__u64 nr_resident;	/* resident pages in the range */
+	__u64 nr_dirty;
+	__u64 nr_writeback;
+	__u64 nr_evicted;	/* shadow (workingset) or swap entries */
+	__u64 nr_runs;		/* runs mode: runs written to buf */
+	__u64 file_size;	/* i_size at the time of the call */
+};
+
+#define POWERPIN_RESIDENCY_SIZE_VER0	112
+
+#define POWERPIN_IOC_MAGIC	0xb7
+#define POWERPIN_IOC_RESIDENCY	_IOWR(POWERPIN_IOC_MAGIC, 1, struct powerpin_residency)
+
+/* ---- 3. generic netlink ------------------------------------------------ */
+
+#define POWERPIN_GENL_NAME		"powerpin"
+#define POWERPIN_GENL_VERSION		1
+#define POWERPIN_GENL_MCGRP_EVENTS	"events"
+
+enum powerpin_cmd {
+	POWERPIN_CMD_UNSPEC,
+	POWERPIN_CMD_GET_STATUS,	/* request: none; reply: status attrs */
+	POWERPIN_CMD_SET_CONFIG,	/* PERIOD_US and/or SUPPLY; CAP_NET_ADMIN */
+	POWERPIN_CMD_CAPTURE_STARTED,	/* multicast event */
+	POWERPIN_CMD_CAPTURE_STOPPED,	/* multicast event */
+	POWERPIN_CMD_SUPPLY_FOUND,	/* multicast event */
+	POWERPIN_CMD_SUPPLY_LOST,	/* multicast event */
+	__POWERPIN_CMD_MAX,
+};
+#define POWERPIN_CMD_MAX (__POWERPIN_CMD_MAX - 1)
+
+/* Sampler states (POWERPIN_ATTR_STATE) */
+enum powerpin_state {
+	POWERPIN_STATE_IDLE,		/* gate closed: no event enabled or tracing off */
+	POWERPIN_STATE_WAITING_SUPPLY,	/* gate open, supply absent */
+	POWERPIN_STATE_SAMPLING,	/* gate open, sampling */
+};
+
+enum powerpin_attr {
+	POWERPIN_ATTR_UNSPEC,
+	POWERPIN_ATTR_PAD,
+	POWERPIN_ATTR_STATE,		/* u32, enum powerpin_state */
+	POWERPIN_ATTR_EVENT_ENABLED,	/* u8 */
+	POWERPIN_ATTR_TRACING_ON,	/* u8 */
+	POWERPIN_ATTR_SUPPLY,		/* string: configured name ("" = first battery) */
+	POWERPIN_ATTR_SUPPLY_BOUND,	/* string: name of the supply in use */
+	POWERPIN_ATTR_SUPPLY_PRESENT,	/* u8 */
+	POWERPIN_ATTR_PERIOD_US,	/* u32 */
+	POWERPIN_ATTR_SAMPLES,		/* u64 */
+	POWERPIN_ATTR_READ_ERRORS,	/* u64 */
+	POWERPIN_ATTR_MISSED,		/* u64: missed deadlines */
+	POWERPIN_ATTR_SUPPLY_LOST,	/* u64 */
+	POWERPIN_ATTR_SUPPLY_FOUND,	/* u64 */
+	POWERPIN_ATTR_LAST_SEQ,		/* u32 */
+	POWERPIN_ATTR_LAST_TIME_NS,	/* u64, CLOCK_BOOTTIME */
+	POWERPIN_ATTR_LAST_VOLTAGE_UV,	/* s64 */
+	POWERPIN_ATTR_LAST_CURRENT_UA,	/* s64 */
+	POWERPIN_ATTR_LAST_CHARGE_UAH,	/* s64 */
+	POWERPIN_ATTR_LAST_POWER_UW,	/* s64 */
+	POWERPIN_ATTR_LAST_FLAGS,	/* u32 */
+	POWERPIN_ATTR_TIME_NS,		/* u64, CLOCK_BOOTTIME of an event */
+	POWERPIN_ATTR_CAPTURE_SAMPLES,	/* u64: samples in the capture just stopped */
+	__POWERPIN_ATTR_MAX,
+};
+#define POWERPIN_ATTR_MAX (__POWERPIN_ATTR_MAX - 1)
+
+#endif /* _UAPI_LINUX_POWERPIN_H */
