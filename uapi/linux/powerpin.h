@@ -10,21 +10,22 @@
 #ifndef _UAPI_LINUX_POWERPIN_H
 #define _UAPI_LINUX_POWERPIN_H
 
+#include <linux/const.h>
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
 /* ---- 1. powerpin:battery event flags ---------------------------------- */
 
 /* voltage_uv, current_ua and charge_uah all equal the previous sample's */
-#define POWERPIN_SAMPLE_REPEATED	(1U << 0)
+#define POWERPIN_SAMPLE_REPEATED	_BITUL(0)
 /* at least one optional property (current_avg, capacity, temp) is missing */
-#define POWERPIN_SAMPLE_MISSING		(1U << 1)
+#define POWERPIN_SAMPLE_MISSING		_BITUL(1)
 /* at least one property read failed (value reported as 0) */
-#define POWERPIN_SAMPLE_READ_ERROR	(1U << 2)
+#define POWERPIN_SAMPLE_READ_ERROR	_BITUL(2)
 /* the driver answered -EAGAIN (still initialising) for some property */
-#define POWERPIN_SAMPLE_AGAIN		(1U << 3)
+#define POWERPIN_SAMPLE_AGAIN		_BITUL(3)
 /* one or more deadlines were missed since the previous sample */
-#define POWERPIN_SAMPLE_LATE		(1U << 4)
+#define POWERPIN_SAMPLE_LATE		_BITUL(4)
 
 /* ---- 2. residency ioctl ------------------------------------------------ */
 
@@ -90,6 +91,7 @@ enum powerpin_cmd {
 	POWERPIN_CMD_SUPPLY_LOST,	/* multicast event */
 	__POWERPIN_CMD_MAX,
 };
+
 #define POWERPIN_CMD_MAX (__POWERPIN_CMD_MAX - 1)
 
 /* Sampler states (POWERPIN_ATTR_STATE) */
@@ -125,6 +127,7 @@ enum powerpin_attr {
 	POWERPIN_ATTR_CAPTURE_SAMPLES,	/* u64: samples in the capture just stopped */
 	__POWERPIN_ATTR_MAX,
 };
+
 #define POWERPIN_ATTR_MAX (__POWERPIN_ATTR_MAX - 1)
 
 #endif /* _UAPI_LINUX_POWERPIN_H */
