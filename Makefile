@@ -45,7 +45,7 @@ deps:
 # ---- kernel modules ---------------------------------------------------------
 # Kbuild writes objects next to the sources, so each kernel gets a shadow tree
 # of symlinks under build/ and the two kernels never share an object file.
-KBUILD_DIR = $(B)/kmod-$(KVER)
+KBUILD_DIR ?= $(B)/kmod-$(KVER)
 modules:
 	@test -f $(KDIR)/Makefile || { echo "powerpin: no kernel headers at $(KDIR) (run make deps, or set KDIR=)" >&2; exit 1; }
 	@$(TOP)/scripts/shadow-tree $(TOP) $(KBUILD_DIR)
