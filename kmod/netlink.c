@@ -1,30 +1,294 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Generic netlink family "powerpin" (placeholder until the family lands). */
+/*
+ * Generic netlink family "powerpin": sampler status, configuration and a
+ * multicast group announcing capture and supply changes.
+ *
+ * Requests (all validated strictly: unknown attributes, wrong lengths, a
+ * non-zero genl reserved field and attributes that do not belong to the
+ * command are refused with -EINVAL and an extack message):
+ *
+ *   GET_STATUS   no attributes.  Reply: every status attribute.
+ *   SET_CONFIG   PERIOD_US (u32, 1000..60000000, else -ERANGE) and/or
+ *                SUPPLY (NUL-terminated, at most 63 bytes, else -EINVAL).
+ *                Neither given: -EINVAL.  Needs CAP_NET_ADMIN (-EPERM).
+ *                Either both values are applied or neither.
+ *
+ * Anything else (including the event commands sent as requests) gets
+ * -EOPNOTSUPP from the genetlink core.
+ *
+ * Events on the "events" group, sent from the sampler's kthread:
+ *
+ *   CAPTURE_STARTED  TIME_NS
+ *   CAPTURE_STOPPED  TIME_NS, CAPTURE_SAMPLES
+ *   SUPPLY_FOUND     TIME_NS, SUPPLY_BOUND
+ *   SUPPLY_LOST      TIME_NS, SUPPLY_BOUND
+ *
+ * TIME_NS is CLOCK_BOOTTIME.  The family lives in the initial network
+ * namespace only: the sampler is global, so is its control.
+ */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <net/genetlink.h>
+#include <linux/powerpin.h>
 
 #include "powerpin.h"
 
-int powerpin_netlink_init(void)
+#define POWERPIN_PERIOD_US_MIN	1000
+#define POWERPIN_PERIOD_US_MAX	60000000
+
+enum powerpin_mcgrp {
+	POWERPIN_MCGRP_EVENTS,
+};
+
+/* GET_STATUS takes no attributes: every type is "unspec", so strict
+ * validation refuses any attribute that is sent.
+ */
+static const struct nla_policy powerpin_get_status_policy[POWERPIN_ATTR_MAX + 1] = {
+};
+
+/*
+ * The range does not fit the policy's s16 bounds, so it is a full range;
+ * not const because 6.1's nla_policy points to it without const.
+ */
+static struct netlink_range_validation powerpin_period_range = {
+	.min = POWERPIN_PERIOD_US_MIN,
+	.max = POWERPIN_PERIOD_US_MAX,
+};
+
+static const struct nla_policy powerpin_set_config_policy[POWERPIN_ATTR_MAX + 1] = {
+	[POWERPIN_ATTR_PERIOD_US] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							  &powerpin_period_range),
+	[POWERPIN_ATTR_SUPPLY] = { .type = NLA_NUL_STRING,
+				   .len = POWERPIN_SUPPLY_NAME_MAX - 1 },
+};
+
+static struct genl_family powerpin_genl_family;
+
+static int powerpin_put_status(struct sk_buff *skb,
+			       const struct powerpin_status *st)
 {
+	if (nla_put_u32(skb, POWERPIN_ATTR_STATE, st->state) ||
+	    nla_put_u8(skb, POWERPIN_ATTR_EVENT_ENABLED, st->event_enabled) ||
+	    nla_put_u8(skb, POWERPIN_ATTR_TRACING_ON, st->tracing_on) ||
+	    nla_put_string(skb, POWERPIN_ATTR_SUPPLY, st->supply) ||
+	    nla_put_string(skb, POWERPIN_ATTR_SUPPLY_BOUND, st->supply_bound) ||
+	    nla_put_u8(skb, POWERPIN_ATTR_SUPPLY_PRESENT, st->supply_present) ||
+	    nla_put_u32(skb, POWERPIN_ATTR_PERIOD_US, st->period_us) ||
+	    nla_put_u64_64bit(skb, POWERPIN_ATTR_SAMPLES, st->samples,
+			      POWERPIN_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, POWERPIN_ATTR_READ_ERRORS, st->read_errors,
+			      POWERPIN_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, POWERPIN_ATTR_MISSED, st->missed,
+			      POWERPIN_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, POWERPIN_ATTR_SUPPLY_LOST, st->supply_lost,
+			      POWERPIN_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, POWERPIN_ATTR_SUPPLY_FOUND, st->supply_found,
+			      POWERPIN_ATTR_PAD) ||
+	    nla_put_u32(skb, POWERPIN_ATTR_LAST_SEQ, st->last_seq) ||
+	    nla_put_u64_64bit(skb, POWERPIN_ATTR_LAST_TIME_NS, st->last_time_ns,
+			      POWERPIN_ATTR_PAD) ||
+	    nla_put_s64(skb, POWERPIN_ATTR_LAST_VOLTAGE_UV, st->last_voltage_uv,
+			POWERPIN_ATTR_PAD) ||
+	    nla_put_s64(skb, POWERPIN_ATTR_LAST_CURRENT_UA, st->last_current_ua,
+			POWERPIN_ATTR_PAD) ||
+	    nla_put_s64(skb, POWERPIN_ATTR_LAST_CHARGE_UAH, st->last_charge_uah,
+			POWERPIN_ATTR_PAD) ||
+	    nla_put_s64(skb, POWERPIN_ATTR_LAST_POWER_UW, st->last_power_uw,
+			POWERPIN_ATTR_PAD) ||
+	    nla_put_u32(skb, POWERPIN_ATTR_LAST_FLAGS, st->last_flags))
+		return -EMSGSIZE;
 	return 0;
 }
 
-void powerpin_netlink_exit(void)
+static int powerpin_nl_get_status(struct sk_buff *skb, struct genl_info *info)
 {
+	struct powerpin_status *st;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	powerpin_sampler_get_status(st);
+	/* the snapshot's strings come from fixed arrays: make sure they end */
+	st->supply[sizeof(st->supply) - 1] = '\0';
+	st->supply_bound[sizeof(st->supply_bound) - 1] = '\0';
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	hdr = genlmsg_put_reply(msg, info, &powerpin_genl_family, 0,
+				POWERPIN_CMD_GET_STATUS);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto out_msg;
+	}
+	ret = powerpin_put_status(msg, st);
+	if (ret)
+		goto out_msg;
+	genlmsg_end(msg, hdr);
+	kfree(st);
+	return genlmsg_reply(msg, info);
+
+out_msg:
+	nlmsg_free(msg);
+out_free:
+	kfree(st);
+	return ret;
+}
+
+static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *period_attr = info->attrs[POWERPIN_ATTR_PERIOD_US];
+	struct nlattr *supply_attr = info->attrs[POWERPIN_ATTR_SUPPLY];
+	struct powerpin_status *old;
+	int ret = 0;
+
+	if (!period_attr && !supply_attr) {
+		GENL_SET_ERR_MSG(info, "SET_CONFIG needs PERIOD_US or SUPPLY");
+		return -EINVAL;
+	}
+
+	old = kzalloc(sizeof(*old), GFP_KERNEL);
+	if (!old)
+		return -ENOMEM;
+	powerpin_sampler_get_status(old);
+	old->supply[sizeof(old->supply) - 1] = '\0';
+
+	if (supply_attr) {
+		ret = powerpin_sampler_set_supply(nla_data(supply_attr));
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(info->extack, supply_attr,
+					    "sampler refused the supply name");
+			goto out;
+		}
+	}
+	if (period_attr) {
+		ret = powerpin_sampler_set_period(nla_get_u32(period_attr));
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(info->extack, period_attr,
+					    "sampler refused the period");
+			/* all or nothing: put the supply back */
+			if (supply_attr)
+				powerpin_sampler_set_supply(old->supply);
+			goto out;
+		}
+	}
+out:
+	kfree(old);
+	return ret;
+}
+
+static const struct genl_ops powerpin_genl_ops[] = {
+	{
+		.cmd = POWERPIN_CMD_GET_STATUS,
+		.doit = powerpin_nl_get_status,
+		.policy = powerpin_get_status_policy,
+		.maxattr = POWERPIN_ATTR_MAX,
+	},
+	{
+		.cmd = POWERPIN_CMD_SET_CONFIG,
+		.doit = powerpin_nl_set_config,
+		.policy = powerpin_set_config_policy,
+		.maxattr = POWERPIN_ATTR_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group powerpin_genl_mcgrps[] = {
+	[POWERPIN_MCGRP_EVENTS] = { .name = POWERPIN_GENL_MCGRP_EVENTS },
+};
+
+static struct genl_family powerpin_genl_family __ro_after_init = {
+	.name = POWERPIN_GENL_NAME,
+	.version = POWERPIN_GENL_VERSION,
+	.maxattr = POWERPIN_ATTR_MAX,
+	.module = THIS_MODULE,
+	.ops = powerpin_genl_ops,
+	.n_ops = ARRAY_SIZE(powerpin_genl_ops),
+	/* every command gets strict validation */
+	.resv_start_op = POWERPIN_CMD_MAX + 1,
+	.mcgrps = powerpin_genl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(powerpin_genl_mcgrps),
+};
+
+/*
+ * Build and multicast one event.  @supply may be NULL; @samples is sent only
+ * for CAPTURE_STOPPED.  Nothing is allocated when nobody listens.
+ */
+static void powerpin_nl_event(u8 cmd, u64 time_ns, u64 samples,
+			      const char *supply)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!genl_has_listeners(&powerpin_genl_family, &init_net,
+				POWERPIN_MCGRP_EVENTS))
+		return;
+
+	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &powerpin_genl_family, 0, cmd);
+	if (!hdr)
+		goto err;
+	if (nla_put_u64_64bit(skb, POWERPIN_ATTR_TIME_NS, time_ns,
+			      POWERPIN_ATTR_PAD))
+		goto err;
+	if (cmd == POWERPIN_CMD_CAPTURE_STOPPED &&
+	    nla_put_u64_64bit(skb, POWERPIN_ATTR_CAPTURE_SAMPLES, samples,
+			      POWERPIN_ATTR_PAD))
+		goto err;
+	if (supply && nla_put_string(skb, POWERPIN_ATTR_SUPPLY_BOUND, supply))
+		goto err;
+	genlmsg_end(skb, hdr);
+	/* -ESRCH (the last listener just left) is not an error here */
+	genlmsg_multicast(&powerpin_genl_family, skb, 0, POWERPIN_MCGRP_EVENTS,
+			  GFP_KERNEL);
+	return;
+err:
+	nlmsg_free(skb);
 }
 
 void powerpin_netlink_capture_started(u64 time_ns)
 {
+	powerpin_nl_event(POWERPIN_CMD_CAPTURE_STARTED, time_ns, 0, NULL);
 }
 
 void powerpin_netlink_capture_stopped(u64 time_ns, u64 samples)
 {
+	powerpin_nl_event(POWERPIN_CMD_CAPTURE_STOPPED, time_ns, samples, NULL);
 }
 
 void powerpin_netlink_supply_found(const char *name)
 {
+	powerpin_nl_event(POWERPIN_CMD_SUPPLY_FOUND, ktime_get_boottime_ns(), 0,
+			  name);
 }
 
 void powerpin_netlink_supply_lost(const char *name)
 {
+	powerpin_nl_event(POWERPIN_CMD_SUPPLY_LOST, ktime_get_boottime_ns(), 0,
+			  name);
+}
+
+int powerpin_netlink_init(void)
+{
+	int ret;
+
+	ret = genl_register_family(&powerpin_genl_family);
+	if (ret)
+		pr_err("cannot register generic netlink family: %d\n", ret);
+	return ret;
+}
+
+void powerpin_netlink_exit(void)
+{
+	genl_unregister_family(&powerpin_genl_family);
 }

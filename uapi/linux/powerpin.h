@@ -77,6 +77,13 @@ struct powerpin_residency {
 
 /* ---- 3. generic netlink ------------------------------------------------ */
 
+/*
+ * Strict policies: unknown or misplaced attributes and wrong lengths get
+ * -EINVAL, PERIOD_US outside 1000..60000000 gets -ERANGE, SET_CONFIG without
+ * CAP_NET_ADMIN gets -EPERM, event commands sent as requests -EOPNOTSUPP;
+ * each with an extack message.  Details in kmod/netlink.c.
+ */
+
 #define POWERPIN_GENL_NAME		"powerpin"
 #define POWERPIN_GENL_VERSION		1
 #define POWERPIN_GENL_MCGRP_EVENTS	"events"
@@ -85,10 +92,10 @@ enum powerpin_cmd {
 	POWERPIN_CMD_UNSPEC,
 	POWERPIN_CMD_GET_STATUS,	/* request: none; reply: status attrs */
 	POWERPIN_CMD_SET_CONFIG,	/* PERIOD_US and/or SUPPLY; CAP_NET_ADMIN */
-	POWERPIN_CMD_CAPTURE_STARTED,	/* multicast event */
-	POWERPIN_CMD_CAPTURE_STOPPED,	/* multicast event */
-	POWERPIN_CMD_SUPPLY_FOUND,	/* multicast event */
-	POWERPIN_CMD_SUPPLY_LOST,	/* multicast event */
+	POWERPIN_CMD_CAPTURE_STARTED,	/* event: TIME_NS */
+	POWERPIN_CMD_CAPTURE_STOPPED,	/* event: TIME_NS, CAPTURE_SAMPLES */
+	POWERPIN_CMD_SUPPLY_FOUND,	/* event: TIME_NS, SUPPLY_BOUND */
+	POWERPIN_CMD_SUPPLY_LOST,	/* event: TIME_NS, SUPPLY_BOUND */
 	__POWERPIN_CMD_MAX,
 };
 
