@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Range arithmetic and the pinlist.meta encoder/decoder. */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pinlist.h"
+#include "util.h"
+
+int pin_ranges_add(struct pin_ranges *r, uint64_t offset, uint64_t length,
+		   uint64_t rank)
+{
+	if (length > UINT64_MAX - offset) {
+		errno = ERANGE;
+		return -1;
+	}
+	if (r->nr == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		struct pin_range *v = reallocarray(r->v, cap, sizeof(*v));
+
+		if (!v)
+			return -1;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->nr].offset = offset;
+	r->v[r->nr].length = length;
+	r->v[r->nr].rank = rank;
+	r->nr++;
+	return 0;
+}
+
+void pin_ranges_free(struct pin_ranges *r)
+{
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+uint64_t pin_ranges_bytes(const struct pin_ranges *r)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		sum += r->v[i].length;
+	return sum;
+}
+
+static int cmp_offset(const void *a, const void *b)
+{
+	const struct pin_range *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return 0;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct pin_range *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return cmp_offset(a, b);
+}
+
+void pin_ranges_merge(struct pin_ranges *r)
+{
+	size_t i, n = 0;
+
+	if (!r->nr)
+		return;
+	qsort(r->v, r->nr, sizeof(*r->v), cmp_offset);
+	for (i = 0; i < r->nr; i++) {
+		struct pin_range *cur = &r->v[i];
+
+		if (!cur->length)
+			continue;
+		if (n) {
+			struct pin_range *last = &r->v[n - 1];
+			uint64_t end = last->offset + last->length;
+
+			if (cur->offset <= end) {
+				uint64_t cend = cur->offset + cur->length;
+
+				if (cend > end)
+					last->length = cend - last->offset;
+				if (cur->rank < last->rank)
+					last->rank = cur->rank;
+				continue;
+			}
+		}
+		r->v[n++] = *cur;
+	}
+	r->nr = n;
+}
+
+int pin_ranges_clip(const struct pin_ranges *in, uint64_t lo, uint64_t hi,
+		    struct pin_ranges *out)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr; i++) {
+		uint64_t s = in->v[i].offset, e = s + in->v[i].length;
+
+		if (e <= lo)
+			continue;
+		if (s >= hi)
+			break;
+		if (s < lo)
+			s = lo;
+		if (e > hi)
+			e = hi;
+		if (pin_ranges_add(out, s, e - s, in->v[i].rank))
+			return -1;
+	}
+	return 0;
+}
+
+int pin_ranges_subtract(const struct pin_ranges *a, const struct pin_ranges *b,
+			struct pin_ranges *out)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < a->nr; i++) {
+		uint64_t s = a->v[i].offset, e = s + a->v[i].length;
+
+		while (j < b->nr && b->v[j].offset + b->v[j].length <= s)
+			j++;
+		for (size_t k = j; k < b->nr && s < e; k++) {
+			uint64_t bs = b->v[k].offset, be = bs + b->v[k].length;
+
+			if (bs >= e)
+				break;
+			if (bs > s &&
+			    pin_ranges_add(out, s, bs - s, a->v[i].rank))
+				return -1;
+			if (be > s)
+				s = be;
+		}
+		if (s < e && pin_ranges_add(out, s, e - s, a->v[i].rank))
+			return -1;
+	}
+	return 0;
+}
+
+int pinlist_normalize(const struct pin_ranges *in, uint64_t page_size,
+		      uint64_t file_size, bool by_rank, struct pin_ranges *out)
+{
+	struct pin_ranges tmp = { 0 };
+	size_t i, n = 0;
+
+	if (!page_size || (page_size & (page_size - 1))) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < in->nr; i++) {
+		uint64_t s = in->v[i].offset, e = s + in->v[i].length;
+
+		if (!in->v[i].length || s >= file_size)
+			continue;
+		s &= ~(page_size - 1);
+		/* round up without overflowing near UINT64_MAX */
+		if (e > UINT64_MAX - (page_size - 1))
+			e = UINT64_MAX;
+		else
+			e = (e + page_size - 1) & ~(page_size - 1);
+		if (e > file_size)
+			e = file_size;
+		if (pin_ranges_add(&tmp, s, e - s, in->v[i].rank)) {
+			pin_ranges_free(&tmp);
+			return -1;
+		}
+	}
+	if (!by_rank) {
+		pin_ranges_merge(&tmp);
+		*out = tmp;
+		return 0;
+	}
+	/* by rank: sweep in offset order, merging only equal ranks */
+	qsort(tmp.v, tmp.nr, sizeof(*tmp.v), cmp_offset);
+	for (i = 0; i < tmp.nr; i++) {
+		struct pin_range cur = tmp.v[i];
+		uint64_t cend = cur.offset + cur.length;
+
+		if (n) {
+			struct pin_range *last = &tmp.v[n - 1];
+			uint64_t end = last->offset + last->length;
+
+			if (cur.offset < end) {
+				if (cend <= end)
+					continue;
+				cur.offset = end;
+				cur.length = cend - end;
+			}
+			if (cur.offset == end && cur.rank == last->rank) {
+				last->length += cur.length;
+				continue;
+			}
+		}
+		tmp.v[n++] = cur;
+	}
+	tmp.nr = n;
+	qsort(tmp.v, tmp.nr, sizeof(*tmp.v), cmp_rank);
+	*out = tmp;
+	return 0;
+}
+
+void pinlist_apply_quota(struct pin_ranges *r, uint64_t quota)
+{
+	uint64_t left = quota;
+	size_t i;
+
+	if (quota == PINLIST_NO_QUOTA)
+		return;
+	for (i = 0; i < r->nr && left; i++) {
+		if (r->v[i].length > left)
+			r->v[i].length = left;
+		left -= r->v[i].length;
+	}
+	r->nr = i;
+}
+
+int pinlist_encode(const struct pin_ranges *r, uint8_t **buf, size_t *len,
+		   size_t *bad)
+{
+	uint8_t *p;
+	size_t i;
+
+	for (i = 0; i < r->nr; i++) {
+		if (r->v[i].offset > PINLIST_FIELD_MAX ||
+		    r->v[i].length > PINLIST_FIELD_MAX) {
+			if (bad)
+				*bad = i;
+			errno = ERANGE;
+			return -1;
+		}
+	}
+	p = malloc(r->nr * PINLIST_PAIR_BYTES + 1);
+	if (!p)
+		return -1;
+	for (i = 0; i < r->nr; i++) {
+		uint32_t be[2] = { htobe32((uint32_t)r->v[i].offset),
+				   htobe32((uint32_t)r->v[i].length) };
+
+		memcpy(p + i * PINLIST_PAIR_BYTES, be, sizeof(be));
+	}
+	*buf = p;
+	*len = r->nr * PINLIST_PAIR_BYTES;
+	return 0;
+}
+
+int pinlist_decode(const uint8_t *buf, size_t len, struct pin_ranges *out,
+		   size_t *trailing)
+{
+	size_t i;
+
+	for (i = 0; i + PINLIST_PAIR_BYTES <= len; i += PINLIST_PAIR_BYTES) {
+		uint32_t be[2];
+
+		memcpy(be, buf + i, sizeof(be));
+		if (pin_ranges_add(out, be32toh(be[0]), be32toh(be[1]), 0))
+			return -1;
+	}
+	if (trailing)
+		*trailing = len - i;
+	if (len != i) {
+		errno = EBADMSG;
+		return -1;
+	}
+	return 0;
+}
+
+int pinlist_read_file(const char *path, struct pin_ranges *out,
+		      size_t *trailing)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0;
+	int fd, ret;
+
+	if (trailing)
+		*trailing = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			uint8_t *nb;
+
+			cap = cap ? cap * 2 : 4096;
+			nb = realloc(buf, cap);
+			if (!nb)
+				goto err;
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto err;
+		if (!n)
+			break;
+		len += n;
+	}
+	close(fd);
+	ret = pinlist_decode(buf, len, out, trailing);
+	free(buf);
+	return ret;
+err:
+	ret = errno;
+	close(fd);
+	free(buf);
+	errno = ret;
+	return -1;
+}
+
+int pinlist_write_file(const char *path, const struct pin_ranges *r,
+		       size_t *bad)
+{
+	struct atomic_file af;
+	mode_t mask;
+	uint8_t *buf;
+	size_t len;
+
+	if (pinlist_encode(r, &buf, &len, bad))
+		return -1;
+	if (atomic_open(&af, path)) {
+		free(buf);
+		return -1;
+	}
+	/* mkstemp creates 0600; a pinlist is as readable as any new file */
+	mask = umask(0);
+	umask(mask);
+	fchmod(fileno(af.fp), 0666 & ~mask);
+	if (len && fwrite(buf, 1, len, af.fp) != len) {
+		int e = errno;
+
+		atomic_abort(&af);
+		free(buf);
+		errno = e ? e : EIO;
+		return -1;
+	}
+	free(buf);
+	return atomic_commit(&af);
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Byte ranges of a file and the pinlist.meta format that carries them.
+ *
+ * pinlist.meta (what Android's PinnerService reads from an APK): no header,
+ * repeated pairs of big-endian 32-bit offset and length, offsets from the
+ * start of the file.  PinnerService reads both as *signed* ints, so a field
+ * above INT32_MAX would be taken as negative and clamped to 0: the encoder
+ * refuses such values instead of writing a list that pins the wrong bytes.
+ */
+#ifndef POWERPIN_PINLIST_H
+#define POWERPIN_PINLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PINLIST_FIELD_MAX	INT32_MAX	/* largest offset or length */
+#define PINLIST_NO_QUOTA	UINT64_MAX
+#define PINLIST_PAIR_BYTES	8
+
+struct pin_range {
+	uint64_t offset;
+	uint64_t length;
+	uint64_t rank;		/* first-touch order (capture); 0 otherwise */
+};
+
+struct pin_ranges {
+	struct pin_range *v;
+	size_t nr;
+	size_t cap;
+};
+
+/* All return 0, or -1 with errno set (ENOMEM, EINVAL, ERANGE, ...). */
+int pin_ranges_add(struct pin_ranges *r, uint64_t offset, uint64_t length,
+		   uint64_t rank);
+void pin_ranges_free(struct pin_ranges *r);
+uint64_t pin_ranges_bytes(const struct pin_ranges *r);
+
+/* Sort by offset and merge overlapping or touching ranges, in place. */
+void pin_ranges_merge(struct pin_ranges *r);
+
+/*
+ * Append to @out the parts of @in (sorted, merged) that fall in [lo, hi).
+ * Ranks are carried over.
+ */
+int pin_ranges_clip(const struct pin_ranges *in, uint64_t lo, uint64_t hi,
+		    struct pin_ranges *out);
+
+/* Append to @out the parts of @a not covered by @b (both sorted, merged). */
+int pin_ranges_subtract(const struct pin_ranges *a, const struct pin_ranges *b,
+			struct pin_ranges *out);
+
+/*
+ * Turn arbitrary ranges into what a pinlist should hold: each range's start
+ * rounded down and end rounded up to @page_size, ends clamped to @file_size,
+ * empty ranges dropped, overlapping and touching ranges merged.
+ *
+ * Without @by_rank the result is sorted by offset.  With @by_rank it is
+ * sorted by (rank, offset): ranges touched first come first, so a quota keeps
+ * the earliest-needed bytes.  Ranges of different rank are then kept apart
+ * even when they touch; where they overlap (only possible at a partial page),
+ * the bytes go to the range that starts first.
+ */
+int pinlist_normalize(const struct pin_ranges *in, uint64_t page_size,
+		      uint64_t file_size, bool by_rank, struct pin_ranges *out);
+
+/*
+ * Keep the first @quota bytes, in order: the range that crosses the quota is
+ * shortened, later ones dropped.  No empty range is ever left behind.
+ * PINLIST_NO_QUOTA keeps everything.
+ */
+void pinlist_apply_quota(struct pin_ranges *r, uint64_t quota);
+
+/*
+ * Encode to big-endian pairs.  -1 with errno ERANGE if any field exceeds
+ * PINLIST_FIELD_MAX; *bad (if non-NULL) is then the index of that range.
+ */
+int pinlist_encode(const struct pin_ranges *r, uint8_t **buf, size_t *len,
+		   size_t *bad);
+
+/*
+ * Decode strictly: every whole pair goes to @out; a trailing partial pair is
+ * left out, its size stored in *trailing, and the call returns -1 with errno
+ * EBADMSG.  An empty buffer is a valid, empty pinlist.
+ */
+int pinlist_decode(const uint8_t *buf, size_t len, struct pin_ranges *out,
+		   size_t *trailing);
+
+/* Read a whole pinlist file (pinlist_decode rules; I/O errors from errno). */
+int pinlist_read_file(const char *path, struct pin_ranges *out,
+		      size_t *trailing);
+
+/* Encode and write atomically (temporary file + rename). */
+int pinlist_write_file(const char *path, const struct pin_ranges *r,
+		       size_t *bad);
+
+#endif

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Zip entries and where their data sits in the archive (through minizip).
+ *
+ * data_offset is the first byte after the entry's local header, name and
+ * local extra field, so zipalign padding (which lives in the local extra
+ * field) and ZIP64 local extra blocks are accounted for.
+ */
+#ifndef POWERPIN_ZIPINDEX_H
+#define POWERPIN_ZIPINDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct zip_entry {
+	char *name;
+	uint64_t data_offset;		/* from the start of the archive */
+	uint64_t compressed_size;	/* bytes at data_offset */
+	uint64_t uncompressed_size;
+	unsigned int method;		/* 0 stored, 8 deflated, ... */
+};
+
+struct zip_index {
+	struct zip_entry *entries;
+	size_t nr;
+	uint64_t file_size;
+};
+
+/*
+ * Index every entry of @path.  Returns 0, or -1 with errno and a message in
+ * @err: EINVAL for a file that is not a zip archive or is malformed
+ * (unreadable central directory or local header, data past the end of the
+ * file), or the I/O errno.
+ */
+int zip_index_open(const char *path, struct zip_index *zi, char *err,
+		   size_t errlen);
+void zip_index_free(struct zip_index *zi);
+
+/* Index of the entry named exactly @name, or -1. */
+long zip_index_find(const struct zip_index *zi, const char *name);
+
+/* Read and inflate one entry into a malloc'ed buffer (at most @max bytes). */
+int zip_read_entry(const char *path, const char *name, size_t max,
+		   void **buf, size_t *len, char *err, size_t errlen);
+
+#endif
