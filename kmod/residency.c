@@ -1,13 +1,468 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Page-cache residency ioctl (placeholder until the ioctl lands). */
+/*
+ * Page-cache residency of a file: POWERPIN_IOC_RESIDENCY on /dev/powerpin.
+ *
+ * The file's page-cache xarray is walked under RCU.  No folio is pinned or
+ * dereferenced: an unpinned folio may be freed and reused under the walk (the
+ * cachestat read-after-free, CVE-2024-26630).  Everything reported comes from
+ * the xarray itself: the entry's presence and order, whether it is a value
+ * (shadow or swap) entry, and its DIRTY and WRITEBACK marks.  A large folio
+ * counts once per page it covers inside the range.
+ *
+ * Input (struct powerpin_residency, uapi/linux/powerpin.h):
+ *   size     sizeof the struct as the caller knows it, at least
+ *            POWERPIN_RESIDENCY_SIZE_VER0; bytes the kernel does not know
+ *            must be zero.  Only min(size, kernel's size) bytes are written.
+ *   mode     POWERPIN_RES_COUNTS, POWERPIN_RES_BITMAP or POWERPIN_RES_RUNS.
+ *   fd       a regular file open for anything but O_PATH.
+ *   flags    must be 0.
+ *   offset   page aligned; not rounded.  May equal the file size (empty range).
+ *   length   bytes; 0 means to the end of the file.  The range is clipped to
+ *            the file size sampled at the start of the call and its end is
+ *            rounded up to a whole page.
+ *   buf, buf_len
+ *            bitmap: bit i (byte i / 8, bit i % 8, least significant bit
+ *            first) is set when page (offset / PAGE_SIZE + i) is resident;
+ *            needs DIV_ROUND_UP(nr_pages, 8) bytes, trailing bits are zero.
+ *            runs: an array of struct powerpin_run, resident runs in bytes,
+ *            whole pages, ascending and never adjacent.
+ *            counts: ignored.
+ *   cursor   runs only.  In: 0 to start at offset, otherwise a page-aligned
+ *            byte offset inside the range returned by an earlier call.  Out:
+ *            where to resume when buf filled up, 0 when the range is done.
+ *
+ * Output: nr_pages, nr_resident, nr_dirty, nr_writeback and nr_evicted
+ * describe the pages this call walked (in runs mode, from the start or the
+ * cursor up to the returned cursor).  nr_runs is the number of runs written.
+ * file_size is the i_size the range was clipped to.  size is set to the
+ * kernel's sizeof the struct, so a newer caller sees which fields were filled.
+ *
+ * Errors:
+ *   EFAULT     the struct cannot be read or written; buf is NULL in bitmap or
+ *              runs mode; buf is not writable.
+ *   EINVAL     size smaller than POWERPIN_RESIDENCY_SIZE_VER0; unknown mode;
+ *              flags not 0; offset not page aligned; cursor not page aligned
+ *              or below offset (a cursor past the end finds nothing).
+ *   E2BIG      size larger than the kernel's struct with non-zero bytes in the
+ *              part the kernel does not know (or larger than a page).
+ *   ENOBUFS    bitmap: buf_len too small for the range (nr_pages and
+ *              file_size are still written back so the caller can size buf);
+ *              runs: buf_len smaller than one struct powerpin_run.
+ *   EOVERFLOW  offset + length larger than LLONG_MAX.
+ *   EBADF      fd is not an open file descriptor, or was opened with O_PATH.
+ *   EISDIR     fd is a directory.
+ *   ESPIPE     fd is a pipe, FIFO or socket.
+ *   ENODEV     fd is a device node or another special file.
+ *   EOPNOTSUPP the file has no page cache that can be described: hugetlbfs
+ *              (cache indexed in huge pages), DAX, or a file system with no
+ *              page cache at all (/proc, sysfs, debugfs).
+ *   EPERM      the fd is not open for writing and the caller neither owns the
+ *              file (nor has CAP_FOWNER) nor has write permission on it, the
+ *              rule cachestat follows since CVE-2025-21691.
+ *   ENXIO      offset is beyond the end of the file.
+ *   EINTR      a fatal signal arrived during a long walk.
+ *   ENOMEM     no memory for the one-page bounce buffer.
+ */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/errno.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <linux/minmax.h>
+#include <linux/pagemap.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+#include <linux/powerpin.h>
 
 #include "powerpin.h"
+
+/* Pages per walk chunk: one page of bitmap.  RCU is dropped between chunks. */
+#define RESIDENCY_CHUNK_PAGES	((pgoff_t)PAGE_SIZE * BITS_PER_BYTE)
+/* Runs buffered in the kernel before they are copied out. */
+#define RESIDENCY_KRUNS		(PAGE_SIZE / sizeof(struct powerpin_run))
+
+enum residency_step {
+	RESIDENCY_NEXT,		/* entry accounted, go on */
+	RESIDENCY_FLUSH,	/* run buffer full: copy it out, resume here */
+	RESIDENCY_FULL,		/* user's run buffer full: stop here */
+};
+
+struct residency_walk {
+	struct address_space *mapping;
+	u32 mode;
+	struct powerpin_residency *res;	/* counts accumulate here */
+
+	/* bitmap mode: one chunk of bits, page chunk_first is bit 0 */
+	unsigned long *bits;
+	pgoff_t chunk_first;
+
+	/* runs mode */
+	struct powerpin_run *kruns;	/* buffered runs, not yet copied out */
+	unsigned int nr_kruns;
+	u64 nr_runs;			/* closed runs, copied out or buffered */
+	u64 max_runs;			/* runs that fit in the user's buffer */
+	bool run_open;
+	pgoff_t run_first, run_last;
+};
+
+/* Caller may query the file: same rule as cachestat after CVE-2025-21691. */
+static bool residency_allowed(struct file *file)
+{
+	if (file->f_mode & FMODE_WRITE)
+		return true;
+	if (file_owner_or_capable(file))
+		return true;
+	return file_permission(file, MAY_WRITE) == 0;
+}
+
+/* Whether @file has a page cache this ioctl can describe, as an errno. */
+static int residency_check_file(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	umode_t mode = inode->i_mode;
+
+	if (S_ISDIR(mode))
+		return -EISDIR;
+	if (S_ISFIFO(mode) || S_ISSOCK(mode))
+		return -ESPIPE;
+	if (!S_ISREG(mode))
+		return -ENODEV;
+	/*
+	 * hugetlbfs indexes its cache in huge pages.  is_file_hugepages() is
+	 * not usable from a module on 6.1 (it references unexported symbols),
+	 * and a hugetlbfs file (memfd MFD_HUGETLB included) is known by its
+	 * superblock on every kernel.
+	 */
+	if (inode->i_sb->s_magic == HUGETLBFS_MAGIC || IS_DAX(inode))
+		return -EOPNOTSUPP;
+	/* procfs, sysfs, debugfs: nothing is ever cached, so say nothing */
+	if (!file->f_mapping || file->f_mapping->a_ops == &empty_aops)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static void residency_close_run(struct residency_walk *w)
+{
+	struct powerpin_run *run = &w->kruns[w->nr_kruns++];
+
+	run->offset = (u64)w->run_first << PAGE_SHIFT;
+	run->length = (u64)(w->run_last - w->run_first + 1) << PAGE_SHIFT;
+	w->nr_runs++;
+	w->run_open = false;
+}
+
+/* Add resident pages [@first, @last] to the runs, merging adjacent ones. */
+static enum residency_step residency_add_run(struct residency_walk *w,
+					     pgoff_t first, pgoff_t last)
+{
+	if (w->run_open && first == w->run_last + 1) {
+		w->run_last = last;
+		return RESIDENCY_NEXT;
+	}
+	if (w->run_open) {
+		/* the open run and the new one both need a slot */
+		if (w->nr_runs + 2 > w->max_runs)
+			return RESIDENCY_FULL;
+		if (w->nr_kruns == RESIDENCY_KRUNS)
+			return RESIDENCY_FLUSH;
+		residency_close_run(w);
+	} else if (w->nr_runs + 1 > w->max_runs) {
+		return RESIDENCY_FULL;
+	}
+	w->run_open = true;
+	w->run_first = first;
+	w->run_last = last;
+	return RESIDENCY_NEXT;
+}
+
+/*
+ * Walk pages [@first, @last] of the page cache under RCU.  Returns the index
+ * the walk stopped at (@last + 1 when it covered the whole span) and the
+ * reason in @step.
+ */
+static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
+				   pgoff_t last, enum residency_step *step)
+{
+	struct powerpin_residency *res = w->res;
+	XA_STATE(xas, &w->mapping->i_pages, first);
+	pgoff_t stop = last + 1;
+	void *entry;
+
+	*step = RESIDENCY_NEXT;
+	rcu_read_lock();
+	xas_for_each(&xas, entry, last) {
+		pgoff_t entry_first, entry_last, nr;
+		unsigned int order;
+
+		/* Never dereference @entry: the folio is not pinned. */
+		if (xas_retry(&xas, entry))
+			continue;
+
+		/*
+		 * A multi-index entry is found from any index it covers; its
+		 * extent comes from the xarray, not from the folio.
+		 */
+		order = xas_get_order(&xas);
+		entry_first = round_down(xas.xa_index, 1UL << order);
+		entry_last = entry_first + (1UL << order) - 1;
+		entry_first = max(entry_first, first);
+		entry_last = min(entry_last, last);
+		nr = entry_last - entry_first + 1;
+
+		if (xa_is_value(entry)) {
+			/* shadow of an evicted page, or shmem swap entry */
+			res->nr_evicted += nr;
+			goto resched;
+		}
+
+		if (w->mode == POWERPIN_RES_RUNS) {
+			*step = residency_add_run(w, entry_first, entry_last);
+			if (*step != RESIDENCY_NEXT) {
+				stop = entry_first;
+				break;
+			}
+		} else if (w->mode == POWERPIN_RES_BITMAP) {
+			pgoff_t i;
+
+			/* little-endian bit order is the documented byte layout */
+			for (i = entry_first; i <= entry_last; i++)
+				__set_bit_le(i - w->chunk_first, w->bits);
+		}
+
+		res->nr_resident += nr;
+		if (xas_get_mark(&xas, PAGECACHE_TAG_DIRTY))
+			res->nr_dirty += nr;
+		if (xas_get_mark(&xas, PAGECACHE_TAG_WRITEBACK))
+			res->nr_writeback += nr;
+resched:
+		if (need_resched()) {
+			xas_pause(&xas);
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+	}
+	rcu_read_unlock();
+
+	res->nr_pages += stop - first;
+	return stop;
+}
+
+static int residency_flush_runs(struct residency_walk *w)
+{
+	u64 done = w->nr_runs - w->nr_kruns;
+	void __user *dst = u64_to_user_ptr(w->res->buf) +
+			   done * sizeof(struct powerpin_run);
+
+	if (copy_to_user(dst, w->kruns, w->nr_kruns * sizeof(*w->kruns)))
+		return -EFAULT;
+	w->nr_kruns = 0;
+	return 0;
+}
+
+/* Copy the bits of the chunk just walked (@nr pages) to the user's bitmap. */
+static int residency_copy_bits(struct residency_walk *w, pgoff_t range_first,
+			       pgoff_t nr)
+{
+	void __user *dst = u64_to_user_ptr(w->res->buf) +
+			   (w->chunk_first - range_first) / BITS_PER_BYTE;
+
+	if (copy_to_user(dst, w->bits, DIV_ROUND_UP(nr, BITS_PER_BYTE)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Walk pages [@first, @end) in chunks, dropping RCU between them; on return
+ * res->cursor is set for runs mode.
+ */
+static int residency_walk(struct residency_walk *w, pgoff_t first, pgoff_t end)
+{
+	enum residency_step step = RESIDENCY_NEXT;
+	pgoff_t pos = first;
+	int ret = 0;
+
+	while (pos < end) {
+		pgoff_t chunk_last = min(end - 1, pos + RESIDENCY_CHUNK_PAGES - 1);
+		pgoff_t stop;
+
+		if (w->mode == POWERPIN_RES_BITMAP) {
+			w->chunk_first = pos;
+			memset(w->bits, 0, PAGE_SIZE);
+		}
+		stop = residency_walk_span(w, pos, chunk_last, &step);
+
+		if (w->mode == POWERPIN_RES_BITMAP)
+			ret = residency_copy_bits(w, first, stop - pos);
+		else if (step == RESIDENCY_FLUSH)
+			ret = residency_flush_runs(w);
+		if (ret)
+			return ret;
+		pos = stop;
+		if (step == RESIDENCY_FULL)
+			break;
+		if (pos < end && fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+
+	if (w->mode != POWERPIN_RES_RUNS)
+		return 0;
+	if (w->run_open) {
+		if (w->nr_kruns == RESIDENCY_KRUNS) {
+			ret = residency_flush_runs(w);
+			if (ret)
+				return ret;
+		}
+		residency_close_run(w);
+	}
+	ret = residency_flush_runs(w);
+	if (ret)
+		return ret;
+	w->res->nr_runs = w->nr_runs;
+	w->res->cursor = step == RESIDENCY_FULL ? (u64)pos << PAGE_SHIFT : 0;
+	return 0;
+}
+
+/* Checks that need only the argument, before the fd is looked at. */
+static int residency_check_args(const struct powerpin_residency *res)
+{
+	if (res->flags)
+		return -EINVAL;
+	switch (res->mode) {
+	case POWERPIN_RES_COUNTS:
+		break;
+	case POWERPIN_RES_BITMAP:
+		if (!res->buf)
+			return -EFAULT;
+		break;
+	case POWERPIN_RES_RUNS:
+		if (!res->buf)
+			return -EFAULT;
+		if (res->buf_len < sizeof(struct powerpin_run))
+			return -ENOBUFS;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!PAGE_ALIGNED(res->offset))
+		return -EINVAL;
+	if (res->offset > LLONG_MAX || res->length > LLONG_MAX - res->offset)
+		return -EOVERFLOW;
+	return 0;
+}
+
+static int residency_query(struct powerpin_residency *res)
+{
+	struct residency_walk w = { .mode = res->mode, .res = res };
+	pgoff_t first, end_index;
+	struct file *file;
+	loff_t size;
+	u64 end;
+	int ret;
+
+	res->nr_pages = 0;
+	res->nr_resident = 0;
+	res->nr_dirty = 0;
+	res->nr_writeback = 0;
+	res->nr_evicted = 0;
+	res->nr_runs = 0;
+	res->file_size = 0;
+
+	file = fget(res->fd);	/* NULL for O_PATH descriptors too */
+	if (!file)
+		return -EBADF;
+	ret = residency_check_file(file);
+	if (ret)
+		goto out_fput;
+	if (!residency_allowed(file)) {
+		ret = -EPERM;
+		goto out_fput;
+	}
+
+	size = i_size_read(file_inode(file));
+	res->file_size = size;
+	if (res->offset > size) {
+		ret = -ENXIO;
+		goto out_fput;
+	}
+	end = res->length ? min_t(u64, res->offset + res->length, size) : size;
+	first = res->offset >> PAGE_SHIFT;
+	end_index = DIV_ROUND_UP_ULL(end, PAGE_SIZE);	/* exclusive */
+
+	if (res->mode == POWERPIN_RES_BITMAP &&
+	    res->buf_len < DIV_ROUND_UP_ULL(end_index - first, BITS_PER_BYTE)) {
+		res->nr_pages = end_index - first;
+		ret = -ENOBUFS;
+		goto out_fput;
+	}
+	if (res->mode == POWERPIN_RES_RUNS && res->cursor) {
+		if (!PAGE_ALIGNED(res->cursor) || res->cursor < res->offset) {
+			ret = -EINVAL;
+			goto out_fput;
+		}
+		/* a cursor past a range that shrank since just finds nothing */
+		first = min_t(u64, res->cursor >> PAGE_SHIFT, end_index);
+	}
+
+	if (res->mode == POWERPIN_RES_RUNS) {
+		w.max_runs = res->buf_len / sizeof(struct powerpin_run);
+		w.kruns = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!w.kruns) {
+			ret = -ENOMEM;
+			goto out_fput;
+		}
+	} else if (res->mode == POWERPIN_RES_BITMAP) {
+		w.bits = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!w.bits) {
+			ret = -ENOMEM;
+			goto out_fput;
+		}
+	}
+
+	w.mapping = file->f_mapping;
+	res->cursor = 0;
+	ret = residency_walk(&w, first, end_index);
+
+	kfree(w.bits);
+	kfree(w.kruns);
+out_fput:
+	fput(file);
+	return ret;
+}
 
 long powerpin_residency_ioctl(struct file *file, unsigned int cmd,
 			      unsigned long arg)
 {
-	return -EOPNOTSUPP;
+	void __user *uarg = (void __user *)arg;
+	struct powerpin_residency res;
+	u32 usize;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(res) != POWERPIN_RESIDENCY_SIZE_VER0);
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < POWERPIN_RESIDENCY_SIZE_VER0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(&res, sizeof(res), uarg, usize);
+	if (ret)
+		return ret;
+
+	ret = residency_check_args(&res);
+	if (ret)
+		return ret;
+	ret = residency_query(&res);
+	if (ret && ret != -ENOBUFS)
+		return ret;
+	res.size = sizeof(res);
+	if (copy_to_user(uarg, &res, min_t(size_t, usize, sizeof(res))))
+		return -EFAULT;
+	return ret;
 }

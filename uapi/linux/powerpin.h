@@ -51,17 +51,19 @@ struct powerpin_run {
  * Field semantics and errnos are documented in kmod/residency.c.
  */
 struct powerpin_residency {
-	__u32 size;		/* in: sizeof(struct powerpin_residency) */
+	__u32 size;		/* in: sizeof(struct powerpin_residency);
+				 * out: the kernel's sizeof */
 	__u32 mode;		/* in: enum powerpin_residency_mode */
 	__s32 fd;		/* in: file to query */
 	__u32 flags;		/* in: must be 0 */
-	__u64 offset;		/* in: byte offset, page aligned */
+	__u64 offset;		/* in: byte offset, page aligned (not rounded) */
 	__u64 length;		/* in: bytes; 0 = to end of file */
 	__u64 buf;		/* in: user pointer for bitmap / runs */
 	__u64 buf_len;		/* in: bytes at buf */
-	__u64 cursor;		/* in/out: runs mode, byte offset to resume at */
-	/* out: */
-	__u64 nr_pages;		/* pages in the range */
+	__u64 cursor;		/* in/out: runs mode, byte offset to resume at;
+				 * in 0 = from offset, out 0 = range done */
+	/* out, for the pages this call walked: */
+	__u64 nr_pages;		/* pages walked */
 	__u64 nr_resident;	/* resident pages in the range */
 	__u64 nr_dirty;
 	__u64 nr_writeback;
@@ -72,8 +74,14 @@ struct powerpin_residency {
 
 #define POWERPIN_RESIDENCY_SIZE_VER0	112
 
+/*
+ * The size encoded in the ioctl number stays POWERPIN_RESIDENCY_SIZE_VER0
+ * when the struct grows, so the number never changes; @size tells the kernel
+ * which version the caller speaks.
+ */
 #define POWERPIN_IOC_MAGIC	0xb7
-#define POWERPIN_IOC_RESIDENCY	_IOWR(POWERPIN_IOC_MAGIC, 1, struct powerpin_residency)
+#define POWERPIN_IOC_RESIDENCY	_IOC(_IOC_READ | _IOC_WRITE, POWERPIN_IOC_MAGIC, 1, \
+				     POWERPIN_RESIDENCY_SIZE_VER0)
 
 /* ---- 3. generic netlink ------------------------------------------------ */
 
