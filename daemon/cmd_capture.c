@@ -1,23 +1,496 @@
 // SPDX-License-Identifier: GPL-2.0
-/* placeholder: commands not implemented yet */
+/*
+ * powerpin status, powerpin config, powerpin record: the generic netlink
+ * control of powerpin.ko and a one-shot capture without the daemon.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <tracefs.h>
+
 #include "commands.h"
+#include "genl.h"
+#include "record.h"
+
+#define PERIOD_US_MIN 1000U
+#define PERIOD_US_MAX 60000000U
+
+/* Open the family or say why not. */
+static struct pp_genl *open_family(const char *cmd, bool quiet_absent)
+{
+	struct pp_genl *g = pp_genl_open();
+
+	if (g)
+		return g;
+	if (errno == ENOENT) {
+		if (!quiet_absent)
+			fprintf(stderr,
+				"powerpin %s: powerpin.ko is not loaded (no generic netlink family \"powerpin\"); load it with modprobe powerpin or insmod powerpin.ko\n",
+				cmd);
+	} else {
+		fprintf(stderr, "powerpin %s: cannot talk to the kernel over generic netlink: %s\n",
+			cmd, strerror(errno));
+	}
+	return NULL;
+}
+
+static void report_failure(const char *cmd, const char *what,
+			   struct pp_genl *g, int err)
+{
+	const char *msg = pp_genl_error(g);
+
+	if (err == EPERM)
+		fprintf(stderr,
+			"powerpin %s: permission denied: %s needs CAP_NET_ADMIN (run as root)\n",
+			cmd, what);
+	else
+		fprintf(stderr, "powerpin %s: %s failed: %s%s%s\n", cmd, what,
+			strerror(err), msg ? ": " : "", msg ? msg : "");
+}
+
+/* ---- status ------------------------------------------------------------ */
+
+static void status_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: powerpin status [--json]\n\n"
+		"Show the sampler's state and counters (powerpin.ko over generic netlink).\n\n"
+		"  -j, --json   print one JSON object instead of text\n"
+		"  -h, --help   this help\n");
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void print_status_json(FILE *out, const struct pp_status *st)
+{
+	fprintf(out, "{\"state\":\"%s\",\"event_enabled\":%s,\"tracing_on\":%s,\"supply\":",
+		pp_state_name(st->state), st->event_enabled ? "true" : "false",
+		st->tracing_on ? "true" : "false");
+	json_string(out, st->supply);
+	fprintf(out, ",\"supply_bound\":");
+	json_string(out, st->supply_bound);
+	fprintf(out,
+		",\"supply_present\":%s,\"period_us\":%u,\"samples\":%llu,\"read_errors\":%llu,"
+		"\"missed\":%llu,\"supply_lost\":%llu,\"supply_found\":%llu,"
+		"\"last\":{\"seq\":%u,\"time_ns\":%llu,\"voltage_uv\":%lld,\"current_ua\":%lld,"
+		"\"charge_uah\":%lld,\"power_uw\":%lld,\"flags\":%u}}\n",
+		st->supply_present ? "true" : "false", st->period_us,
+		(unsigned long long)st->samples,
+		(unsigned long long)st->read_errors,
+		(unsigned long long)st->missed,
+		(unsigned long long)st->supply_lost,
+		(unsigned long long)st->supply_found, st->last_seq,
+		(unsigned long long)st->last_time_ns,
+		(long long)st->last_voltage_uv, (long long)st->last_current_ua,
+		(long long)st->last_charge_uah, (long long)st->last_power_uw,
+		st->last_flags);
+}
+
+static void print_status_text(FILE *out, const struct pp_status *st)
+{
+	fprintf(out, "state:        %s\n", pp_state_name(st->state));
+	fprintf(out, "gate:         event %s, tracing %s\n",
+		st->event_enabled ? "enabled" : "disabled",
+		st->tracing_on ? "on" : "off");
+	fprintf(out, "supply:       %s (%s%s%s)\n",
+		st->supply[0] ? st->supply : "(first battery)",
+		st->supply_present ? "present" : "absent",
+		st->supply_bound[0] ? ", bound to " : "", st->supply_bound);
+	fprintf(out, "period:       %u us\n", st->period_us);
+	fprintf(out, "samples:      %llu\n", (unsigned long long)st->samples);
+	fprintf(out, "read errors:  %llu\n", (unsigned long long)st->read_errors);
+	fprintf(out, "missed:       %llu deadlines\n", (unsigned long long)st->missed);
+	fprintf(out, "supply lost:  %llu, found: %llu\n",
+		(unsigned long long)st->supply_lost,
+		(unsigned long long)st->supply_found);
+	if (st->samples)
+		fprintf(out,
+			"last sample:  seq %u at %llu.%06llu s: %lld uV, %lld uA, %lld uAh, %lld uW, flags 0x%x\n",
+			st->last_seq,
+			(unsigned long long)(st->last_time_ns / 1000000000ULL),
+			(unsigned long long)(st->last_time_ns % 1000000000ULL / 1000),
+			(long long)st->last_voltage_uv,
+			(long long)st->last_current_ua,
+			(long long)st->last_charge_uah,
+			(long long)st->last_power_uw, st->last_flags);
+	else
+		fprintf(out, "last sample:  none yet\n");
+}
 
 int cmd_status(int argc, char **argv)
 {
-	fprintf(stderr, "powerpin status: not implemented yet\n");
-	return 1;
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct pp_status st;
+	struct pp_genl *g;
+	bool json = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			status_usage(stdout);
+			return 0;
+		default:
+			status_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "powerpin status: unexpected argument '%s'\n",
+			argv[optind]);
+		status_usage(stderr);
+		return 2;
+	}
+	g = open_family("status", false);
+	if (!g)
+		return 1;
+	if (pp_genl_get_status(g, &st)) {
+		report_failure("status", "GET_STATUS", g, errno);
+		pp_genl_close(g);
+		return 1;
+	}
+	pp_genl_close(g);
+	if (json)
+		print_status_json(stdout, &st);
+	else
+		print_status_text(stdout, &st);
+	return fflush(stdout) ? 1 : 0;
+}
+
+/* ---- config ------------------------------------------------------------ */
+
+static void config_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: powerpin config [--period-ms N] [--supply NAME]\n\n"
+		"Change the sampler's configuration (needs CAP_NET_ADMIN).\n\n"
+		"  -p, --period-ms N   sampling period in milliseconds, 1 to 60000;\n"
+		"                      fractions down to 0.001 are allowed (1.5)\n"
+		"  -s, --supply NAME   power_supply to sample; \"\" = first battery\n"
+		"  -h, --help          this help\n");
+}
+
+/* milliseconds, possibly fractional, to microseconds */
+static int parse_period_ms(const char *s, uint32_t *us)
+{
+	double ms, v;
+	char *end;
+
+	errno = 0;
+	ms = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(ms))
+		return -1;
+	v = ms * 1000.0;
+	if (v < PERIOD_US_MIN || v > PERIOD_US_MAX || v != floor(v))
+		return -1;
+	*us = (uint32_t)v;
+	return 0;
 }
 
 int cmd_config(int argc, char **argv)
 {
-	fprintf(stderr, "powerpin config: not implemented yet\n");
-	return 1;
+	static const struct option opts[] = {
+		{ "period-ms", required_argument, NULL, 'p' },
+		{ "supply", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *supply = NULL;
+	bool have_period = false;
+	struct pp_genl *g;
+	uint32_t period_us = 0;
+	int c, ret = 0;
+
+	while ((c = getopt_long(argc, argv, "p:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_period_ms(optarg, &period_us)) {
+				fprintf(stderr,
+					"powerpin config: invalid --period-ms '%s': expected 1 to 60000 ms in steps of 0.001\n",
+					optarg);
+				return 2;
+			}
+			have_period = true;
+			break;
+		case 's':
+			if (strlen(optarg) >= PP_SUPPLY_NAME_MAX) {
+				fprintf(stderr,
+					"powerpin config: supply name too long (at most %d bytes)\n",
+					PP_SUPPLY_NAME_MAX - 1);
+				return 2;
+			}
+			supply = optarg;
+			break;
+		case 'h':
+			config_usage(stdout);
+			return 0;
+		default:
+			config_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "powerpin config: unexpected argument '%s'\n",
+			argv[optind]);
+		config_usage(stderr);
+		return 2;
+	}
+	if (!have_period && !supply) {
+		fprintf(stderr, "powerpin config: nothing to change (give --period-ms and/or --supply)\n");
+		config_usage(stderr);
+		return 2;
+	}
+	g = open_family("config", false);
+	if (!g)
+		return 1;
+	if (pp_genl_set_config(g, have_period ? &period_us : NULL, supply)) {
+		report_failure("config", "changing the configuration", g, errno);
+		ret = 1;
+	}
+	pp_genl_close(g);
+	return ret;
+}
+
+/* ---- record ------------------------------------------------------------ */
+
+static volatile sig_atomic_t record_stop;
+
+static void on_stop_signal(int sig)
+{
+	record_stop = sig;
+}
+
+static void record_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: powerpin record [-d SECONDS] [-o FILE] [-- CMD [ARGS...]]\n\n"
+		"Capture power samples with scheduler events and trace_marker lines into a\n"
+		"trace-cmd trace.dat (docs/capture-format.md), without powerpind.\n"
+		"Enables the powerpin events, sched_switch, sched_process_fork/exit, turns\n"
+		"tracing on, and puts all of it back as it was at the end.\n\n"
+		"  -d, --duration SECONDS  stop after this long (fractions allowed)\n"
+		"  -o, --output FILE       capture file (default trace.dat)\n"
+		"  -q, --quiet             no progress line\n"
+		"  -h, --help              this help\n"
+		"  -- CMD [ARGS...]        run CMD and stop when it exits\n\n"
+		"Without -d or CMD, the capture runs until Ctrl-C.  Ctrl-C or SIGTERM\n"
+		"always end with a complete file.  CMD still running at the end of -d\n"
+		"gets SIGTERM.\n");
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	fprintf(stderr, "powerpin record: not implemented yet\n");
-	return 1;
-}
+	static const struct option opts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct sigaction old_int, old_term;
+	const char *output = "trace.dat";
+	struct pp_events_saved *saved = NULL;
+	struct pp_capture_stats cst;
+	struct pp_capture *cap = NULL;
+	struct pp_status st;
+	struct pp_genl *g;
+	bool missing_powerpin, progress, quiet = false;
+	uint64_t samples0 = 0;
+	int64_t samples = -1;
+	double duration = 0, t0, last_progress = 0;
+	int was_on, c, ret = 1, child_status = 0;
+	pid_t child = -1;
+	char err[512];
+	char *end;
 
+	while ((c = getopt_long(argc, argv, "+d:o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			errno = 0;
+			duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(duration) ||
+			    duration <= 0) {
+				fprintf(stderr,
+					"powerpin record: invalid --duration '%s': expected seconds > 0\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "powerpin record: empty --output\n");
+				return 2;
+			}
+			output = optarg;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			record_usage(stdout);
+			return 0;
+		default:
+			record_usage(stderr);
+			return 2;
+		}
+	}
+	progress = !quiet && isatty(STDERR_FILENO);
+
+	if (!tracefs_tracing_dir()) {
+		fprintf(stderr, "powerpin record: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)\n");
+		return 1;
+	}
+	if (access(tracefs_tracing_dir(), W_OK)) {
+		fprintf(stderr, "powerpin record: no write access to %s: %s (run as root)\n",
+			tracefs_tracing_dir(), strerror(errno));
+		return 1;
+	}
+
+	g = open_family("record", true);
+	if (!g)
+		fprintf(stderr, "powerpin record: warning: powerpin.ko is not loaded: the capture has no power samples\n");
+	else if (!pp_genl_get_status(g, &st))
+		samples0 = st.samples;
+
+	saved = pp_events_enable(&missing_powerpin);
+	if (!saved) {
+		fprintf(stderr, "powerpin record: cannot enable the capture events: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	if (missing_powerpin && g)
+		fprintf(stderr, "powerpin record: warning: no powerpin events in tracefs\n");
+
+	was_on = tracefs_trace_is_on(NULL);
+	tracefs_trace_off(NULL);
+	pp_trace_clear();
+
+	cap = pp_capture_start(output, err, sizeof(err));
+	if (!cap) {
+		fprintf(stderr, "powerpin record: %s\n", err);
+		goto restore;
+	}
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	record_stop = 0;
+
+	t0 = mono_s();
+	tracefs_trace_on(NULL);
+	if (optind < argc) {
+		child = fork();
+		if (child < 0) {
+			fprintf(stderr, "powerpin record: fork: %s\n", strerror(errno));
+			record_stop = -1;
+		} else if (child == 0) {
+			sigaction(SIGINT, &old_int, NULL);
+			sigaction(SIGTERM, &old_term, NULL);
+			execvp(argv[optind], argv + optind);
+			fprintf(stderr, "powerpin record: cannot run '%s': %s\n",
+				argv[optind], strerror(errno));
+			_exit(127);
+		}
+	}
+
+	while (!record_stop) {
+		struct timespec nap = { 0, 100 * 1000 * 1000 };
+		double now;
+
+		if (pp_capture_drain(cap) < 0)
+			break;
+		if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) {
+			child = -1;
+			break;
+		}
+		now = mono_s();
+		if (duration > 0 && now - t0 >= duration)
+			break;
+		if (progress && now - last_progress >= 0.5) {
+			long long n = -1;
+
+			if (g && !pp_genl_get_status(g, &st))
+				n = (long long)(st.samples - samples0);
+			fprintf(stderr, "\rrecording: %.1f s, %lld samples, %llu lost events, %llu KiB   ",
+				now - t0, n,
+				(unsigned long long)pp_capture_lost(cap),
+				(unsigned long long)(pp_capture_bytes(cap) / 1024));
+			last_progress = now;
+		}
+		nanosleep(&nap, NULL);
+	}
+	tracefs_trace_off(NULL);
+	if (progress)
+		fputc('\n', stderr);
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, &child_status, 0);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+
+	if (g && !pp_genl_get_status(g, &st))
+		samples = (int64_t)(st.samples - samples0);
+	if (pp_capture_finish(cap, samples, &cst, err, sizeof(err))) {
+		fprintf(stderr, "powerpin record: %s\n", err);
+		goto restore;
+	}
+	if (samples >= 0)
+		snprintf(err, sizeof(err), "%lld", (long long)samples);
+	else
+		snprintf(err, sizeof(err), "unknown");
+	fprintf(stderr, "powerpin record: wrote %s: %s samples, %llu lost events, %llu bytes, %.1f s\n",
+		output, err, (unsigned long long)cst.lost_events,
+		(unsigned long long)cst.bytes, cst.duration_ns / 1e9);
+	if (WIFEXITED(child_status) && WEXITSTATUS(child_status))
+		fprintf(stderr, "powerpin record: %s exited with status %d\n",
+			argv[optind], WEXITSTATUS(child_status));
+	ret = 0;
+restore:
+	if (was_on > 0)
+		tracefs_trace_on(NULL);
+	else
+		tracefs_trace_off(NULL);
+	pp_events_restore(saved);
+out:
+	pp_genl_close(g);
+	return ret;
+}

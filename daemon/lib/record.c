@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Capture writer.  Raw ring-buffer pages come from libtracefs (tracefs_cpu_*),
+ * the trace.dat container from libtracecmd, so `trace-cmd report` and every
+ * libtracecmd reader open the result.  Layout: docs/capture-format.md.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <tracefs.h>
+
+#include "record.h"
+
+/*
+ * libtracecmd.so.1 (trace-cmd 3.x) exports its trace.dat writer, but Debian
+ * ships only the reader's header (trace-cmd.h).  These are the prototypes
+ * of the writer functions used here, as trace-cmd-private.h declares them
+ * in libtracecmd 1.3; `trace-cmd record` drives them in the same order.
+ */
+struct tracecmd_output;
+struct tracecmd_event_list;
+struct tracecmd_option;
+struct tracecmd_output *tracecmd_output_create(const char *output_file);
+int tracecmd_output_write_headers(struct tracecmd_output *handle,
+				  struct tracecmd_event_list *list);
+struct tracecmd_option *tracecmd_add_option(struct tracecmd_output *handle,
+					    unsigned short id, int size,
+					    const void *data);
+int tracecmd_write_cmdlines(struct tracecmd_output *handle);
+int tracecmd_append_cpu_data(struct tracecmd_output *handle, int cpus,
+			     char * const *cpu_data_files);
+void tracecmd_output_close(struct tracecmd_output *handle);
+void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
+#define PP_TRACECMD_OPTION_CPUSTAT	2
+
+const char *const pp_capture_events[] = {
+	"powerpin/",
+	"sched/sched_switch",
+	"sched/sched_process_fork",
+	"sched/sched_process_exit",
+	/* ftrace/print (trace_marker) cannot be switched: it is always on */
+	NULL,
+};
+
+struct pp_events_saved {
+	int n;
+	struct {
+		char *system;
+		char *event;	/* NULL: the whole system */
+		bool was_enabled;
+	} ev[16];
+};
+
+struct pp_capture {
+	char *path;
+	char *tmp;
+	int ncpus;
+	struct tracecmd_output *out;
+	struct tracefs_cpu **tcpu;
+	int *fd;
+	char **files;
+	uint64_t *lost0;	/* per-CPU overrun + dropped at the start */
+	uint64_t bytes;
+	struct timespec t0;
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int split_event(const char *spec, char **system, char **event)
+{
+	const char *slash = strchr(spec, '/');
+
+	*system = strndup(spec, slash - spec);
+	*event = slash[1] ? strdup(slash + 1) : NULL;
+	return *system ? 0 : -1;
+}
+
+struct pp_events_saved *pp_events_enable(bool *missing_powerpin)
+{
+	struct pp_events_saved *s = calloc(1, sizeof(*s));
+	const char *const *spec;
+
+	if (!s)
+		return NULL;
+	*missing_powerpin = false;
+	if (!tracefs_tracing_dir()) {
+		free(s);
+		errno = ENOENT;
+		return NULL;
+	}
+	for (spec = pp_capture_events; *spec; spec++) {
+		char *system, *event;
+		enum tracefs_enable_state st;
+
+		if (split_event(*spec, &system, &event))
+			continue;
+		st = tracefs_event_is_enabled(NULL, system, event);
+		if (st == TRACEFS_ERROR) {
+			if (!strcmp(system, "powerpin"))
+				*missing_powerpin = true;
+			free(system);
+			free(event);
+			continue;
+		}
+		if (tracefs_event_enable(NULL, system, event)) {
+			int e = errno ? errno : EACCES;
+
+			free(system);
+			free(event);
+			pp_events_restore(s);
+			errno = e;
+			return NULL;
+		}
+		s->ev[s->n].system = system;
+		s->ev[s->n].event = event;
+		s->ev[s->n].was_enabled = st == TRACEFS_ALL_ENABLED;
+		s->n++;
+	}
+	return s;
+}
+
+void pp_events_restore(struct pp_events_saved *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n; i++) {
+		/* a module unloaded since then took its events with it */
+		if (!s->ev[i].was_enabled)
+			tracefs_event_disable(NULL, s->ev[i].system, s->ev[i].event);
+		free(s->ev[i].system);
+		free(s->ev[i].event);
+	}
+	free(s);
+}
+
+int pp_trace_clear(void)
+{
+	return tracefs_instance_file_write(NULL, "trace", "") < 0 ? -1 : 0;
+}
+
+/* overrun + dropped events of one CPU; the stats text into *text if asked */
+static uint64_t cpu_lost(int cpu, char **text)
+{
+	char file[64], *buf, *p;
+	uint64_t lost = 0;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	buf = tracefs_instance_file_read(NULL, file, NULL);
+	if (!buf)
+		return 0;
+	p = strstr(buf, "overrun:");
+	if (p)
+		lost += strtoull(p + 8, NULL, 10);
+	p = strstr(buf, "dropped events:");
+	if (p)
+		lost += strtoull(p + 15, NULL, 10);
+	if (text)
+		*text = buf;
+	else
+		free(buf);
+	return lost;
+}
+
+static uint64_t now_ns(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000000000ULL + t.tv_nsec - t0->tv_nsec;
+}
+
+static void capture_free(struct pp_capture *c, bool unlink_all)
+{
+	int i;
+
+	for (i = 0; i < c->ncpus; i++) {
+		if (c->tcpu && c->tcpu[i])
+			tracefs_cpu_close(c->tcpu[i]);
+		if (c->fd && c->fd[i] >= 0)
+			close(c->fd[i]);
+		if (c->files && c->files[i]) {
+			unlink(c->files[i]);
+			free(c->files[i]);
+		}
+	}
+	if (c->out)
+		tracecmd_output_close(c->out);
+	if (unlink_all && c->tmp)
+		unlink(c->tmp);
+	free(c->tcpu);
+	free(c->fd);
+	free(c->files);
+	free(c->lost0);
+	free(c->tmp);
+	free(c->path);
+	free(c);
+}
+
+struct pp_capture *pp_capture_start(const char *path, char *err, size_t errlen)
+{
+	struct pp_capture *c = calloc(1, sizeof(*c));
+	int i, fd, e;
+
+	if (!c)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &c->t0);
+	c->ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	c->path = strdup(path);
+	c->tcpu = calloc(c->ncpus, sizeof(*c->tcpu));
+	c->fd = calloc(c->ncpus, sizeof(*c->fd));
+	c->files = calloc(c->ncpus, sizeof(*c->files));
+	c->lost0 = calloc(c->ncpus, sizeof(*c->lost0));
+	if (!c->path || !c->tcpu || !c->fd || !c->files || !c->lost0 ||
+	    asprintf(&c->tmp, "%s.tmp.XXXXXX", path) < 0) {
+		c->tmp = NULL;
+		set_err(err, errlen, "out of memory");
+		goto err;
+	}
+	for (i = 0; i < c->ncpus; i++)
+		c->fd[i] = -1;
+
+	fd = mkstemp(c->tmp);
+	if (fd < 0) {
+		set_err(err, errlen, "cannot create %s: %s", c->tmp,
+			strerror(errno));
+		free(c->tmp);
+		c->tmp = NULL;
+		goto err;
+	}
+	/* a capture is for reading by anyone, like trace-cmd's output */
+	fchmod(fd, 0644);
+	close(fd);
+
+	for (i = 0; i < c->ncpus; i++) {
+		if (asprintf(&c->files[i], "%s.cpu%d.XXXXXX", path, i) < 0) {
+			c->files[i] = NULL;
+			set_err(err, errlen, "out of memory");
+			goto err;
+		}
+		c->fd[i] = mkstemp(c->files[i]);
+		if (c->fd[i] < 0) {
+			set_err(err, errlen, "cannot create %s: %s",
+				c->files[i], strerror(errno));
+			goto err;
+		}
+		c->tcpu[i] = tracefs_cpu_open(NULL, i, true);
+		if (!c->tcpu[i]) {
+			set_err(err, errlen,
+				"cannot open the ring buffer of CPU %d: %s",
+				i, strerror(errno));
+			goto err;
+		}
+		c->lost0[i] = cpu_lost(i, NULL);
+	}
+
+	/* formats now, while every event (powerpin's too) is registered */
+	c->out = tracecmd_output_create(c->tmp);
+	if (c->out)
+		tracecmd_set_quiet(c->out, true);
+	if (!c->out || tracecmd_output_write_headers(c->out, NULL)) {
+		set_err(err, errlen, "cannot write trace.dat headers to %s",
+			c->tmp);
+		goto err;
+	}
+	return c;
+err:
+	e = errno ? errno : EIO;
+	capture_free(c, true);
+	errno = e;
+	return NULL;
+}
+
+long pp_capture_drain(struct pp_capture *c)
+{
+	long total = 0;
+	int i, n;
+
+	for (i = 0; i < c->ncpus; i++) {
+		while ((n = tracefs_cpu_write(c->tcpu[i], c->fd[i], true)) > 0)
+			total += n;
+	}
+	c->bytes += total;
+	return total;
+}
+
+uint64_t pp_capture_lost(struct pp_capture *c)
+{
+	uint64_t lost = 0;
+	int i;
+
+	for (i = 0; i < c->ncpus; i++) {
+		uint64_t now = cpu_lost(i, NULL);
+
+		if (now > c->lost0[i])
+			lost += now - c->lost0[i];
+	}
+	return lost;
+}
+
+uint64_t pp_capture_bytes(const struct pp_capture *c)
+{
+	return c->bytes;
+}
+
+void pp_capture_abort(struct pp_capture *c)
+{
+	if (c)
+		capture_free(c, true);
+}
+
+int pp_capture_finish(struct pp_capture *c, int64_t samples,
+		      struct pp_capture_stats *st, char *err, size_t errlen)
+{
+	uint64_t lost = 0;
+	char line[256];
+	int i, n, fd;
+
+	pp_capture_drain(c);
+	for (i = 0; i < c->ncpus; i++) {
+		char *text = NULL;
+		uint64_t now;
+
+		while ((n = tracefs_cpu_flush_write(c->tcpu[i], c->fd[i])) > 0)
+			c->bytes += n;
+		now = cpu_lost(i, &text);
+		if (now > c->lost0[i])
+			lost += now - c->lost0[i];
+		if (text) {
+			tracecmd_add_option(c->out, PP_TRACECMD_OPTION_CPUSTAT,
+					    strlen(text) + 1, text);
+			free(text);
+		}
+		if (fsync(c->fd[i]) || close(c->fd[i])) {
+			c->fd[i] = -1;
+			set_err(err, errlen, "cannot write %s: %s", c->files[i],
+				strerror(errno));
+			goto err;
+		}
+		c->fd[i] = -1;
+	}
+	memset(st, 0, sizeof(*st));
+	st->bytes = c->bytes;
+	st->lost_events = lost;
+	st->duration_ns = now_ns(&c->t0);
+	st->samples = samples;
+	snprintf(line, sizeof(line),
+		 "powerpin: lost_events=%llu pages=%llu bytes=%llu duration_ns=%llu samples=%lld\n",
+		 (unsigned long long)lost,
+		 (unsigned long long)(c->bytes / getpagesize()),
+		 (unsigned long long)c->bytes,
+		 (unsigned long long)st->duration_ns, (long long)samples);
+	tracecmd_add_option(c->out, PP_TRACECMD_OPTION_CPUSTAT,
+			    strlen(line) + 1, line);
+
+	if (tracecmd_write_cmdlines(c->out) ||
+	    tracecmd_append_cpu_data(c->out, c->ncpus, c->files)) {
+		set_err(err, errlen, "cannot append the ring-buffer data to %s",
+			c->tmp);
+		goto err;
+	}
+	tracecmd_output_close(c->out);
+	c->out = NULL;
+
+	fd = open(c->tmp, O_RDONLY);
+	if (fd < 0 || fsync(fd)) {
+		set_err(err, errlen, "cannot sync %s: %s", c->tmp,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto err;
+	}
+	close(fd);
+	if (rename(c->tmp, c->path)) {
+		set_err(err, errlen, "cannot rename %s to %s: %s", c->tmp,
+			c->path, strerror(errno));
+		goto err;
+	}
+	capture_free(c, false);
+	return 0;
+err:
+	capture_free(c, true);
+	return -1;
+}
+
+static bool is_stale_temp(const char *name)
+{
+	return !fnmatch("*.tmp.??????", name, 0) ||
+	       !fnmatch("*.cpu[0-9]*.??????", name, 0);
+}
+
+static void clean_one(const char *dir, int depth)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		char *p;
+
+		if (d->d_name[0] == '.' && (!d->d_name[1] ||
+		    (d->d_name[1] == '.' && !d->d_name[2])))
+			continue;
+		if (asprintf(&p, "%s/%s", dir, d->d_name) < 0)
+			continue;
+		if (d->d_type == DT_DIR && depth > 0)
+			clean_one(p, depth - 1);
+		else if (d->d_type == DT_REG && is_stale_temp(d->d_name))
+			unlink(p);
+		free(p);
+	}
+	closedir(dp);
+}
+
+void pp_capture_clean_dir(const char *dir)
+{
+	clean_one(dir, 1);
+}

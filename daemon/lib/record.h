@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Capture writer: reads the per-CPU raw ring buffers with libtracefs and
+ * writes a trace-cmd trace.dat through libtracecmd (docs/capture-format.md).
+ * No policy here: when to start and stop is the caller's business.
+ */
+#ifndef POWERPIN_RECORD_H
+#define POWERPIN_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The events a capture wants, as "system/event" ("system/" = all of it). */
+extern const char *const pp_capture_events[];
+
+/* Saved enable state of pp_capture_events, to put back later. */
+struct pp_events_saved;
+
+/*
+ * Enable every capture event.  Events that do not exist are skipped;
+ * *missing_powerpin is set when the powerpin system is absent (module not
+ * loaded).  Returns NULL with errno on failure (EACCES: no tracefs access).
+ */
+struct pp_events_saved *pp_events_enable(bool *missing_powerpin);
+void pp_events_restore(struct pp_events_saved *saved);
+
+struct pp_capture;
+
+struct pp_capture_stats {
+	uint64_t bytes;		/* raw ring-buffer bytes captured */
+	uint64_t lost_events;	/* overrun + dropped during the capture */
+	uint64_t duration_ns;	/* CLOCK_MONOTONIC, start to finish */
+	int64_t samples;	/* given by the caller, -1 unknown */
+};
+
+/*
+ * Start a capture into @path (created atomically at pp_capture_finish).
+ * Does not touch tracing_on or events; the caller does that around it.
+ * On failure returns NULL, errno set and a message in @err.
+ */
+struct pp_capture *pp_capture_start(const char *path, char *err,
+				    size_t errlen);
+/* Move what the kernel has buffered into the capture; never blocks.
+ * Returns bytes moved, or -1. */
+long pp_capture_drain(struct pp_capture *c);
+/* Events lost since the start, from the kernel's per-CPU stats. */
+uint64_t pp_capture_lost(struct pp_capture *c);
+uint64_t pp_capture_bytes(const struct pp_capture *c);
+/*
+ * Drain the rest, append the data and rename the file into place.  @samples
+ * goes into the summary option (-1 unknown).  Frees @c whatever happens.
+ */
+int pp_capture_finish(struct pp_capture *c, int64_t samples,
+		      struct pp_capture_stats *st, char *err, size_t errlen);
+/* Drop the capture and its temporary files. */
+void pp_capture_abort(struct pp_capture *c);
+
+/* Remove stale temporary files a killed capture left in @dir. */
+void pp_capture_clean_dir(const char *dir);
+
+/* Clear the top-level ring buffer (before a fresh capture). */
+int pp_trace_clear(void);
+
+#endif
