@@ -104,9 +104,18 @@ void pin_ranges_merge(struct pin_ranges *r)
 int pin_ranges_clip(const struct pin_ranges *in, uint64_t lo, uint64_t hi,
 		    struct pin_ranges *out)
 {
-	size_t i;
+	size_t i, a = 0, b = in->nr;
 
-	for (i = 0; i < in->nr; i++) {
+	/* binary search for the first range that ends after @lo */
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (in->v[m].offset + in->v[m].length <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (i = a; i < in->nr; i++) {
 		uint64_t s = in->v[i].offset, e = s + in->v[i].length;
 
 		if (e <= lo)
