@@ -1,11 +1,219 @@
 // SPDX-License-Identifier: GPL-2.0
-/* placeholder: commands not implemented yet */
+/*
+ * powerpin report: energy, statistics, attribution and plots from a capture,
+ * a trace.dat or ftrace text.  The work is in daemon/lib/report*.c; this file
+ * parses options and writes each output atomically.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "commands.h"
+#include "report.h"
+#include "util.h"
+
+static void report_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: powerpin report <input> [options]\n"
+		"\n"
+		"<input> is a powerpin capture, a trace.dat from `trace-cmd record -e powerpin ...`\n"
+		"or ftrace text (trace, trace_pipe, systrace; the seed's write_power_ringbuffer\n"
+		"lines too).  A text summary always goes to stdout.\n"
+		"\n"
+		"  --json FILE       everything, as JSON\n"
+		"  --csv FILE        one row per sample; the per-process table goes to\n"
+		"                    FILE with \"-processes\" before its extension\n"
+		"  --html FILE       one self-contained page: plots, bar chart, tables\n"
+		"  --perfetto FILE   Chrome/Perfetto JSON trace (opens in ui.perfetto.dev)\n"
+		"  --baseline SECONDS  subtract the mean power of the first SECONDS\n"
+		"  --sign auto|discharge-negative|discharge-positive\n"
+		"                    sign of discharge current in the input (default auto:\n"
+		"                    from the charge counter, else the mean current)\n"
+		"  -h, --help        this help\n");
+}
+
+/* "foo.csv" -> "foo-processes.csv"; "foo" -> "foo-processes" */
+static char *processes_path(const char *csv)
+{
+	const char *dot = strrchr(csv, '.');
+	const char *slash = strrchr(csv, '/');
+	char *out;
+
+	if (!dot || (slash && dot < slash))
+		dot = csv + strlen(csv);
+	if (asprintf(&out, "%.*s-processes%s", (int)(dot - csv), csv, dot) < 0)
+		return NULL;
+	return out;
+}
+
+static int write_one(const char *path, const char *what, const struct report *r,
+		     int (*fn)(const struct report *, FILE *))
+{
+	struct atomic_file af;
+
+	if (atomic_open(&af, path)) {
+		fprintf(stderr, "powerpin report: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fn(r, af.fp)) {
+		fprintf(stderr, "powerpin report: writing %s %s: %s\n", what, path, strerror(errno));
+		atomic_abort(&af);
+		return -1;
+	}
+	if (atomic_commit(&af)) {
+		fprintf(stderr, "powerpin report: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static const char *html_title;
+
+static int write_html(const struct report *r, FILE *out)
+{
+	return report_write_html(r, html_title, out);
+}
+
+static int write_samples(const struct report *r, const char *input, const char *csv,
+			 const char *perfetto)
+{
+	struct atomic_file a_csv = { 0 }, a_pf = { 0 };
+	char err[512];
+	int ret = -1;
+
+	if (csv && atomic_open(&a_csv, csv)) {
+		fprintf(stderr, "powerpin report: %s: %s\n", csv, strerror(errno));
+		return -1;
+	}
+	if (perfetto && atomic_open(&a_pf, perfetto)) {
+		fprintf(stderr, "powerpin report: %s: %s\n", perfetto, strerror(errno));
+		goto out;
+	}
+	if (report_write_samples(r, input, a_csv.fp, a_pf.fp, err, sizeof(err))) {
+		fprintf(stderr, "powerpin report: %s\n", err);
+		goto out;
+	}
+	if (csv && atomic_commit(&a_csv)) {
+		fprintf(stderr, "powerpin report: %s: %s\n", csv, strerror(errno));
+		goto out;
+	}
+	if (perfetto && atomic_commit(&a_pf)) {
+		fprintf(stderr, "powerpin report: %s: %s\n", perfetto, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (a_csv.fp)
+		atomic_abort(&a_csv);
+	if (a_pf.fp)
+		atomic_abort(&a_pf);
+	return ret;
+}
 
 int cmd_report(int argc, char **argv)
 {
-	fprintf(stderr, "powerpin report: not implemented yet\n");
-	return 1;
-}
+	static const struct option longopts[] = {
+		{ "json", required_argument, NULL, 'j' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "perfetto", required_argument, NULL, 'p' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "sign", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *json = NULL, *csv = NULL, *html = NULL, *perfetto = NULL, *input;
+	struct report_options opt = { .sign = REPORT_SIGN_AUTO };
+	struct report r;
+	char err[512], *end;
+	int c, ret = 1;
 
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = optarg;
+			break;
+		case 'c':
+			csv = optarg;
+			break;
+		case 'H':
+			html = optarg;
+			break;
+		case 'p':
+			perfetto = optarg;
+			break;
+		case 'b':
+			errno = 0;
+			opt.baseline_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(opt.baseline_s) ||
+			    opt.baseline_s <= 0) {
+				fprintf(stderr, "powerpin report: --baseline wants a positive number of seconds, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 's':
+			if (!strcmp(optarg, "auto")) {
+				opt.sign = REPORT_SIGN_AUTO;
+			} else if (!strcmp(optarg, "discharge-negative")) {
+				opt.sign = REPORT_SIGN_DISCHARGE_NEGATIVE;
+			} else if (!strcmp(optarg, "discharge-positive")) {
+				opt.sign = REPORT_SIGN_DISCHARGE_POSITIVE;
+			} else {
+				fprintf(stderr, "powerpin report: --sign wants auto, discharge-negative or discharge-positive, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			report_usage(stdout);
+			return 0;
+		default:
+			report_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "powerpin report: %s\n",
+			optind == argc ? "missing <input>" : "exactly one <input>, please");
+		report_usage(stderr);
+		return 2;
+	}
+	input = argv[optind];
+
+	if (report_init(&r, &opt)) {
+		fprintf(stderr, "powerpin report: %s\n", strerror(errno));
+		return 1;
+	}
+	if (report_run(&r, input, err, sizeof(err))) {
+		fprintf(stderr, "powerpin report: %s\n", err);
+		goto out;
+	}
+	if (report_write_text(&r, stdout))
+		goto out;
+	if (json && write_one(json, "JSON", &r, report_write_json))
+		goto out;
+	html_title = input;
+	if (html && write_one(html, "HTML", &r, write_html))
+		goto out;
+	if (csv) {
+		char *pp = processes_path(csv);
+
+		if (!pp || write_one(pp, "processes CSV", &r, report_write_processes_csv)) {
+			free(pp);
+			goto out;
+		}
+		free(pp);
+	}
+	if ((csv || perfetto) && write_samples(&r, input, csv, perfetto))
+		goto out;
+	ret = 0;
+out:
+	report_free(&r);
+	return ret;
+}

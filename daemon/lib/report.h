@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Power report: statistics, energy and attribution computed from a stream of
+ * trace events (trace_input.h) in one pass, in memory that depends on the
+ * number of threads, slice names and counter tracks, never on capture length.
+ *
+ * Units inside are the trace's (uV, uA, uAh, ns); the finished report is in
+ * SI units with discharge counted positive whatever the driver's convention.
+ */
+#ifndef POWERPIN_REPORT_H
+#define POWERPIN_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace_input.h"
+
+/* Plots keep this many min/max buckets; bucket width doubles as needed. */
+#define REPORT_PLOT_BUCKETS	1024
+/* Slices drawn as shaded spans in the HTML plots (the rest only in tables). */
+#define REPORT_SHADED_SLICES	256
+
+/* Percentile resolution (histogram bin widths). */
+#define REPORT_VOLTAGE_RES_UV	100
+#define REPORT_CURRENT_RES_UA	100
+#define REPORT_POWER_RES_UW	1000
+
+enum report_sign {
+	REPORT_SIGN_AUTO,
+	REPORT_SIGN_DISCHARGE_NEGATIVE,	/* MAX17042 and most mainline drivers */
+	REPORT_SIGN_DISCHARGE_POSITIVE,
+};
+
+struct report_options {
+	enum report_sign sign;
+	double baseline_s;		/* 0: no baseline */
+};
+
+struct report_hist {
+	int64_t lo, res;		/* value of bin 0's lower edge, bin width */
+	uint32_t nbins;
+	uint32_t *bins;
+	uint64_t n;
+	double sum;
+	int64_t min, max;
+};
+
+struct report_stat {
+	double min, mean, p50, p95, max;
+};
+
+struct report_task {
+	int pid;
+	int tgid;			/* -1: unknown (process = thread) */
+	char comm[32];
+	uint64_t cpu_ns;
+	uint64_t interval_ns;		/* CPU time in the open sample interval */
+	bool touched;
+	double energy;			/* raw sign, joules */
+};
+
+struct report_process {
+	int tgid;
+	char comm[32];
+	int threads;
+	uint64_t cpu_ns;
+	double energy_j;
+};
+
+struct report_slice_stat {
+	char *name;
+	bool marker;			/* a powerpin marker span, not an atrace slice */
+	uint64_t count;
+	uint64_t duration_ns;
+	double energy;			/* raw sign, joules */
+	uint64_t unterminated;
+};
+
+struct report_open_slice {
+	int pid;
+	uint32_t stat;			/* index into slice_stats */
+	uint64_t begin_ns, end_ns;	/* end 0: still open */
+	double energy;
+};
+
+struct report_shaded {
+	uint64_t begin_ns, end_ns;
+	uint32_t stat;
+};
+
+struct report_counter {
+	char *name;
+	bool atrace;			/* C|pid|name|value (else powerpin:counter) */
+	uint64_t count;
+	int64_t min, max, last;
+};
+
+struct report_bucket {
+	uint32_t n;
+	int64_t v_min, v_max, i_min, i_max;
+	double p_min, p_max;
+	double v_sum, i_sum, p_sum;
+};
+
+struct report_cpu {
+	int pid;			/* running task, -1 unknown */
+	uint64_t since_ns;
+};
+
+struct report {
+	struct report_options opt;
+
+	/* samples */
+	uint64_t samples;
+	uint64_t first_ns, last_ns;
+	uint64_t repeated, flagged_repeated, late, read_errors, missing;
+	uint64_t seq_gaps;		/* samples missing by the seq counter */
+	uint64_t lost_events;		/* ring-buffer drops the input reports */
+	uint64_t lost_unknown;		/* drops of unknown size */
+	uint64_t zero_intervals;
+	uint64_t max_interval_ns;
+	bool have_prev;
+	int64_t prev_v, prev_i, prev_q;
+	double prev_p;			/* uW */
+	uint32_t prev_seq;
+	unsigned int prev_has;
+	bool have_charge;
+	int64_t first_charge, last_charge;
+
+	struct report_hist volt, cur, pow;
+	uint32_t *interval_ms;		/* histogram of sample intervals, 1 ms bins */
+	uint32_t interval_bins;
+
+	/* integrals, raw sign */
+	double energy;			/* J, trapezoid of V x I */
+	double charge_int_uah;		/* trapezoid of I, uAh */
+	double baseline_energy;		/* J inside the baseline window */
+	double baseline_time_s;
+
+	/* attribution */
+	int nr_cpus_hint;		/* from the input's header */
+	int nr_cpus;			/* CPUs seen */
+	struct report_cpu *cpus;
+	struct report_task *tasks;
+	uint32_t nr_tasks, cap_tasks;
+	uint32_t *task_hash;		/* open addressing, index + 1 */
+	uint32_t hash_cap;
+	uint32_t *touched;		/* tasks that ran in the open interval */
+	uint32_t nr_touched, cap_touched;
+	double interval_idle_ns;	/* idle CPU time in the open interval */
+	double idle_energy, other_energy;
+	uint64_t switches;
+
+	/* slices and markers */
+	struct report_slice_stat *slice_stats;
+	uint32_t nr_slice_stats, cap_slice_stats;
+	struct report_open_slice *open;
+	uint32_t nr_open, cap_open;
+	struct report_shaded shaded[REPORT_SHADED_SLICES];
+	uint32_t nr_shaded;
+	uint64_t slices_total;
+	int marker_open;		/* index into open[] of the marker span, -1 none */
+	uint64_t marks_ignored;
+
+	struct report_counter *counters;
+	uint32_t nr_counters, cap_counters;
+
+	/* plots */
+	struct report_bucket buckets[REPORT_PLOT_BUCKETS];
+	uint64_t bucket_ns;
+
+	/* finished by report_finish() */
+	bool finished;
+	int sign;			/* +1: raw current positive = discharge */
+	const char *sign_name;
+	const char *sign_method;
+	double duration_s;
+	double energy_j, energy_from_charge_j, discrepancy_pct;
+	double mean_voltage_v;
+	double baseline_w, energy_above_baseline_j;
+	struct report_stat voltage_v, current_a, power_w;
+	double median_interval_s;
+	uint64_t gaps;			/* intervals over twice the median */
+	struct report_process *processes;
+	uint32_t nr_processes;
+	uint32_t *task_order;		/* tasks by energy, descending */
+};
+
+int report_init(struct report *r, const struct report_options *opt);
+void report_free(struct report *r);
+
+/* Feed events in timestamp order (trace_input_ops callbacks). */
+int report_event(const struct trace_event *ev, void *r);
+void report_cpus(int nr_cpus, void *r);
+void report_comm(int pid, const char *comm, void *r);
+extern const struct trace_input_ops report_input_ops;
+
+/*
+ * Close open slices, pick the sign convention, compute the statistics.
+ * Returns 0, or -1 with a message in @err (no power samples at all).
+ */
+int report_finish(struct report *r, char *err, size_t errlen);
+
+/* Read @path through trace_input and finish: the whole first pass. */
+int report_run(struct report *r, const char *path, char *err, size_t errlen);
+
+/* The task with @pid, or NULL. */
+const struct report_task *report_find_task(const struct report *r, int pid);
+
+/* Normalised (discharge-positive) value helpers for writers. */
+static inline double report_current_a(const struct report *r, int64_t ua)
+{
+	return r->sign * (double)ua * 1e-6;
+}
+
+static inline double report_power_w(const struct report *r, double raw_uw)
+{
+	return r->sign * raw_uw * 1e-6;
+}
+
+/* Writers (report_out.c).  Each returns 0 or -1 with errno set. */
+int report_write_text(const struct report *r, FILE *out);
+int report_write_json(const struct report *r, FILE *out);
+int report_write_html(const struct report *r, const char *title, FILE *out);
+int report_write_processes_csv(const struct report *r, FILE *out);
+
+/*
+ * Second pass over @path for the per-sample outputs, now that the sign is
+ * known: samples CSV and/or Perfetto JSON (either may be NULL).
+ */
+int report_write_samples(const struct report *r, const char *path, FILE *csv,
+			 FILE *perfetto, char *err, size_t errlen);
+
+#endif

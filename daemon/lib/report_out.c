@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Report writers: text summary, JSON, processes CSV, self-contained HTML
+ * (inline SVG, no script, no network), and the second pass that writes the
+ * per-sample CSV and the Chrome/Perfetto JSON trace.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define TEXT_TOP		10
+#define HTML_TOP_THREADS	50
+#define HTML_BARS		12
+#define PERFETTO_BATTERY_PID	0x7ffffffe
+
+static void json_str(FILE *out, const char *s, size_t len)
+{
+	size_t i;
+
+	fputc('"', out);
+	for (i = 0; i < len && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.9g", v + 0.0);	/* + 0.0: no "-0" */
+	else
+		fputs("null", out);
+}
+
+static void json_stat(FILE *out, const char *key, const struct report_stat *s)
+{
+	fprintf(out, "  \"%s\": {\"min\": ", key);
+	json_num(out, s->min);
+	fputs(", \"mean\": ", out);
+	json_num(out, s->mean);
+	fputs(", \"p50\": ", out);
+	json_num(out, s->p50);
+	fputs(", \"p95\": ", out);
+	json_num(out, s->p95);
+	fputs(", \"max\": ", out);
+	json_num(out, s->max);
+	fputs("},\n", out);
+}
+
+static double slice_above(const struct report *r, const struct report_slice_stat *s)
+{
+	return r->sign * s->energy - r->baseline_w * (double)s->duration_ns / 1e9;
+}
+
+static int finish_stream(FILE *out)
+{
+	if (fflush(out) || ferror(out)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int report_write_json(const struct report *r, FILE *out)
+{
+	uint32_t i;
+	bool first = true;
+
+	fputs("{\n", out);
+	fprintf(out, "  \"duration_s\": %.9f,\n  \"samples\": %" PRIu64 ",\n", r->duration_s,
+		r->samples);
+	fprintf(out, "  \"repeated_samples\": %" PRIu64 ",\n  \"flagged_repeated\": %" PRIu64 ",\n",
+		r->repeated, r->flagged_repeated);
+	fprintf(out, "  \"median_interval_s\": %.4f,\n  \"max_interval_s\": %.9f,\n  \"gaps\": %" PRIu64 ",\n",
+		r->median_interval_s, (double)r->max_interval_ns / 1e9, r->gaps);
+	fprintf(out, "  \"lost_events\": %" PRIu64 ",\n  \"lost_events_unknown_count\": %" PRIu64 ",\n",
+		r->lost_events, r->lost_unknown);
+	fprintf(out, "  \"seq_gaps\": %" PRIu64 ",\n  \"late_samples\": %" PRIu64 ",\n  \"read_error_samples\": %" PRIu64 ",\n",
+		r->seq_gaps, r->late, r->read_errors);
+	fprintf(out, "  \"sign_convention\": \"%s\",\n  \"sign_method\": \"%s\",\n",
+		r->sign_name, r->sign_method);
+	fputs("  \"energy_j\": ", out);
+	json_num(out, r->energy_j);
+	fputs(",\n  \"energy_from_charge_j\": ", out);
+	json_num(out, r->energy_from_charge_j);
+	fputs(",\n  \"energy_discrepancy_pct\": ", out);
+	json_num(out, r->discrepancy_pct);
+	fputs(",\n", out);
+	if (r->opt.baseline_s > 0) {
+		fprintf(out, "  \"baseline_s\": %g,\n  \"baseline_w\": ", r->opt.baseline_s);
+		json_num(out, r->baseline_w);
+		fputs(",\n  \"energy_above_baseline_j\": ", out);
+		json_num(out, r->energy_above_baseline_j);
+		fputs(",\n", out);
+	}
+	json_stat(out, "voltage_v", &r->voltage_v);
+	json_stat(out, "current_a", &r->current_a);
+	json_stat(out, "power_w", &r->power_w);
+	fprintf(out, "  \"percentile_resolution\": {\"voltage_v\": %g, \"current_a\": %g, \"power_w\": %g},\n",
+		REPORT_VOLTAGE_RES_UV * 1e-6, REPORT_CURRENT_RES_UA * 1e-6,
+		REPORT_POWER_RES_UW * 1e-6);
+	fprintf(out, "  \"cpus\": %d,\n  \"sched_switches\": %" PRIu64 ",\n",
+		r->nr_cpus > r->nr_cpus_hint ? r->nr_cpus : r->nr_cpus_hint, r->switches);
+	fputs("  \"idle_j\": ", out);
+	json_num(out, r->sign * r->idle_energy);
+	fputs(",\n  \"other_j\": ", out);
+	json_num(out, r->sign * r->other_energy);
+
+	fputs(",\n  \"processes\": [", out);
+	for (i = 0; i < r->nr_processes; i++) {
+		const struct report_process *p = &r->processes[i];
+
+		fprintf(out, "%s\n    {\"kind\": \"process\", \"tgid\": %d, \"comm\": ",
+			first ? "" : ",", p->tgid);
+		json_str(out, p->comm, sizeof(p->comm));
+		fprintf(out, ", \"threads\": %d, \"cpu_s\": %.9f, \"energy_j\": ", p->threads,
+			(double)p->cpu_ns / 1e9);
+		json_num(out, p->energy_j);
+		fputs("}", out);
+		first = false;
+	}
+	fprintf(out, "%s\n    {\"kind\": \"idle\", \"comm\": \"<idle>\", \"energy_j\": ",
+		first ? "" : ",");
+	json_num(out, r->sign * r->idle_energy);
+	fputs("},\n    {\"kind\": \"other\", \"comm\": \"<other>\", \"energy_j\": ", out);
+	json_num(out, r->sign * r->other_energy);
+	fputs("}\n  ],\n  \"threads\": [", out);
+	first = true;
+	for (i = 0; i < r->nr_tasks; i++) {
+		const struct report_task *t = &r->tasks[r->task_order[i]];
+
+		if (!t->cpu_ns && !t->energy)
+			continue;
+		fprintf(out, "%s\n    {\"pid\": %d, \"tgid\": %d, \"comm\": ", first ? "" : ",",
+			t->pid, t->tgid > 0 ? t->tgid : t->pid);
+		json_str(out, t->comm, sizeof(t->comm));
+		fprintf(out, ", \"cpu_s\": %.9f, \"energy_j\": ", (double)t->cpu_ns / 1e9);
+		json_num(out, r->sign * t->energy);
+		fputs("}", out);
+		first = false;
+	}
+	fputs("\n  ],\n  \"slices\": [", out);
+	first = true;
+	for (i = 0; i < r->nr_slice_stats; i++) {
+		const struct report_slice_stat *s = &r->slice_stats[i];
+
+		fprintf(out, "%s\n    {\"kind\": \"%s\", \"name\": ", first ? "" : ",",
+			s->marker ? "marker" : "slice");
+		json_str(out, s->name, strlen(s->name));
+		fprintf(out, ", \"count\": %" PRIu64 ", \"duration_s\": %.9f, \"energy_j\": ",
+			s->count, (double)s->duration_ns / 1e9);
+		json_num(out, r->sign * s->energy);
+		if (r->opt.baseline_s > 0) {
+			fputs(", \"energy_above_baseline_j\": ", out);
+			json_num(out, slice_above(r, s));
+		}
+		fprintf(out, ", \"unterminated\": %" PRIu64 "}", s->unterminated);
+		first = false;
+	}
+	fputs("\n  ],\n  \"counters\": [", out);
+	for (i = 0; i < r->nr_counters; i++) {
+		const struct report_counter *c = &r->counters[i];
+
+		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+		json_str(out, c->name, strlen(c->name));
+		fprintf(out, ", \"source\": \"%s\", \"count\": %" PRIu64 ", \"min\": %" PRId64
+			", \"max\": %" PRId64 ", \"last\": %" PRId64 "}",
+			c->atrace ? "atrace" : "powerpin", c->count, c->min, c->max, c->last);
+	}
+	fputs("\n  ]\n}\n", out);
+	return finish_stream(out);
+}
+
+static void text_stat(FILE *out, const char *what, const char *unit, const struct report_stat *s)
+{
+	fprintf(out, "%-8s min %9.4f  mean %9.4f  p50 %9.4f  p95 %9.4f  max %9.4f %s\n", what,
+		s->min, s->mean, s->p50, s->p95, s->max, unit);
+}
+
+int report_write_text(const struct report *r, FILE *out)
+{
+	double total = r->energy_j;
+	uint32_t i, shown = 0;
+
+	fprintf(out, "duration       %.3f s, %" PRIu64 " samples (median interval %.1f ms, max %.1f ms)\n",
+		r->duration_s, r->samples, r->median_interval_s * 1e3,
+		(double)r->max_interval_ns / 1e6);
+	fprintf(out, "repeated       %" PRIu64 " samples equal to the previous one (%" PRIu64 " flagged by the sampler)\n",
+		r->repeated, r->flagged_repeated);
+	fprintf(out, "gaps           %" PRIu64 " intervals over twice the median; %" PRIu64
+		" samples missing by seq; %" PRIu64 " lost events%s\n",
+		r->gaps, r->seq_gaps, r->lost_events, r->lost_unknown ? " (and drops of unknown size)" : "");
+	fprintf(out, "sign           %s (%s); figures below count discharge as positive\n",
+		r->sign_name, r->sign_method);
+	text_stat(out, "voltage", "V", &r->voltage_v);
+	text_stat(out, "current", "A", &r->current_a);
+	text_stat(out, "power", "W", &r->power_w);
+	fprintf(out, "energy         %.4f J (trapezoid of V x I)\n", r->energy_j);
+	if (r->have_charge)
+		fprintf(out, "from charge    %.4f J (charge counter delta x mean voltage), discrepancy %+.2f%%\n",
+			r->energy_from_charge_j, r->discrepancy_pct);
+	else
+		fprintf(out, "from charge    n/a (no charge counter in the input)\n");
+	if (total < 0)
+		fprintf(out, "               (negative: the battery was charging)\n");
+	if (r->opt.baseline_s > 0)
+		fprintf(out, "baseline       %.4f W over the first %g s; energy above baseline %.4f J\n",
+			r->baseline_w, r->opt.baseline_s, r->energy_above_baseline_j);
+	if (r->switches) {
+		fprintf(out, "\nenergy by process (CPU time share per sample interval):\n");
+		for (i = 0; i < r->nr_processes && shown < TEXT_TOP; i++, shown++)
+			fprintf(out, "  %10.4f J  %5.1f%%  %-16s tgid %d, %d thread%s, %.3f s CPU\n",
+				r->processes[i].energy_j,
+				total ? 100 * r->processes[i].energy_j / total : 0,
+				r->processes[i].comm, r->processes[i].tgid, r->processes[i].threads,
+				r->processes[i].threads == 1 ? "" : "s",
+				(double)r->processes[i].cpu_ns / 1e9);
+		if (r->nr_processes > shown)
+			fprintf(out, "  (%u more processes in --json/--csv)\n",
+				r->nr_processes - shown);
+		fprintf(out, "  %10.4f J  %5.1f%%  <idle>\n", r->sign * r->idle_energy,
+			total ? 100 * r->sign * r->idle_energy / total : 0);
+		fprintf(out, "  %10.4f J  %5.1f%%  <other> (CPU time with no known task)\n",
+			r->sign * r->other_energy,
+			total ? 100 * r->sign * r->other_energy / total : 0);
+	}
+	if (r->nr_slice_stats) {
+		fprintf(out, "\nenergy by slice and marker:\n");
+		for (i = 0; i < r->nr_slice_stats; i++) {
+			const struct report_slice_stat *s = &r->slice_stats[i];
+
+			fprintf(out, "  %10.4f J  %-7s %-24s x%" PRIu64 ", %.3f s", r->sign * s->energy,
+				s->marker ? "marker" : "slice", s->name, s->count,
+				(double)s->duration_ns / 1e9);
+			if (r->opt.baseline_s > 0)
+				fprintf(out, ", %.4f J above baseline", slice_above(r, s));
+			fputc('\n', out);
+		}
+	}
+	if (r->nr_counters) {
+		fprintf(out, "\ncounters:\n");
+		for (i = 0; i < r->nr_counters; i++)
+			fprintf(out, "  %-24s %" PRIu64 " values, min %" PRId64 ", max %" PRId64 ", last %" PRId64 "\n",
+				r->counters[i].name, r->counters[i].count, r->counters[i].min,
+				r->counters[i].max, r->counters[i].last);
+	}
+	return finish_stream(out);
+}
+
+int report_write_processes_csv(const struct report *r, FILE *out)
+{
+	uint32_t i;
+
+	fputs("kind,tgid,comm,threads,cpu_s,energy_j\n", out);
+	for (i = 0; i < r->nr_processes; i++) {
+		const struct report_process *p = &r->processes[i];
+		const char *c;
+
+		fprintf(out, "process,%d,\"", p->tgid);
+		for (c = p->comm; *c; c++)
+			fputs(*c == '"' ? "\"\"" : (char[]){ *c, 0 }, out);
+		fprintf(out, "\",%d,%.9f,%.9g\n", p->threads, (double)p->cpu_ns / 1e9, p->energy_j);
+	}
+	fprintf(out, "idle,,<idle>,,,%.9g\n", r->sign * r->idle_energy);
+	fprintf(out, "other,,<other>,,,%.9g\n", r->sign * r->other_energy);
+	return finish_stream(out);
+}
+
+/* ---- HTML ---------------------------------------------------------------- */
+
+static void html_esc(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+enum plot_kind { PLOT_VOLTAGE, PLOT_CURRENT, PLOT_POWER };
+
+/* One bucket's normalised min/mean/max for @kind. */
+static void bucket_vals(const struct report *r, const struct report_bucket *b, enum plot_kind kind,
+			double *lo, double *mean, double *hi)
+{
+	double a, z;
+
+	switch (kind) {
+	case PLOT_VOLTAGE:
+		*lo = b->v_min * 1e-6;
+		*hi = b->v_max * 1e-6;
+		*mean = b->v_sum / b->n * 1e-6;
+		return;
+	case PLOT_CURRENT:
+		a = r->sign * b->i_min * 1e-6;
+		z = r->sign * b->i_max * 1e-6;
+		*mean = r->sign * b->i_sum / b->n * 1e-6;
+		break;
+	default:
+		a = r->sign * b->p_min * 1e-6;
+		z = r->sign * b->p_max * 1e-6;
+		*mean = r->sign * b->p_sum / b->n * 1e-6;
+		break;
+	}
+	*lo = a < z ? a : z;
+	*hi = a < z ? z : a;
+}
+
+#define PW	900
+#define PH	170
+#define PL	70	/* left margin for labels */
+#define PT	10
+
+static void html_plot(FILE *out, const struct report *r, enum plot_kind kind, const char *title,
+		      const char *unit, const char *colour)
+{
+	double span = (double)(r->last_ns - r->first_ns);
+	double ymin = INFINITY, ymax = -INFINITY, lo, mean, hi, x, y;
+	uint32_t k, last = 0;
+	bool started;
+
+	for (k = 0; k < REPORT_PLOT_BUCKETS; k++) {
+		if (!r->buckets[k].n)
+			continue;
+		bucket_vals(r, &r->buckets[k], kind, &lo, &mean, &hi);
+		ymin = lo < ymin ? lo : ymin;
+		ymax = hi > ymax ? hi : ymax;
+		last = k;
+	}
+	if (ymax - ymin < 1e-9) {
+		ymin -= 0.05 * (fabs(ymin) + 1e-3);
+		ymax += 0.05 * (fabs(ymax) + 1e-3);
+	}
+	if (span <= 0)
+		span = 1;
+#define X(t)	(PL + (double)(t) / span * PW)
+#define Y(v)	(PT + (ymax - (v)) / (ymax - ymin) * PH)
+	fprintf(out, "<h3>%s</h3>\n<svg class=\"plot\" id=\"plot-%d\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+		title, kind, PL + PW + 10, PT + PH + 30, PL + PW + 10, PT + PH + 30);
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fcfcfc\" stroke=\"#999\"/>\n",
+		PL, PT, PW, PH);
+	for (k = 0; k < r->nr_shaded; k++) {
+		const struct report_shaded *s = &r->shaded[k];
+		double x1 = X(s->begin_ns - r->first_ns), x2 = X(s->end_ns - r->first_ns);
+
+		if (s->end_ns < r->first_ns || s->begin_ns > r->last_ns)
+			continue;
+		if (s->begin_ns < r->first_ns)
+			x1 = PL;
+		if (x2 > PL + PW)
+			x2 = PL + PW;
+		fprintf(out, "<rect class=\"slice\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#f2c14e\" fill-opacity=\"0.25\"><title>",
+			x1, PT, x2 - x1 < 0.5 ? 0.5 : x2 - x1, PH);
+		html_esc(out, r->slice_stats[s->stat].name);
+		fputs("</title></rect>\n", out);
+	}
+	/* min/max envelope: along the maxima, back along the minima */
+	fprintf(out, "<polygon class=\"envelope\" fill=\"%s\" fill-opacity=\"0.3\" stroke=\"none\" points=\"",
+		colour);
+	for (k = 0; k <= last; k++) {
+		if (!r->buckets[k].n)
+			continue;
+		bucket_vals(r, &r->buckets[k], kind, &lo, &mean, &hi);
+		x = X((k + 0.5) * r->bucket_ns);
+		fprintf(out, "%.1f,%.1f ", x, Y(hi));
+	}
+	for (k = last + 1; k-- > 0;) {
+		if (!r->buckets[k].n)
+			continue;
+		bucket_vals(r, &r->buckets[k], kind, &lo, &mean, &hi);
+		x = X((k + 0.5) * r->bucket_ns);
+		fprintf(out, "%.1f,%.1f ", x, Y(lo));
+	}
+	fprintf(out, "\"/>\n<polyline class=\"mean\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+		colour);
+	started = false;
+	for (k = 0; k <= last; k++) {
+		if (!r->buckets[k].n)
+			continue;
+		bucket_vals(r, &r->buckets[k], kind, &lo, &mean, &hi);
+		x = X((k + 0.5) * r->bucket_ns);
+		y = Y(mean);
+		fprintf(out, "%s%.1f,%.1f", started ? " " : "", x, y);
+		started = true;
+	}
+	fputs("\"/>\n", out);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"11\">%.4g %s</text>\n",
+		PL - 4, PT + 10, ymax, unit);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"11\">%.4g %s</text>\n",
+		PL - 4, PT + PH, ymin, unit);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">0 s</text>\n", PL, PT + PH + 16);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"11\">%.3f s</text>\n",
+		PL + PW, PT + PH + 16, r->duration_s);
+	fputs("</svg>\n", out);
+#undef X
+#undef Y
+}
+
+static void html_bars(FILE *out, const struct report *r)
+{
+	double vmax = 0, v, idle = r->sign * r->idle_energy, other = r->sign * r->other_energy;
+	uint32_t n = r->nr_processes < HTML_BARS ? r->nr_processes : HTML_BARS, k;
+	int rows = n + 2, row;
+
+	for (k = 0; k < n; k++)
+		vmax = fabs(r->processes[k].energy_j) > vmax ? fabs(r->processes[k].energy_j) : vmax;
+	vmax = fabs(idle) > vmax ? fabs(idle) : vmax;
+	vmax = fabs(other) > vmax ? fabs(other) : vmax;
+	if (vmax <= 0)
+		vmax = 1;
+	fprintf(out, "<h3>Energy by process</h3>\n<svg class=\"bars\" width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+		PL + PW + 10, rows * 22 + 10);
+	for (row = 0; row < rows; row++) {
+		const char *name;
+		char buf[64];
+
+		if ((uint32_t)row < n) {
+			snprintf(buf, sizeof(buf), "%s (%d)", r->processes[row].comm,
+				 r->processes[row].tgid);
+			name = buf;
+			v = r->processes[row].energy_j;
+		} else if ((uint32_t)row == n) {
+			name = "<idle>";
+			v = idle;
+		} else {
+			name = "<other>";
+			v = other;
+		}
+		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\">", 0, row * 22 + 20);
+		html_esc(out, name);
+		fprintf(out, "</text><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"#4e79a7\"/>",
+			200, row * 22 + 8, fabs(v) / vmax * (PW - 250));
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\">%.4f J</text>\n",
+			205 + fabs(v) / vmax * (PW - 250), row * 22 + 20, v);
+	}
+	fputs("</svg>\n", out);
+}
+
+static void html_stat_row(FILE *out, const char *name, const char *unit, const struct report_stat *s)
+{
+	fprintf(out, "<tr><td>%s (%s)</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td></tr>\n",
+		name, unit, s->min, s->mean, s->p50, s->p95, s->max);
+}
+
+int report_write_html(const struct report *r, const char *title, FILE *out)
+{
+	uint32_t i, shown = 0;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n", out);
+	/* no script and no external resources: the file opens offline */
+	fputs("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n",
+	      out);
+	fputs("<title>powerpin report: ", out);
+	html_esc(out, title);
+	fputs("</title>\n<style>body{font-family:sans-serif;margin:20px;color:#222}"
+	      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
+	      "td:first-child,th:first-child{text-align:left}svg{display:block}</style>\n</head><body>\n", out);
+	fputs("<h1>powerpin report</h1>\n<p>", out);
+	html_esc(out, title);
+	fprintf(out, ": %.3f s, %" PRIu64 " samples, energy <b>%.4f J</b>", r->duration_s, r->samples,
+		r->energy_j);
+	if (r->have_charge)
+		fprintf(out, " (%.4f J from the charge counter, %+.2f%%)", r->energy_from_charge_j,
+			r->discrepancy_pct);
+	fprintf(out, ". Sign convention %s, %s; discharge is shown positive.</p>\n", r->sign_name,
+		r->sign_method);
+	html_plot(out, r, PLOT_VOLTAGE, "Voltage", "V", "#59a14f");
+	html_plot(out, r, PLOT_CURRENT, "Current", "A", "#e15759");
+	html_plot(out, r, PLOT_POWER, "Power", "W", "#4e79a7");
+	if (r->slices_total > r->nr_shaded)
+		fprintf(out, "<p>The first %u of %" PRIu64 " slices are shaded.</p>\n", r->nr_shaded,
+			r->slices_total);
+	html_bars(out, r);
+
+	fputs("<h3>Summary</h3>\n<table><tr><th></th><th>min</th><th>mean</th><th>p50</th><th>p95</th><th>max</th></tr>\n",
+	      out);
+	html_stat_row(out, "voltage", "V", &r->voltage_v);
+	html_stat_row(out, "current", "A", &r->current_a);
+	html_stat_row(out, "power", "W", &r->power_w);
+	fprintf(out, "</table>\n<table><tr><td>repeated samples</td><td>%" PRIu64 "</td></tr><tr><td>gaps</td><td>%" PRIu64
+		"</td></tr><tr><td>lost events</td><td>%" PRIu64 "</td></tr><tr><td>samples missing by seq</td><td>%" PRIu64 "</td></tr></table>\n",
+		r->repeated, r->gaps, r->lost_events, r->seq_gaps);
+
+	fputs("<h3>Processes</h3>\n<table><tr><th>process</th><th>tgid</th><th>threads</th><th>CPU s</th><th>energy J</th></tr>\n",
+	      out);
+	for (i = 0; i < r->nr_processes; i++) {
+		fputs("<tr><td>", out);
+		html_esc(out, r->processes[i].comm);
+		fprintf(out, "</td><td>%d</td><td>%d</td><td>%.3f</td><td>%.4f</td></tr>\n",
+			r->processes[i].tgid, r->processes[i].threads,
+			(double)r->processes[i].cpu_ns / 1e9, r->processes[i].energy_j);
+	}
+	fprintf(out, "<tr><td>&lt;idle&gt;</td><td></td><td></td><td></td><td>%.4f</td></tr>\n",
+		r->sign * r->idle_energy);
+	fprintf(out, "<tr><td>&lt;other&gt;</td><td></td><td></td><td></td><td>%.4f</td></tr>\n</table>\n",
+		r->sign * r->other_energy);
+
+	fputs("<h3>Threads</h3>\n<table><tr><th>thread</th><th>pid</th><th>tgid</th><th>CPU s</th><th>energy J</th></tr>\n",
+	      out);
+	for (i = 0; i < r->nr_tasks && shown < HTML_TOP_THREADS; i++) {
+		const struct report_task *t = &r->tasks[r->task_order[i]];
+
+		if (!t->cpu_ns)
+			continue;
+		fputs("<tr><td>", out);
+		html_esc(out, t->comm);
+		fprintf(out, "</td><td>%d</td><td>%d</td><td>%.3f</td><td>%.4f</td></tr>\n", t->pid,
+			t->tgid > 0 ? t->tgid : t->pid, (double)t->cpu_ns / 1e9, r->sign * t->energy);
+		shown++;
+	}
+	fputs("</table>\n", out);
+
+	if (r->nr_slice_stats) {
+		fputs("<h3>Slices and markers</h3>\n<table><tr><th>name</th><th>kind</th><th>count</th><th>duration s</th><th>energy J</th></tr>\n",
+		      out);
+		for (i = 0; i < r->nr_slice_stats; i++) {
+			const struct report_slice_stat *s = &r->slice_stats[i];
+
+			fputs("<tr><td>", out);
+			html_esc(out, s->name);
+			fprintf(out, "</td><td>%s</td><td>%" PRIu64 "</td><td>%.4f</td><td>%.4f</td></tr>\n",
+				s->marker ? "marker" : "slice", s->count,
+				(double)s->duration_ns / 1e9, r->sign * s->energy);
+		}
+		fputs("</table>\n", out);
+	}
+	if (r->nr_counters) {
+		fputs("<h3>Counters</h3>\n<table><tr><th>track</th><th>values</th><th>min</th><th>max</th><th>last</th></tr>\n",
+		      out);
+		for (i = 0; i < r->nr_counters; i++) {
+			fputs("<tr><td>", out);
+			html_esc(out, r->counters[i].name);
+			fprintf(out, "</td><td>%" PRIu64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td></tr>\n",
+				r->counters[i].count, r->counters[i].min, r->counters[i].max,
+				r->counters[i].last);
+		}
+		fputs("</table>\n", out);
+	}
+	fputs("</body></html>\n", out);
+	return finish_stream(out);
+}
+
+/* ---- second pass: samples CSV and Perfetto ------------------------------ */
+
+struct samples_writer {
+	const struct report *r;
+	FILE *csv, *pf;
+	bool pf_first;
+};
+
+static void pf_sep(struct samples_writer *w)
+{
+	fputs(w->pf_first ? "\n" : ",\n", w->pf);
+	w->pf_first = false;
+}
+
+static void pf_counter(struct samples_writer *w, const char *name, uint64_t ts_ns, int pid,
+		       double value)
+{
+	pf_sep(w);
+	fprintf(w->pf, "{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%.9g}}",
+		name, ts_ns / 1e3, pid, value);
+}
+
+static int tgid_of(const struct report *r, int pid)
+{
+	const struct report_task *t = report_find_task(r, pid);
+
+	return t && t->tgid > 0 ? t->tgid : pid;
+}
+
+static void pf_mark(struct samples_writer *w, const struct trace_event *ev)
+{
+	const char *s = ev->mark.text, *end = s + ev->mark.len, *name, *bar;
+	int tgid = tgid_of(w->r, ev->pid);
+
+	if (ev->mark.len >= 2 && s[0] == 'B' && s[1] == '|') {
+		name = memchr(s + 2, '|', end - s - 2);
+		if (!name)
+			return;
+		name++;
+		pf_sep(w);
+		fputs("{\"name\":", w->pf);
+		json_str(w->pf, name, end - name);
+		fprintf(w->pf, ",\"ph\":\"B\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d}", ev->ts_ns / 1e3,
+			tgid, ev->pid);
+	} else if (ev->mark.len >= 1 && s[0] == 'E' && (ev->mark.len == 1 || s[1] == '|')) {
+		pf_sep(w);
+		fprintf(w->pf, "{\"ph\":\"E\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d}", ev->ts_ns / 1e3,
+			tgid, ev->pid);
+	} else if (ev->mark.len >= 2 && s[0] == 'C' && s[1] == '|') {
+		char num[32];
+		size_t len;
+
+		name = memchr(s + 2, '|', end - s - 2);
+		if (!name)
+			return;
+		name++;
+		bar = memchr(name, '|', end - name);
+		if (!bar || (size_t)(end - bar - 1) >= sizeof(num))
+			return;
+		len = end - bar - 1;
+		memcpy(num, bar + 1, len);
+		num[len] = '\0';
+		pf_sep(w);
+		fputs("{\"name\":", w->pf);
+		json_str(w->pf, name, bar - name);
+		fprintf(w->pf, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%lld}}",
+			ev->ts_ns / 1e3, tgid, strtoll(num, NULL, 10));
+	} else if (ev->mark.len > 9 && !strncmp(s, "powerpin:", 9)) {
+		pf_sep(w);
+		fputs("{\"name\":", w->pf);
+		json_str(w->pf, s + 9, ev->mark.len - 9);
+		fprintf(w->pf, ",\"ph\":\"i\",\"s\":\"g\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d}",
+			ev->ts_ns / 1e3, PERFETTO_BATTERY_PID, PERFETTO_BATTERY_PID);
+	}
+}
+
+static int samples_event(const struct trace_event *ev, void *arg)
+{
+	struct samples_writer *w = arg;
+	const struct report *r = w->r;
+	double p;
+
+	switch (ev->kind) {
+	case TRACE_EV_POWER:
+		p = (double)ev->power.voltage_uv * (double)ev->power.current_ua * 1e-6;
+		if (w->csv) {
+			fprintf(w->csv, "%" PRIu64 ".%09" PRIu64 ",%.6f,%.6f,%.6f,", ev->ts_ns / 1000000000,
+				ev->ts_ns % 1000000000, ev->power.voltage_uv * 1e-6,
+				report_current_a(r, ev->power.current_ua), report_power_w(r, p));
+			if (ev->power.has & TRACE_POWER_HAS_CHARGE)
+				fprintf(w->csv, "%" PRId64, ev->power.charge_uah);
+			fputc(',', w->csv);
+			if (ev->power.has & TRACE_POWER_HAS_SEQ)
+				fprintf(w->csv, "%" PRIu32, ev->power.seq);
+			fprintf(w->csv, ",%" PRIu32 "\n", ev->power.flags);
+		}
+		if (w->pf) {
+			pf_counter(w, "battery voltage_v", ev->ts_ns, PERFETTO_BATTERY_PID,
+				   ev->power.voltage_uv * 1e-6);
+			pf_counter(w, "battery current_a", ev->ts_ns, PERFETTO_BATTERY_PID,
+				   report_current_a(r, ev->power.current_ua));
+			pf_counter(w, "battery power_w", ev->ts_ns, PERFETTO_BATTERY_PID,
+				   report_power_w(r, p));
+		}
+		break;
+	case TRACE_EV_MARK:
+		if (w->pf)
+			pf_mark(w, ev);
+		break;
+	case TRACE_EV_COUNTER:
+		if (w->pf) {
+			pf_sep(w);
+			fputs("{\"name\":", w->pf);
+			json_str(w->pf, ev->counter.track, strlen(ev->counter.track));
+			fprintf(w->pf, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%" PRId64 "}}",
+				ev->ts_ns / 1e3, PERFETTO_BATTERY_PID, ev->counter.value);
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int report_write_samples(const struct report *r, const char *path, FILE *csv, FILE *perfetto,
+			 char *err, size_t errlen)
+{
+	static const struct trace_input_ops ops = { .event = samples_event };
+	struct samples_writer w = { .r = r, .csv = csv, .pf = perfetto, .pf_first = true };
+	uint32_t i;
+
+	if (csv)
+		fputs("time_s,voltage_v,current_a,power_w,charge_uah,seq,flags\n", csv);
+	if (perfetto) {
+		fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", perfetto);
+		pf_sep(&w);
+		fprintf(perfetto, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"battery (powerpin)\"}}",
+			PERFETTO_BATTERY_PID);
+		for (i = 0; i < r->nr_tasks; i++) {
+			const struct report_task *t = &r->tasks[i];
+
+			if (!t->comm[0])
+				continue;
+			pf_sep(&w);
+			fprintf(perfetto, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
+				t->tgid > 0 ? t->tgid : t->pid, t->pid);
+			json_str(perfetto, t->comm, sizeof(t->comm));
+			fputs("}}", perfetto);
+		}
+	}
+	if (trace_input_read(path, &ops, &w, err, errlen))
+		return -1;
+	if (perfetto)
+		fputs("\n]}\n", perfetto);
+	if ((csv && finish_stream(csv)) || (perfetto && finish_stream(perfetto))) {
+		snprintf(err, errlen, "write error: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}

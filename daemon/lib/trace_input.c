@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Format detection and the ftrace text reader.
+ *
+ * Text lines look like (the TGID column and the irq-info flags are optional,
+ * trace-cmd report prints the same layout without the TGID):
+ *
+ *   periodic_power-3003 ( 3003) [000] .... 574.487676: write_power_ringbuffer: v:4380937 c:530056 e:-203095456
+ *   kworker/0:1-42 [001] d..2. 12.000100: sched_switch: prev_comm=a prev_pid=1 ... ==> next_comm=b next_pid=2 ...
+ *   app-303 [000] ...1 457.198279: tracing_mark_write: B|303|hwc_set_external
+ *   powerpin-77 [001] ..... 3.5: battery: seq=7 voltage_uv=4160000 current_ua=-500000 ...
+ *
+ * libtraceevent parses event *payloads* from a binary record and a format
+ * file; it has no parser for the printed text form, hence this one.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace_input.h"
+
+#define TRACEDAT_MAGIC		"\027\010\104tracing"
+#define TRACEDAT_MAGIC_LEN	10
+/* Non-ftrace lines tolerated before the file is called foreign. */
+#define TEXT_MAX_LEADING_JUNK	64
+
+enum trace_format trace_input_detect(const char *path, char *err, size_t errlen)
+{
+	unsigned char buf[4096];
+	ssize_t n;
+	ssize_t i;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return TRACE_FORMAT_UNKNOWN;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return TRACE_FORMAT_UNKNOWN;
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "%s: empty file", path);
+		return TRACE_FORMAT_UNKNOWN;
+	}
+	if (n >= TRACEDAT_MAGIC_LEN && !memcmp(buf, TRACEDAT_MAGIC, TRACEDAT_MAGIC_LEN))
+		return TRACE_FORMAT_TRACEDAT;
+	for (i = 0; i < n; i++) {
+		if (buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')
+			continue;
+		/* ftrace text is ASCII apart from task names; allow UTF-8 bytes */
+		if (buf[i] < 0x20 || buf[i] == 0x7f) {
+			snprintf(err, errlen,
+				 "%s: binary data that is not a trace.dat (no trace-cmd magic)",
+				 path);
+			return TRACE_FORMAT_UNKNOWN;
+		}
+	}
+	return TRACE_FORMAT_TEXT;
+}
+
+int trace_input_read(const char *path, const struct trace_input_ops *ops, void *arg,
+		     char *err, size_t errlen)
+{
+	switch (trace_input_detect(path, err, errlen)) {
+	case TRACE_FORMAT_TEXT:
+		return trace_input_read_text(path, ops, arg, err, errlen);
+	case TRACE_FORMAT_TRACEDAT:
+		return trace_input_read_tracedat(path, ops, arg, err, errlen);
+	default:
+		return -1;
+	}
+}
+
+/* "574.487676" -> ns, exactly; returns the character after the number. */
+static char *parse_timestamp(char *s, uint64_t *ts_ns)
+{
+	uint64_t sec = 0, frac = 0;
+	int digits = 0;
+	char *p = s;
+
+	if (!isdigit((unsigned char)*p))
+		return NULL;
+	while (isdigit((unsigned char)*p)) {
+		if (sec > UINT64_MAX / 10 / 1000000000ULL)
+			return NULL;
+		sec = sec * 10 + (*p++ - '0');
+	}
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			if (digits < 9) {
+				frac = frac * 10 + (*p - '0');
+				digits++;
+			}
+			p++;
+		}
+	}
+	while (digits++ < 9)
+		frac *= 10;
+	*ts_ns = sec * 1000000000ULL + frac;
+	return p;
+}
+
+/* Value of "key=<int>" inside @s (a space-separated key=value payload). */
+static int kv_int(const char *s, const char *key, int64_t *val)
+{
+	size_t klen = strlen(key);
+	const char *p = s;
+	char *end;
+
+	while ((p = strstr(p, key))) {
+		if ((p == s || p[-1] == ' ' || p[-1] == ',') && p[klen] == '=') {
+			errno = 0;
+			*val = strtoll(p + klen + 1, &end, 0);
+			if (end == p + klen + 1 || errno)
+				return -1;
+			return 0;
+		}
+		p += klen;
+	}
+	return -1;
+}
+
+/* The seed's "v:<uV> c:<uA> e:<uAh>" */
+static int parse_seed_power(const char *s, struct trace_event *ev)
+{
+	long long v, c, e;
+
+	if (sscanf(s, "v:%lld c:%lld e:%lld", &v, &c, &e) != 3)
+		return 0;
+	ev->kind = TRACE_EV_POWER;
+	ev->power.voltage_uv = v;
+	ev->power.current_ua = c;
+	ev->power.charge_uah = e;
+	ev->power.seq = 0;
+	ev->power.flags = 0;
+	ev->power.has = TRACE_POWER_HAS_CHARGE;
+	return 1;
+}
+
+static int parse_battery(const char *s, struct trace_event *ev)
+{
+	int64_t v;
+
+	memset(&ev->power, 0, sizeof(ev->power));
+	if (kv_int(s, "voltage_uv", &ev->power.voltage_uv) ||
+	    kv_int(s, "current_ua", &ev->power.current_ua))
+		return 0;
+	ev->kind = TRACE_EV_POWER;
+	if (!kv_int(s, "charge_uah", &ev->power.charge_uah))
+		ev->power.has |= TRACE_POWER_HAS_CHARGE;
+	if (!kv_int(s, "seq", &v)) {
+		ev->power.seq = (uint32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_SEQ;
+	}
+	if (!kv_int(s, "flags", &v)) {
+		ev->power.flags = (uint32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_FLAGS;
+	}
+	return 1;
+}
+
+/* "track_name=cpu_load counter_value=42" */
+static int parse_counter(char *s, struct trace_event *ev)
+{
+	char *name = strstr(s, "track_name=");
+	char *end;
+
+	if (!name || kv_int(s, "counter_value", &ev->counter.value))
+		return 0;
+	name += strlen("track_name=");
+	end = strstr(name, " counter_value=");
+	if (end)
+		*end = '\0';
+	ev->kind = TRACE_EV_COUNTER;
+	ev->counter.track = name;
+	return 1;
+}
+
+/* Comm between "<key>=" and " <stop>=" (comms may hold spaces). */
+static char *kv_comm(char *s, const char *key, const char *stop)
+{
+	char *p = strstr(s, key);
+	char *e;
+
+	if (!p)
+		return NULL;
+	p += strlen(key);
+	e = strstr(p, stop);
+	if (!e)
+		return NULL;
+	*e = '\0';
+	return p;
+}
+
+static int parse_switch(char *s, struct trace_event *ev)
+{
+	int64_t prev, next;
+	char *arrow;
+
+	if (kv_int(s, "prev_pid", &prev) || kv_int(s, "next_pid", &next))
+		return 0;
+	arrow = strstr(s, "==>");
+	if (!arrow)
+		return 0;
+	*arrow = '\0';
+	ev->kind = TRACE_EV_SWITCH;
+	ev->sw.prev_pid = (int)prev;
+	ev->sw.next_pid = (int)next;
+	ev->sw.prev_comm = kv_comm(s, "prev_comm=", " prev_pid=");
+	ev->sw.next_comm = kv_comm(arrow + 3, "next_comm=", " next_pid=");
+	return 1;
+}
+
+static int parse_mark(char *s, struct trace_event *ev)
+{
+	size_t len;
+
+	/* trace-cmd report prints ftrace:print as "print: tracing_mark_write: ..."
+	 * or with the caller's address first */
+	if (!strncmp(s, "tracing_mark_write: ", 20))
+		s += 20;
+	else if (!strncmp(s, "0x", 2) && strstr(s, ": "))
+		s = strstr(s, ": ") + 2;
+	len = strlen(s);
+	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+		len--;
+	ev->kind = TRACE_EV_MARK;
+	ev->mark.text = s;
+	ev->mark.len = len;
+	return 1;
+}
+
+static int parse_lost(const char *line, struct trace_event *ev)
+{
+	unsigned long long n;
+	int cpu;
+
+	if (sscanf(line, "CPU:%d [LOST %llu EVENTS]", &cpu, &n) == 2 ||
+	    sscanf(line, "CPU:%d [%llu EVENTS DROPPED]", &cpu, &n) == 2) {
+		ev->kind = TRACE_EV_LOST;
+		ev->cpu = cpu;
+		ev->lost.count = n;
+		return 1;
+	}
+	return 0;
+}
+
+int trace_text_parse_line(char *line, struct trace_event *ev)
+{
+	char *p, *bracket, *cpu_end, *task_end, *dash, *event, *payload;
+	char *q;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->tgid = -1;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (!*line || *line == '\n' || *line == '#')
+		return 0;
+	if (!strncmp(line, "CPU:", 4) || !strncmp(line, "CPU ", 4))
+		return parse_lost(line, ev);
+	if (!strncmp(line, "cpus=", 5) || !strncmp(line, "version =", 9))
+		return 0;
+
+	/* the CPU field: the first " [digits]" */
+	bracket = line;
+	for (;;) {
+		bracket = strstr(bracket, "[");
+		if (!bracket)
+			return -1;
+		if (bracket > line && bracket[-1] == ' ' && isdigit((unsigned char)bracket[1])) {
+			ev->cpu = (int)strtol(bracket + 1, &cpu_end, 10);
+			if (*cpu_end == ']')
+				break;
+		}
+		bracket++;
+	}
+
+	/* "comm-pid" and an optional "(tgid)" before it */
+	task_end = bracket - 1;
+	while (task_end > line && task_end[-1] == ' ')
+		task_end--;
+	if (task_end > line && task_end[-1] == ')') {
+		q = task_end - 1;
+		while (q > line && *q != '(')
+			q--;
+		if (*q == '(') {
+			char *t = q + 1;
+
+			while (*t == ' ')
+				t++;
+			ev->tgid = isdigit((unsigned char)*t) ? atoi(t) : -1;
+			task_end = q;
+			while (task_end > line && task_end[-1] == ' ')
+				task_end--;
+		}
+	}
+	*task_end = '\0';
+	dash = strrchr(line, '-');
+	if (!dash || !isdigit((unsigned char)dash[1]))
+		return -1;
+	ev->pid = atoi(dash + 1);
+	*dash = '\0';
+	ev->comm = line;
+
+	/* optional flags, then "timestamp:" */
+	p = cpu_end + 1;
+	while (*p == ' ')
+		p++;
+	q = parse_timestamp(p, &ev->ts_ns);
+	if (!q || *q != ':') {
+		while (*p && *p != ' ')
+			p++;
+		while (*p == ' ')
+			p++;
+		q = parse_timestamp(p, &ev->ts_ns);
+		if (!q || *q != ':')
+			return -1;
+	}
+	event = q + 1;
+	while (*event == ' ')
+		event++;
+	payload = strchr(event, ':');
+	if (!payload)
+		return -1;
+	*payload++ = '\0';
+	while (*payload == ' ')
+		payload++;
+	q = payload + strlen(payload);
+	while (q > payload && (q[-1] == '\n' || q[-1] == '\r'))
+		*--q = '\0';
+
+	if (!strcmp(event, "battery"))
+		return parse_battery(payload, ev) ? 1 : -1;
+	if (!strcmp(event, "write_power_ringbuffer"))
+		return parse_seed_power(payload, ev) ? 1 : -1;
+	if (!strcmp(event, "counter"))
+		return parse_counter(payload, ev);
+	if (!strcmp(event, "sched_switch"))
+		return parse_switch(payload, ev) ? 1 : -1;
+	if (!strcmp(event, "tracing_mark_write") || !strcmp(event, "print"))
+		return parse_mark(payload, ev);
+	/* some other event: still a valid line, its timestamp is checked */
+	ev->kind = TRACE_EV_LOST;
+	return 2;
+}
+
+int trace_input_read_text(const char *path, const struct trace_input_ops *ops, void *arg,
+			  char *err, size_t errlen)
+{
+	unsigned long lineno = 0, good = 0, junk = 0;
+	uint64_t last_ts = 0;
+	struct trace_event ev;
+	size_t cap = 0;
+	char *line = NULL;
+	int ret = 0, r;
+	FILE *fp;
+
+	fp = fopen(path, "re");
+	if (!fp) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (getline(&line, &cap, fp) > 0) {
+		lineno++;
+		if (line[0] == '#' && ops->cpus) {
+			char *p = strstr(line, "#P:");
+
+			if (p)
+				ops->cpus(atoi(p + 3), arg);
+		}
+		r = trace_text_parse_line(line, &ev);
+		if (r < 0) {
+			if (!good && ++junk > TEXT_MAX_LEADING_JUNK) {
+				snprintf(err, errlen, "%s: not ftrace text (line %lu: no \"comm-pid [cpu] timestamp: event:\")",
+					 path, lineno);
+				ret = -1;
+				break;
+			}
+			continue;
+		}
+		if (r == 0)
+			continue;
+		if (ev.kind == TRACE_EV_LOST && r == 1) {
+			ev.ts_ns = last_ts;
+			ret = ops->event(&ev, arg);
+			if (ret)
+				break;
+			continue;
+		}
+		good++;
+		if (ev.ts_ns < last_ts) {
+			snprintf(err, errlen,
+				 "%s:%lu: timestamp goes backwards (%" PRIu64 ".%09" PRIu64 " after %" PRIu64 ".%09" PRIu64 ")",
+				 path, lineno, ev.ts_ns / 1000000000, ev.ts_ns % 1000000000,
+				 last_ts / 1000000000, last_ts % 1000000000);
+			ret = -1;
+			break;
+		}
+		last_ts = ev.ts_ns;
+		if (r == 2)
+			continue;
+		if (ev.kind == TRACE_EV_SWITCH && ops->comm) {
+			if (ev.sw.prev_comm)
+				ops->comm(ev.sw.prev_pid, ev.sw.prev_comm, arg);
+			if (ev.sw.next_comm)
+				ops->comm(ev.sw.next_pid, ev.sw.next_comm, arg);
+		}
+		ret = ops->event(&ev, arg);
+		if (ret)
+			break;
+	}
+	if (!ret && ferror(fp)) {
+		snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+		ret = -1;
+	}
+	if (!ret && !good && !lineno) {
+		snprintf(err, errlen, "%s: empty file", path);
+		ret = -1;
+	}
+	free(line);
+	fclose(fp);
+	return ret;
+}

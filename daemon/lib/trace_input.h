@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Trace input readers for `powerpin report`: one callback per event the
+ * report cares about, in timestamp order, from any of the formats below.
+ * Nothing is buffered beyond the event being delivered, so a capture of any
+ * length is read in constant memory.
+ */
+#ifndef POWERPIN_TRACE_INPUT_H
+#define POWERPIN_TRACE_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum trace_format {
+	TRACE_FORMAT_UNKNOWN,
+	TRACE_FORMAT_TEXT,	/* ftrace `trace`/`trace_pipe`, trace-cmd report, systrace */
+	TRACE_FORMAT_TRACEDAT,	/* trace-cmd record output (and powerpin record captures) */
+};
+
+enum trace_event_kind {
+	TRACE_EV_POWER,		/* powerpin:battery or the seed's write_power_ringbuffer */
+	TRACE_EV_SWITCH,	/* sched:sched_switch */
+	TRACE_EV_MARK,		/* trace_marker write (atrace B/E/C, powerpin markers) */
+	TRACE_EV_COUNTER,	/* powerpin:counter (track_name, counter_value) */
+	TRACE_EV_LOST,		/* the ring buffer dropped events before this point */
+};
+
+/* Which of the power fields the source carried. */
+#define TRACE_POWER_HAS_CHARGE	(1U << 0)
+#define TRACE_POWER_HAS_SEQ	(1U << 1)
+#define TRACE_POWER_HAS_FLAGS	(1U << 2)
+
+struct trace_event {
+	enum trace_event_kind kind;
+	uint64_t ts_ns;
+	int cpu;
+	int pid;		/* task that wrote the event */
+	int tgid;		/* its thread group, or -1 when the input does not say */
+	const char *comm;	/* its name, or NULL */
+	union {
+		struct {
+			int64_t voltage_uv;
+			int64_t current_ua;
+			int64_t charge_uah;
+			uint32_t seq;
+			uint32_t flags;		/* POWERPIN_SAMPLE_* */
+			unsigned int has;	/* TRACE_POWER_HAS_* */
+		} power;
+		struct {
+			int prev_pid;
+			int next_pid;
+			const char *prev_comm;
+			const char *next_comm;
+		} sw;
+		struct {
+			const char *text;	/* not NUL-terminated past len */
+			size_t len;
+		} mark;
+		struct {
+			const char *track;
+			int64_t value;
+		} counter;
+		struct {
+			uint64_t count;		/* 0 when the input does not say how many */
+		} lost;
+	};
+};
+
+struct trace_input_ops {
+	/* Return 0 to go on, non-zero to stop reading (returned by trace_input_read). */
+	int (*event)(const struct trace_event *ev, void *arg);
+	/* Number of CPUs as soon as the input tells it (may not be called). */
+	void (*cpus)(int nr_cpus, void *arg);
+	/* Thread names as the input learns them (may be called repeatedly). */
+	void (*comm)(int pid, const char *comm, void *arg);
+};
+
+/*
+ * Sniff @path's content.  Returns the format, or TRACE_FORMAT_UNKNOWN with a
+ * reason in @err (empty file, binary data, not a trace).
+ */
+enum trace_format trace_input_detect(const char *path, char *err, size_t errlen);
+
+/*
+ * Read every event of @path in timestamp order.  Returns 0, the non-zero
+ * value a callback returned, or -1 with a message in @err (unreadable,
+ * truncated, timestamps going backwards, ...).
+ */
+int trace_input_read(const char *path, const struct trace_input_ops *ops, void *arg,
+		     char *err, size_t errlen);
+
+/* The readers behind trace_input_read, for tests. */
+int trace_input_read_text(const char *path, const struct trace_input_ops *ops, void *arg,
+			  char *err, size_t errlen);
+int trace_input_read_tracedat(const char *path, const struct trace_input_ops *ops,
+			      void *arg, char *err, size_t errlen);
+
+/*
+ * Parse one line of ftrace text.  Returns 1 and fills @ev for an event the
+ * report uses, 0 for a line to skip, -1 for a line that is not ftrace text at
+ * all.  String pointers in @ev point into @line, which is modified.
+ */
+int trace_text_parse_line(char *line, struct trace_event *ev);
+
+#endif

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace.dat reader: libtracecmd opens the file and merges the per-CPU
+ * buffers in timestamp order; libtraceevent reads each field by name from
+ * the format the file itself carries, so field order and sizes may change
+ * between module versions.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <trace-cmd/trace-cmd.h>
+
+#include "trace_input.h"
+
+struct dat_reader {
+	struct tep_handle *tep;
+	const struct trace_input_ops *ops;
+	void *arg;
+	int ret;
+	uint64_t last_ts;
+	unsigned long records;
+	struct tep_event *battery, *counter, *sched_switch, *print;
+	struct tep_format_field *b_seq, *b_volt, *b_cur, *b_charge, *b_flags;
+	struct tep_format_field *c_track, *c_value;
+	struct tep_format_field *s_prev_pid, *s_next_pid, *s_prev_comm, *s_next_comm;
+	struct tep_format_field *p_buf;
+};
+
+/* Integer field, sign-extended when the format says it is signed. */
+static int field_int(struct tep_format_field *f, struct tep_record *rec, int64_t *val)
+{
+	unsigned long long v;
+
+	if (!f || tep_read_number_field(f, rec->data, &v))
+		return -1;
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {
+		unsigned int shift = 64 - 8 * f->size;
+
+		*val = (int64_t)(v << shift) >> shift;
+	} else {
+		*val = (int64_t)v;
+	}
+	return 0;
+}
+
+/* String field (fixed char array or __data_loc) copied into @buf. */
+static const char *field_str(struct dat_reader *r, struct tep_event *event,
+			     struct tep_format_field *f, struct tep_record *rec,
+			     char *buf, size_t buflen)
+{
+	const char *p;
+	int len;
+
+	if (!f)
+		return NULL;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		p = tep_get_field_raw(NULL, event, f->name, rec, &len, 0);
+		if (!p)
+			return NULL;
+	} else {
+		p = (const char *)rec->data + f->offset;
+		len = f->size ? f->size : rec->size - f->offset;
+	}
+	if (len < 0)
+		return NULL;
+	if ((size_t)len >= buflen)
+		len = buflen - 1;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu,
+		      void *data)
+{
+	struct dat_reader *r = data;
+	char s1[64], s2[64], text[4096];
+	struct trace_event ev;
+	struct tep_event *event;
+	int64_t v;
+	int type;
+
+	r->records++;
+	if (rec->ts < r->last_ts) {
+		r->ret = -2;
+		return -1;
+	}
+	r->last_ts = rec->ts;
+	if (rec->missed_events) {
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = TRACE_EV_LOST;
+		ev.ts_ns = rec->ts;
+		ev.cpu = cpu;
+		ev.lost.count = rec->missed_events > 0 ? rec->missed_events : 0;
+		r->ret = r->ops->event(&ev, r->arg);
+		if (r->ret)
+			return -1;
+	}
+	type = tep_data_type(r->tep, rec);
+	memset(&ev, 0, sizeof(ev));
+	ev.ts_ns = rec->ts;
+	ev.cpu = cpu;
+	ev.tgid = -1;
+
+	if (r->battery && type == r->battery->id) {
+		event = r->battery;
+		ev.kind = TRACE_EV_POWER;
+		if (field_int(r->b_volt, rec, &ev.power.voltage_uv) ||
+		    field_int(r->b_cur, rec, &ev.power.current_ua))
+			return 0;
+		if (!field_int(r->b_charge, rec, &ev.power.charge_uah))
+			ev.power.has |= TRACE_POWER_HAS_CHARGE;
+		if (!field_int(r->b_seq, rec, &v)) {
+			ev.power.seq = (uint32_t)v;
+			ev.power.has |= TRACE_POWER_HAS_SEQ;
+		}
+		if (!field_int(r->b_flags, rec, &v)) {
+			ev.power.flags = (uint32_t)v;
+			ev.power.has |= TRACE_POWER_HAS_FLAGS;
+		}
+	} else if (r->sched_switch && type == r->sched_switch->id) {
+		event = r->sched_switch;
+		ev.kind = TRACE_EV_SWITCH;
+		if (field_int(r->s_prev_pid, rec, &v))
+			return 0;
+		ev.sw.prev_pid = (int)v;
+		if (field_int(r->s_next_pid, rec, &v))
+			return 0;
+		ev.sw.next_pid = (int)v;
+		ev.sw.prev_comm = field_str(r, event, r->s_prev_comm, rec, s1, sizeof(s1));
+		ev.sw.next_comm = field_str(r, event, r->s_next_comm, rec, s2, sizeof(s2));
+		if (r->ops->comm) {
+			if (ev.sw.prev_comm)
+				r->ops->comm(ev.sw.prev_pid, ev.sw.prev_comm, r->arg);
+			if (ev.sw.next_comm)
+				r->ops->comm(ev.sw.next_pid, ev.sw.next_comm, r->arg);
+		}
+	} else if (r->print && type == r->print->id) {
+		event = r->print;
+		ev.kind = TRACE_EV_MARK;
+		ev.mark.text = field_str(r, event, r->p_buf, rec, text, sizeof(text));
+		if (!ev.mark.text)
+			return 0;
+		ev.mark.len = strlen(ev.mark.text);
+		while (ev.mark.len && ev.mark.text[ev.mark.len - 1] == '\n')
+			ev.mark.len--;
+	} else if (r->counter && type == r->counter->id) {
+		event = r->counter;
+		ev.kind = TRACE_EV_COUNTER;
+		ev.counter.track = field_str(r, event, r->c_track, rec, s1, sizeof(s1));
+		if (!ev.counter.track || field_int(r->c_value, rec, &ev.counter.value))
+			return 0;
+	} else {
+		return 0;
+	}
+	ev.pid = tep_data_pid(r->tep, rec);
+	ev.comm = tep_data_comm_from_pid(r->tep, ev.pid);
+	r->ret = r->ops->event(&ev, r->arg);
+	return r->ret ? -1 : 0;
+}
+
+static void dat_find_events(struct dat_reader *r)
+{
+	struct tep_event *e;
+
+	e = tep_find_event_by_name(r->tep, "powerpin", "battery");
+	if (e) {
+		r->battery = e;
+		r->b_seq = tep_find_field(e, "seq");
+		r->b_volt = tep_find_field(e, "voltage_uv");
+		r->b_cur = tep_find_field(e, "current_ua");
+		r->b_charge = tep_find_field(e, "charge_uah");
+		r->b_flags = tep_find_field(e, "flags");
+		if (!r->b_volt || !r->b_cur)
+			r->battery = NULL;
+	}
+	e = tep_find_event_by_name(r->tep, "powerpin", "counter");
+	if (e) {
+		r->counter = e;
+		r->c_track = tep_find_field(e, "track_name");
+		r->c_value = tep_find_field(e, "counter_value");
+		if (!r->c_track || !r->c_value)
+			r->counter = NULL;
+	}
+	e = tep_find_event_by_name(r->tep, "sched", "sched_switch");
+	if (e) {
+		r->sched_switch = e;
+		r->s_prev_pid = tep_find_field(e, "prev_pid");
+		r->s_next_pid = tep_find_field(e, "next_pid");
+		r->s_prev_comm = tep_find_field(e, "prev_comm");
+		r->s_next_comm = tep_find_field(e, "next_comm");
+	}
+	e = tep_find_event_by_name(r->tep, "ftrace", "print");
+	if (e) {
+		r->print = e;
+		r->p_buf = tep_find_field(e, "buf");
+		if (!r->p_buf)
+			r->print = NULL;
+	}
+}
+
+int trace_input_read_tracedat(const char *path, const struct trace_input_ops *ops,
+			      void *arg, char *err, size_t errlen)
+{
+	struct tracecmd_input *handle;
+	struct dat_reader r;
+	struct stat st;
+
+	memset(&r, 0, sizeof(r));
+	r.ops = ops;
+	r.arg = arg;
+	if (stat(path, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* the library's own messages would not say which input failed */
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!handle) {
+		snprintf(err, errlen,
+			 "%s: unreadable trace.dat (truncated or corrupt: libtracecmd cannot open it)",
+			 path);
+		return -1;
+	}
+	r.tep = tracecmd_get_tep(handle);
+	dat_find_events(&r);
+	if (ops->cpus)
+		ops->cpus(tep_get_cpus(r.tep), arg);
+	tracecmd_iterate_events(handle, NULL, 0, dat_record, &r);
+	tracecmd_close(handle);
+	if (r.ret == -2) {
+		snprintf(err, errlen, "%s: timestamps go backwards in the merged event stream",
+			 path);
+		return -1;
+	}
+	return r.ret;
+}
