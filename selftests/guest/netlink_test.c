@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "powerpin" generic netlink family in the guest: status, config, every
+ * malformed request, permissions, the events group and module reload.
+ * Runs as root from the repo root with powerpin.ko loaded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <linux/powerpin.h>
+#include <netlink/netlink.h>
+#include <netlink/attr.h>
+
+#include <kselftest_harness.h>
+
+#include "genl.h"
+
+#define TRACING "/sys/kernel/tracing"
+#define PARAMS "/sys/module/powerpin/parameters"
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* Send @cmd with one raw attribute (type < 0: none); return the errno. */
+static int raw_request(struct pp_genl *g, int cmd, int type, const void *data,
+		       int len)
+{
+	struct nl_msg *msg = pp_genl_msg(g, cmd, POWERPIN_GENL_VERSION);
+	int ret;
+
+	if (!msg)
+		return -1;
+	if (type >= 0 && nla_put(msg, type, len, data)) {
+		nlmsg_free(msg);
+		return -1;
+	}
+	ret = pp_genl_transact(g, msg, NULL);
+	nlmsg_free(msg);
+	return ret;
+}
+
+FIXTURE(nl) {
+	struct pp_genl *g;
+	struct pp_status before;
+};
+
+FIXTURE_SETUP(nl)
+{
+	self->g = pp_genl_open();
+	ASSERT_NE(NULL, self->g) TH_LOG("powerpin family: %s", strerror(errno));
+	ASSERT_EQ(0, pp_genl_get_status(self->g, &self->before));
+}
+
+FIXTURE_TEARDOWN(nl)
+{
+	pp_genl_close(self->g);
+}
+
+TEST_F(nl, status_matches_module_parameters)
+{
+	char buf[128];
+
+	if (read_file(PARAMS "/period_us", buf, sizeof(buf)))
+		SKIP(return, "powerpin.ko has no period_us parameter yet");
+	EXPECT_EQ(strtoul(buf, NULL, 10), self->before.period_us);
+	ASSERT_EQ(0, read_file(PARAMS "/supply", buf, sizeof(buf)));
+	EXPECT_STREQ(buf, self->before.supply);
+	EXPECT_LE(self->before.state, POWERPIN_STATE_SAMPLING);
+}
+
+TEST_F(nl, get_status_refuses_attributes)
+{
+	uint32_t v = 100000;
+
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_GET_STATUS,
+				      POWERPIN_ATTR_PERIOD_US, &v, sizeof(v)));
+	EXPECT_NE(NULL, pp_genl_error(self->g));
+}
+
+TEST_F(nl, unknown_commands)
+{
+	EXPECT_EQ(EOPNOTSUPP, raw_request(self->g, 0, -1, NULL, 0));
+	EXPECT_EQ(EOPNOTSUPP, raw_request(self->g, 99, -1, NULL, 0));
+	EXPECT_EQ(EOPNOTSUPP, raw_request(self->g, POWERPIN_CMD_MAX + 1, -1, NULL, 0));
+	/* events are kernel-to-user only */
+	EXPECT_EQ(EOPNOTSUPP, raw_request(self->g, POWERPIN_CMD_CAPTURE_STARTED, -1, NULL, 0));
+	EXPECT_EQ(EOPNOTSUPP, raw_request(self->g, POWERPIN_CMD_SUPPLY_LOST, -1, NULL, 0));
+}
+
+TEST_F(nl, set_config_missing_attributes)
+{
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG, -1, NULL, 0));
+	ASSERT_NE(NULL, pp_genl_error(self->g));
+	EXPECT_NE(NULL, strstr(pp_genl_error(self->g), "PERIOD_US or SUPPLY"));
+}
+
+TEST_F(nl, set_config_unknown_attributes)
+{
+	uint32_t v = 100000;
+
+	/* past the highest attribute, UNSPEC, and a status-only attribute */
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
+				      POWERPIN_ATTR_MAX + 1, &v, sizeof(v)));
+	EXPECT_NE(NULL, pp_genl_error(self->g));
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
+				      POWERPIN_ATTR_UNSPEC, &v, sizeof(v)));
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
+				      POWERPIN_ATTR_SAMPLES, &v, sizeof(v)));
+}
+
+TEST_F(nl, set_config_wrong_types)
+{
+	uint8_t v8 = 10;
+	uint64_t v64 = 100000;
+	char name[PP_SUPPLY_NAME_MAX + 8];
+
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
+				      POWERPIN_ATTR_PERIOD_US, &v8, sizeof(v8)));
+	EXPECT_NE(NULL, pp_genl_error(self->g));
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
+				      POWERPIN_ATTR_PERIOD_US, &v64, sizeof(v64)));
+	/* supply: not NUL-terminated, empty payload, too long */
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
+				      POWERPIN_ATTR_SUPPLY, "abc", 3));
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
+				      POWERPIN_ATTR_SUPPLY, "", 0));
+	memset(name, 'x', sizeof(name));
+	name[PP_SUPPLY_NAME_MAX] = '\0';	/* 64 characters */
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
+				      POWERPIN_ATTR_SUPPLY, name,
+				      PP_SUPPLY_NAME_MAX + 1));
+}
+
+TEST_F(nl, set_config_out_of_range)
+{
+	static const uint32_t bad[] = { 0, 999, 60000001, 0xffffffffu };
+	struct pp_status after;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(ERANGE, pp_genl_set_config(self->g, &bad[i], NULL) ? errno : 0)
+			TH_LOG("period_us %u", bad[i]);
+		EXPECT_NE(NULL, pp_genl_error(self->g));
+	}
+	/* a good supply with a bad period changes nothing */
+	EXPECT_EQ(-1, pp_genl_set_config(self->g, &bad[1], "other_battery"));
+	EXPECT_EQ(ERANGE, errno);
+	ASSERT_EQ(0, pp_genl_get_status(self->g, &after));
+	EXPECT_EQ(self->before.period_us, after.period_us);
+	EXPECT_STREQ(self->before.supply, after.supply);
+}
+
+TEST_F(nl, set_config_applies)
+{
+	uint32_t period = self->before.period_us == 50000 ? 40000 : 50000;
+	uint32_t edge_lo = 1000, edge_hi = 60000000;
+	struct pp_status after;
+	char buf[64];
+
+	if (pp_genl_set_config(self->g, &period, NULL)) {
+		if (errno == EOPNOTSUPP)
+			SKIP(return, "the sampler does not take a period yet");
+		ASSERT_EQ(0, errno);
+	}
+	ASSERT_EQ(0, pp_genl_get_status(self->g, &after));
+	EXPECT_EQ(period, after.period_us);
+	if (!read_file(PARAMS "/period_us", buf, sizeof(buf)))
+		EXPECT_EQ(period, strtoul(buf, NULL, 10));
+	/* both ends of the range are accepted */
+	EXPECT_EQ(0, pp_genl_set_config(self->g, &edge_lo, NULL));
+	EXPECT_EQ(0, pp_genl_set_config(self->g, &edge_hi, NULL));
+	ASSERT_EQ(0, pp_genl_set_config(self->g, &self->before.period_us,
+					self->before.supply));
+	ASSERT_EQ(0, pp_genl_get_status(self->g, &after));
+	EXPECT_EQ(self->before.period_us, after.period_us);
+	EXPECT_STREQ(self->before.supply, after.supply);
+}
+
+/* As nobody: GET_STATUS works, SET_CONFIG is EPERM and changes nothing. */
+TEST_F(nl, set_config_needs_admin)
+{
+	struct pp_status after;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		uint32_t period = 20000;
+		struct pp_status st;
+		struct pp_genl *g;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		g = pp_genl_open();
+		if (!g)
+			_exit(11);
+		if (pp_genl_get_status(g, &st))
+			_exit(12);
+		if (!pp_genl_set_config(g, &period, NULL))
+			_exit(13);
+		if (errno != EPERM)
+			_exit(14);
+		if (!pp_genl_set_config(g, NULL, "other_battery"))
+			_exit(15);
+		_exit(errno == EPERM ? 0 : 16);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, pp_genl_get_status(self->g, &after));
+	EXPECT_EQ(self->before.period_us, after.period_us);
+	EXPECT_STREQ(self->before.supply, after.supply);
+}
+
+struct seen {
+	int started, stopped, gone, back;
+	uint64_t start_ns, stop_ns, samples;
+};
+
+static void on_event(const struct pp_event *ev, void *arg)
+{
+	struct seen *s = arg;
+
+	switch (ev->kind) {
+	case PP_EVENT_CAPTURE_STARTED:
+		s->started++;
+		s->start_ns = ev->time_ns;
+		break;
+	case PP_EVENT_CAPTURE_STOPPED:
+		s->stopped++;
+		s->stop_ns = ev->time_ns;
+		s->samples = ev->capture_samples;
+		break;
+	case PP_EVENT_FAMILY_GONE:
+		s->gone++;
+		break;
+	case PP_EVENT_FAMILY_BACK:
+		s->back++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Wait up to @ms for @cond to become true while reading events. */
+#define WAIT_EVENTS(l, s, ms, cond) do {				\
+	int __left = (ms);						\
+	while (!(cond) && __left > 0) {					\
+		struct pollfd __p = { pp_genl_fd(l), POLLIN, 0 };	\
+		poll(&__p, 1, 100);					\
+		pp_genl_read_events(l, on_event, s);			\
+		__left -= 100;						\
+	}								\
+} while (0)
+
+TEST(capture_events)
+{
+	struct pp_status st0, st1;
+	struct seen s = { 0 };
+	struct pp_genl *l, *g;
+	char on[8] = "";
+	bool loaded;
+
+	if (access(TRACING "/events/powerpin/enable", W_OK))
+		SKIP(return, "no powerpin events in tracefs (sampler not built in)");
+	l = pp_genl_listen(&loaded);
+	ASSERT_NE(NULL, l);
+	ASSERT_TRUE(loaded);
+	g = pp_genl_open();
+	ASSERT_NE(NULL, g);
+	read_file(TRACING "/tracing_on", on, sizeof(on));
+
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, pp_genl_get_status(g, &st0));
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	WAIT_EVENTS(l, &s, 3000, s.started);
+	usleep(500000);
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	WAIT_EVENTS(l, &s, 3000, s.stopped);
+	ASSERT_EQ(0, pp_genl_get_status(g, &st1));
+	write_file(TRACING "/events/powerpin/battery/enable", "0");
+	write_file(TRACING "/tracing_on", on[0] ? on : "1");
+
+	EXPECT_EQ(1, s.started);
+	EXPECT_EQ(1, s.stopped);
+	EXPECT_LT(s.start_ns, s.stop_ns);
+	/* the stop event counts what the status counter saw */
+	EXPECT_EQ(st1.samples - st0.samples, s.samples);
+	EXPECT_LT(0, s.samples);
+	pp_genl_close(g);
+	pp_genl_close(l);
+}
+
+TEST(listener_follows_module_reload)
+{
+	struct seen s = { 0 };
+	struct utsname u;
+	struct pp_genl *l, *g;
+	struct pp_status st;
+	char cmd[512];
+	bool loaded;
+
+	ASSERT_EQ(0, uname(&u));
+	snprintf(cmd, sizeof(cmd), "build/%s/powerpin.ko", u.release);
+	if (access(cmd, R_OK))
+		SKIP(return, "no %s to reload", cmd);
+	l = pp_genl_listen(&loaded);
+	ASSERT_NE(NULL, l);
+	ASSERT_TRUE(loaded);
+
+	ASSERT_EQ(0, system("rmmod powerpin"));
+	WAIT_EVENTS(l, &s, 3000, s.gone);
+	EXPECT_EQ(1, s.gone);
+	/* with the module gone, status says so with ENOENT */
+	g = pp_genl_open();
+	EXPECT_EQ(NULL, g);
+	EXPECT_EQ(ENOENT, errno);
+	pp_genl_close(g);
+
+	snprintf(cmd, sizeof(cmd), "insmod build/%s/powerpin.ko", u.release);
+	ASSERT_EQ(0, system(cmd));
+	WAIT_EVENTS(l, &s, 3000, s.back);
+	EXPECT_EQ(1, s.back);
+	g = pp_genl_open();
+	ASSERT_NE(NULL, g);
+	EXPECT_EQ(0, pp_genl_get_status(g, &st));
+	pp_genl_close(g);
+	pp_genl_close(l);
+}
+
+TEST_HARNESS_MAIN
