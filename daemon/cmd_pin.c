@@ -698,13 +698,11 @@ int cmd_pinlist(int argc, char **argv)
 		}
 	}
 	fflush(stdout);
-	pin_ranges_free(&r);
-	if (ret) {
+	if (ret)
 		fprintf(stderr, "powerpin pinlist: %s: %zu trailing bytes after %zu pairs: not a whole 8-byte pair (truncated or not a pinlist)\n",
 			path, trailing, r.nr);
-		return 1;
-	}
-	return 0;
+	pin_ranges_free(&r);
+	return ret ? 1 : 0;
 }
 
 /* ---- powerpin pin capture -------------------------------------------- */
