@@ -260,12 +260,13 @@ static s64 emu_current_raw(s64 ua)
 /* Recompute the model's registers from its state at emu.last_ns. */
 static void emu_update_regs(void)
 {
-	s64 charge_uah = div_s64(emu.charge_pc, EMU_PC_PER_UAH);
+	s64 charge_uah = div64_s64(emu.charge_pc, EMU_PC_PER_UAH);
 	s64 soc = div64_s64(charge_uah * 25600, emu.full_uah);
 	s64 cap = div_s64(charge_uah, EMU_UAH_PER_CAP_LSB);
 	s64 full = div_s64(emu.full_uah, EMU_UAH_PER_CAP_LSB);
 	s64 avg_ua = div_s64(emu.avg_na, 1000);
-	s64 temp = div_s64(emu.temp_decic * 256, 10);
+	/* away from zero, so the driver's truncating conversion returns temp_decic */
+	s64 temp = div_s64(emu.temp_decic * 256 + (emu.temp_decic < 0 ? -9 : 9), 10);
 	s64 tte = 0xffff;
 
 	if (avg_ua < 0)
@@ -530,7 +531,7 @@ static int emu_charge_get(void *data, u64 *val)
 {
 	mutex_lock(&emu.lock);
 	emu_advance(ktime_get_ns());
-	*val = div_s64(emu.charge_pc, EMU_PC_PER_UAH);
+	*val = div64_s64(emu.charge_pc, EMU_PC_PER_UAH);
 	mutex_unlock(&emu.lock);
 	return 0;
 }
@@ -681,16 +682,28 @@ static int emu_transfers_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(emu_transfers_fops, emu_transfers_get, NULL, "%llu\n");
 
-static int emu_por_set(void *data, u64 val)
+static int emu_por_get(void *data, u64 *val)
 {
-	if (val != 1)
-		return -EINVAL;
 	mutex_lock(&emu.lock);
-	emu.regs[REG_STATUS] |= EMU_STATUS_POR;
+	*val = !!(emu.regs[REG_STATUS] & EMU_STATUS_POR);
 	mutex_unlock(&emu.lock);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(emu_por_fops, NULL, emu_por_set, "%llu\n");
+
+/* 1 sets the POR bit as a power-on reset would, 0 clears it */
+static int emu_por_set(void *data, u64 val)
+{
+	if (val > 1)
+		return -EINVAL;
+	mutex_lock(&emu.lock);
+	if (val)
+		emu.regs[REG_STATUS] |= EMU_STATUS_POR;
+	else
+		emu.regs[REG_STATUS] &= ~EMU_STATUS_POR;
+	mutex_unlock(&emu.lock);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(emu_por_fops, emu_por_get, emu_por_set, "%llu\n");
 
 static int emu_bound_get(void *data, u64 *val)
 {
@@ -739,7 +752,7 @@ static void emu_debugfs_init(void)
 	debugfs_create_file_unsafe("charge_uah", 0600, dir, NULL, &emu_charge_fops);
 	debugfs_create_file_unsafe("busy_ppm", 0400, dir, NULL, &emu_busy_fops);
 	debugfs_create_file_unsafe("transfers", 0400, dir, NULL, &emu_transfers_fops);
-	debugfs_create_file_unsafe("por", 0200, dir, NULL, &emu_por_fops);
+	debugfs_create_file_unsafe("por", 0600, dir, NULL, &emu_por_fops);
 	debugfs_create_file_unsafe("bind", 0600, dir, NULL, &emu_bind_fops);
 	debugfs_create_file_unsafe("unbind", 0600, dir, NULL, &emu_unbind_fops);
 	debugfs_create_file_unsafe("warn", 0200, dir, NULL, &emu_warn_fops);
