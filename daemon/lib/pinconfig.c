@@ -126,14 +126,14 @@ static int parse(struct lexer *lx, struct pinconfig *pc)
 			if (number_after(lx, "offset", &offset))
 				return -1;
 			if (!next_token(lx))
-				return syntax(lx, lx->tok_line,
+				return syntax(lx, line,
 					      "expected 'len' or 'length' after 'offset %llu', got end of file",
 					      (unsigned long long)offset);
 			if (strcmp(lx->tok, "len") && strcmp(lx->tok, "length"))
 				return syntax(lx, lx->tok_line,
 					      "expected 'len' or 'length' after 'offset %llu', got '%s'",
 					      (unsigned long long)offset, lx->tok);
-			if (number_after(lx, lx->tok, &length))
+			if (number_after(lx, lx->tok[3] ? "length" : "len", &length))
 				return -1;
 			if (!length)
 				return syntax(lx, lx->tok_line, "zero length");

@@ -23,10 +23,10 @@ static const char *unz_strerror(int rc)
 	}
 }
 
-static int fail(char *err, size_t errlen, int e, const char *fmt,
-		const char *path, const char *what)
+static int fail(char *err, size_t errlen, int e, const char *path,
+		const char *what)
 {
-	snprintf(err, errlen, fmt, path, what);
+	snprintf(err, errlen, "%s: %s", path, what);
 	errno = e;
 	return -1;
 }
@@ -42,17 +42,17 @@ int zip_index_open(const char *path, struct zip_index *zi, char *err,
 
 	memset(zi, 0, sizeof(*zi));
 	if (stat(path, &st))
-		return fail(err, errlen, errno, "%s: %s", path, strerror(errno));
+		return fail(err, errlen, errno, path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return fail(err, errlen, EINVAL, "%s: %s", path, "not a regular file");
+		return fail(err, errlen, EINVAL, path, "not a regular file");
 	zi->file_size = st.st_size;
 	uf = unzOpen64(path);
 	if (!uf)
-		return fail(err, errlen, EINVAL, "%s: %s", path,
+		return fail(err, errlen, EINVAL, path,
 			    "not a zip archive, or its central directory is missing or truncated");
 	if (unzGetGlobalInfo64(uf, &gi) != UNZ_OK) {
 		unzClose(uf);
-		return fail(err, errlen, EINVAL, "%s: %s", path, "unreadable central directory");
+		return fail(err, errlen, EINVAL, path, "unreadable central directory");
 	}
 	for (rc = unzGoToFirstFile(uf); rc == UNZ_OK; rc = unzGoToNextFile(uf)) {
 		unz_file_info64 fi;
@@ -159,7 +159,7 @@ int zip_read_entry(const char *path, const char *name, size_t max,
 
 	uf = unzOpen64(path);
 	if (!uf)
-		return fail(err, errlen, EINVAL, "%s: %s", path, "not a zip archive");
+		return fail(err, errlen, EINVAL, path, "not a zip archive");
 	rc = unzLocateFile(uf, name, 1);
 	if (rc != UNZ_OK) {
 		unzClose(uf);
@@ -170,7 +170,9 @@ int zip_read_entry(const char *path, const char *name, size_t max,
 	if (unzGetCurrentFileInfo64(uf, &fi, NULL, 0, NULL, 0, NULL, 0) != UNZ_OK ||
 	    unzOpenCurrentFile(uf) != UNZ_OK) {
 		unzClose(uf);
-		return fail(err, errlen, EINVAL, "%s: entry '%s': malformed", path, name);
+		snprintf(err, errlen, "%s: entry '%s': malformed", path, name);
+		errno = EINVAL;
+		return -1;
 	}
 	if (fi.uncompressed_size > max) {
 		unzCloseCurrentFile(uf);

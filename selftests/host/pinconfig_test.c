@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pinconfig grammar: every accepted form, every error (with its file:line),
+ * substring matching with first match winning, and the CLI's refusal to
+ * fall back to unfiltered output.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* the harness compares through int-typed temporaries: silence its noise */
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include <kselftest_harness.h>
+
+#include <zip.h>
+
+#include "pinconfig.h"
+
+static int parse(const char *text, struct pinconfig *pc, char *err, size_t errlen)
+{
+	return pinconfig_parse(text, strlen(text), "pc.txt", pc, err, errlen);
+}
+
+TEST(readme_example)
+{
+	const char *text =
+		"file lib/arm64-v8a/libcrashpad_handler_trampoline.so\n"
+		"file libmonochrome_64.so\n"
+		"offset 1000\n"
+		"len 50000\n"
+		"file libarcore_sdk_c.so\n";
+	struct pinconfig pc;
+	char err[256];
+
+	ASSERT_EQ(0, parse(text, &pc, err, sizeof(err)));
+	ASSERT_EQ(3, pc.nr);
+	EXPECT_STREQ("lib/arm64-v8a/libcrashpad_handler_trampoline.so", pc.entries[0].pattern);
+	EXPECT_EQ(0, pc.entries[0].nr_ranges);
+	EXPECT_EQ(1, pc.entries[0].line);
+	EXPECT_STREQ("libmonochrome_64.so", pc.entries[1].pattern);
+	ASSERT_EQ(1, pc.entries[1].nr_ranges);
+	EXPECT_EQ(1000, pc.entries[1].ranges[0].offset);
+	EXPECT_EQ(50000, pc.entries[1].ranges[0].length);
+	EXPECT_EQ(2, pc.entries[1].line);
+	EXPECT_EQ(0, pc.entries[2].nr_ranges);
+	EXPECT_EQ(5, pc.entries[2].line);
+	pinconfig_free(&pc);
+}
+
+TEST(length_spelling_whitespace_and_numbers)
+{
+	const char *text = "  file\ta.so offset 0x1000 length 4K\n\n"
+			   "offset 8192\tlen 1\r\nfile b";
+	struct pinconfig pc;
+	char err[256];
+
+	ASSERT_EQ(0, parse(text, &pc, err, sizeof(err)));
+	ASSERT_EQ(2, pc.nr);
+	ASSERT_EQ(2, pc.entries[0].nr_ranges);
+	EXPECT_EQ(4096, pc.entries[0].ranges[0].offset);
+	EXPECT_EQ(4096, pc.entries[0].ranges[0].length);
+	EXPECT_EQ(8192, pc.entries[0].ranges[1].offset);
+	EXPECT_EQ(1, pc.entries[0].ranges[1].length);
+	EXPECT_STREQ("b", pc.entries[1].pattern);
+	EXPECT_EQ(4, pc.entries[1].line);
+	pinconfig_free(&pc);
+}
+
+TEST(first_match_wins_by_substring)
+{
+	struct pinconfig pc;
+	char err[256];
+
+	ASSERT_EQ(0, parse("file libfoo\nfile lib/arm64\noffset 0 len 1\nfile .so", &pc,
+			   err, sizeof(err)));
+	EXPECT_EQ(&pc.entries[0], pinconfig_match(&pc, "lib/arm64/libfoo.so"));
+	EXPECT_EQ(&pc.entries[1], pinconfig_match(&pc, "lib/arm64/libbar.so"));
+	EXPECT_EQ(&pc.entries[2], pinconfig_match(&pc, "lib/x86/libbar.so"));
+	EXPECT_EQ(NULL, pinconfig_match(&pc, "classes.dex"));
+	pinconfig_free(&pc);
+}
+
+/* Every error, with the exact message prefix (file and line). */
+static const struct {
+	const char *text;
+	const char *msg;
+} bad[] = {
+	{ "", "pc.txt:1: no 'file' entries" },
+	{ "\n\n  \n", "pc.txt:4: no 'file' entries" },
+	{ "file", "pc.txt:1: expected a pattern after 'file', got end of file" },
+	{ "offset 1 len 2", "pc.txt:1: 'offset' before any 'file'" },
+	{ "file a\nlen 5", "pc.txt:2: 'len' without a preceding 'offset'" },
+	{ "file a\nlength 5", "pc.txt:2: 'length' without a preceding 'offset'" },
+	{ "file a\noffset", "pc.txt:2: expected a number after 'offset', got end of file" },
+	{ "file a\noffset x len 5", "pc.txt:2: expected a number after 'offset', got 'x'" },
+	{ "file a\noffset -1 len 5", "pc.txt:2: expected a number after 'offset', got '-1'" },
+	{ "file a\noffset 99999999999999999999 len 5",
+	  "pc.txt:2: expected a number after 'offset', got '99999999999999999999' (out of range)" },
+	{ "file a\noffset 10\n", "pc.txt:2: expected 'len' or 'length' after 'offset 10', got end of file" },
+	{ "file a\noffset 10\nfile b", "pc.txt:3: expected 'len' or 'length' after 'offset 10', got 'file'" },
+	{ "file a\noffset 10 size 4", "pc.txt:2: expected 'len' or 'length' after 'offset 10', got 'size'" },
+	{ "file a\noffset 10 len", "pc.txt:2: expected a number after 'len', got end of file" },
+	{ "file a\noffset 10 len\n\nzz", "pc.txt:4: expected a number after 'len', got 'zz'" },
+	{ "file a\noffset 10 len 0", "pc.txt:2: zero length" },
+	{ "file a\noffset 0xffffffffffffffff len 2", "pc.txt:2: offset + length overflows 64 bits" },
+	{ "file a\nfiles b", "pc.txt:2: unexpected token 'files'" },
+	{ "file a\n# comment", "pc.txt:2: unexpected token '#'" },
+	{ "file a offset 1 len 2 3", "pc.txt:1: unexpected token '3'" },
+};
+
+TEST(every_error_names_file_and_line)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct pinconfig pc = { (void *)1, 1 };
+		char err[256] = "";
+
+		errno = 0;
+		EXPECT_EQ(-1, parse(bad[i].text, &pc, err, sizeof(err)))
+			TH_LOG("case %zu parsed: %s", i, bad[i].text);
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(0, strncmp(err, bad[i].msg, strlen(bad[i].msg)))
+			TH_LOG("case %zu: got '%s', want '%s'", i, err, bad[i].msg);
+		/* nothing half-parsed is left behind */
+		EXPECT_EQ(0, pc.nr);
+		EXPECT_EQ(NULL, pc.entries);
+	}
+}
+
+TEST(nul_byte_is_an_error)
+{
+	struct pinconfig pc;
+	char err[256];
+
+	EXPECT_EQ(-1, pinconfig_parse("file a\n\0", 8, "pc.txt", &pc, err, sizeof(err)));
+	EXPECT_STREQ("pc.txt:2: NUL byte in pinconfig", err);
+}
+
+TEST(load_missing_file)
+{
+	struct pinconfig pc;
+	char err[256];
+
+	EXPECT_EQ(-1, pinconfig_load("/nonexistent/pc.txt", &pc, err, sizeof(err)));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_STREQ("/nonexistent/pc.txt: No such file or directory", err);
+}
+
+/* The CLI exits non-zero on a bad pinconfig and writes nothing. */
+TEST(cli_never_falls_back_to_unfiltered)
+{
+	const char *bin = getenv("POWERPIN_BIN") ? getenv("POWERPIN_BIN") : "build/bin/powerpin";
+	char dir[] = "/var/tmp/pinconfig_test.XXXXXX", cmd[1024];
+	zipFile zf;
+	FILE *fp;
+	int st;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	/* a zip with one stored entry that the pinconfig does not name */
+	snprintf(cmd, sizeof(cmd), "%s/e.zip", dir);
+	zf = zipOpen64(cmd, APPEND_STATUS_CREATE);
+	ASSERT_NE(NULL, zf);
+	ASSERT_EQ(ZIP_OK, zipOpenNewFileInZip64(zf, "b.txt", NULL, NULL, 0, NULL, 0, NULL,
+						0, 0, 0));
+	ASSERT_EQ(ZIP_OK, zipWriteInFileInZip(zf, "hello", 5));
+	ASSERT_EQ(ZIP_OK, zipCloseFileInZip(zf));
+	ASSERT_EQ(ZIP_OK, zipClose(zf, NULL));
+	snprintf(cmd, sizeof(cmd), "%s/pc.txt", dir);
+	fp = fopen(cmd, "w");
+	ASSERT_NE(NULL, fp);
+	fputs("file a.so\noffset 4096 lenght 100\n", fp);
+	fclose(fp);
+	snprintf(cmd, sizeof(cmd), "%s file %s/e.zip --zip --pinconfig %s/pc.txt --dump -o %s/out >%s/log 2>&1",
+		 bin, dir, dir, dir, dir);
+	st = system(cmd);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(1, WEXITSTATUS(st));
+	snprintf(cmd, sizeof(cmd),
+		 "grep -q \"pc.txt:2: expected 'len' or 'length' after 'offset 4096', got 'lenght'\" %s/log && test ! -e %s/out && ! grep -q coverages %s/log",
+		 dir, dir, dir);
+	EXPECT_EQ(0, system(cmd));
+	/* and the same zip with a good pinconfig is fine */
+	snprintf(cmd, sizeof(cmd), "echo 'file a.so offset 4096 length 100' > %s/pc.txt && %s file %s/e.zip --zip --pinconfig %s/pc.txt -o %s/out >%s/log 2>&1 && test -e %s/out && ! test -s %s/out",
+		 dir, bin, dir, dir, dir, dir, dir, dir);
+	EXPECT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	system(cmd);
+}
+
+TEST_HARNESS_MAIN
