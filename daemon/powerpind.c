@@ -1,9 +1,558 @@
 // SPDX-License-Identifier: GPL-2.0
-/* powerpind: placeholder until the daemon lands. */
+/*
+ * powerpind: turns `echo 1 > tracing_on ... echo 0 > tracing_on` into a
+ * capture and a report with nobody typing anything else.
+ *
+ * At start it enables the capture events (powerpin, sched_switch,
+ * sched_process_fork/exit), so that tracing_on alone opens the sampler's
+ * gate, and joins the powerpin "events" netlink group.  CAPTURE_STARTED
+ * opens SPOOL/capture-<UTC>/trace.dat and drains the ring buffers into it;
+ * CAPTURE_STOPPED closes it, writes summary.txt, then (in a child) the
+ * `powerpin report` outputs and pinlists for the configured files.
+ * SIGTERM/SIGINT finish an open capture and put the events back; SIGHUP
+ * rereads the configuration; powerpin.ko going away and coming back is
+ * followed through the netlink controller.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <tracefs.h>
 
-int main(void)
+#include "daemon.h"
+#include "genl.h"
+#include "record.h"
+
+struct ppd {
+	bool foreground;
+	const char *config_path;
+	bool config_explicit;
+	const char *spool_arg;
+	struct ppd_config cfg;
+	const char *spool;
+
+	struct pp_genl *nl;
+	bool loaded;
+	struct pp_events_saved *saved;
+	bool powerpin_enabled_later;
+
+	struct pp_capture *cap;
+	char *cap_dir;
+	uint64_t cap_start_ns;
+	pid_t post_pid;		/* report/pinlist child */
+	bool stopping;
+};
+
+static void logmsg(struct ppd *d, int prio, const char *fmt, ...)
 {
-	fprintf(stderr, "powerpind: not implemented yet\n");
-	return 1;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (d->foreground) {
+		fprintf(stderr, "powerpind: ");
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	} else {
+		vsyslog(prio, fmt, ap);
+	}
+	va_end(ap);
+}
+
+static uint64_t boottime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: powerpind [--foreground] [--config FILE] [--spool DIR]\n\n"
+		"Capture power samples whenever tracing_on opens the powerpin sampler's gate.\n\n"
+		"  -f, --foreground   stay in the foreground and log to stderr (else syslog)\n"
+		"  -c, --config FILE  configuration (default " PPD_DEFAULT_CONFIG ",\n"
+		"                     optional when not given explicitly)\n"
+		"  -s, --spool DIR    where captures go (default: the config's spool, else\n"
+		"                     " PPD_DEFAULT_SPOOL ")\n"
+		"  -h, --help         this help\n\n"
+		"Signals: SIGTERM/SIGINT finish an open capture and exit, SIGHUP rereads\n"
+		"the configuration.  Capture layout: docs/capture-format.md.\n");
+}
+
+/* Apply the configured period and supply, if any. */
+static void apply_config(struct ppd *d)
+{
+	struct pp_genl *g;
+
+	if (!d->cfg.have_period && !d->cfg.supply)
+		return;
+	g = pp_genl_open();
+	if (!g) {
+		logmsg(d, LOG_WARNING, "cannot configure the sampler: %s",
+		       errno == ENOENT ? "powerpin.ko not loaded" : strerror(errno));
+		return;
+	}
+	if (pp_genl_set_config(g, d->cfg.have_period ? &d->cfg.period_us : NULL,
+			       d->cfg.supply))
+		logmsg(d, LOG_WARNING, "sampler refused the configuration: %s%s%s",
+		       strerror(errno), pp_genl_error(g) ? ": " : "",
+		       pp_genl_error(g) ? pp_genl_error(g) : "");
+	pp_genl_close(g);
+}
+
+static void enable_powerpin_events(struct ppd *d)
+{
+	if (tracefs_event_enable(NULL, "powerpin", NULL))
+		logmsg(d, LOG_WARNING, "cannot enable the powerpin events");
+	else
+		d->powerpin_enabled_later = true;
+}
+
+static void capture_start(struct ppd *d, uint64_t start_ns)
+{
+	char err[512], *path;
+
+	if (d->cap)
+		return;
+	d->cap_dir = ppd_new_capture_dir(d->spool);
+	if (!d->cap_dir) {
+		logmsg(d, LOG_ERR, "cannot create a capture directory in %s: %s",
+		       d->spool, strerror(errno));
+		return;
+	}
+	if (asprintf(&path, "%s/trace.dat", d->cap_dir) < 0) {
+		free(d->cap_dir);
+		d->cap_dir = NULL;
+		return;
+	}
+	d->cap = pp_capture_start(path, err, sizeof(err));
+	free(path);
+	if (!d->cap) {
+		logmsg(d, LOG_ERR, "capture not started: %s", err);
+		rmdir(d->cap_dir);
+		free(d->cap_dir);
+		d->cap_dir = NULL;
+		return;
+	}
+	d->cap_start_ns = start_ns;
+	logmsg(d, LOG_INFO, "capture started: %s", d->cap_dir);
+}
+
+static int run_wait(char *const argv[], const char *out_path)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		fd = open(out_path ? out_path : "/dev/null",
+			  O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			close(fd);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static char *self_dir_file(const char *name)
+{
+	char exe[PATH_MAX], *slash, *p;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	if (asprintf(&p, "%s/%s", exe, name) < 0)
+		return NULL;
+	return p;
+}
+
+/*
+ * The report set, in a child so that a slow report never holds up the next
+ * capture: `powerpin report` (text, JSON, HTML, CSV) and one pinlist per
+ * configured file.  Failures are logged by the parent from the exit code.
+ */
+static void post_process(struct ppd *d, const char *dir)
+{
+	char *powerpin = self_dir_file("powerpin");
+	char *trace = NULL, *json = NULL, *html = NULL, *csv = NULL, *txt = NULL;
+	char *tmp = NULL;
+	int i, bad = 0;
+
+	if (!powerpin || access(powerpin, X_OK)) {
+		free(powerpin);
+		powerpin = strdup("/usr/bin/powerpin");
+	}
+	if (d->cfg.report &&
+	    asprintf(&trace, "%s/trace.dat", dir) >= 0 &&
+	    asprintf(&json, "%s/report.json", dir) >= 0 &&
+	    asprintf(&html, "%s/report.html", dir) >= 0 &&
+	    asprintf(&csv, "%s/report.csv", dir) >= 0 &&
+	    asprintf(&txt, "%s/report.txt", dir) >= 0 &&
+	    asprintf(&tmp, "%s/.report.txt.tmp", dir) >= 0) {
+		char *argv[] = { powerpin, "report", trace, "--json", json,
+				 "--html", html, "--csv", csv, NULL };
+
+		if (run_wait(argv, tmp) == 0)
+			rename(tmp, txt);
+		else
+			bad |= 1;
+		unlink(tmp);
+	}
+	for (i = 0; i < d->cfg.nr_pin_files; i++) {
+		const char *f = d->cfg.pin_files[i];
+		const char *base = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
+		size_t len = strlen(f);
+		bool zip = len > 4 && (!strcmp(f + len - 4, ".apk") ||
+				       !strcmp(f + len - 4, ".zip"));
+		char *out;
+
+		if (asprintf(&out, "%s/%s.pinlist.meta", dir, base) < 0)
+			continue;
+		if (zip) {
+			char *argv[] = { powerpin, "file", (char *)f, "--zip",
+					 "--gen-probe", "-o", out, NULL };
+
+			if (run_wait(argv, NULL))
+				bad |= 2;
+		} else {
+			char *argv[] = { powerpin, "file", (char *)f,
+					 "--gen-probe", "-o", out, NULL };
+
+			if (run_wait(argv, NULL))
+				bad |= 2;
+		}
+		free(out);
+	}
+	_exit(bad);
+}
+
+static void capture_stop(struct ppd *d, uint64_t stop_ns, int64_t samples,
+			 bool complete)
+{
+	struct pp_capture_stats st;
+	struct ppd_summary sum;
+	char err[512];
+	pid_t pid;
+
+	if (!d->cap)
+		return;
+	if (pp_capture_finish(d->cap, samples, &st, err, sizeof(err))) {
+		logmsg(d, LOG_ERR, "capture %s lost: %s", d->cap_dir, err);
+		d->cap = NULL;
+		goto out;
+	}
+	d->cap = NULL;
+	sum = (struct ppd_summary){
+		.start_ns = d->cap_start_ns,
+		.stop_ns = stop_ns,
+		.samples = samples,
+		.lost_events = st.lost_events,
+		.bytes = st.bytes,
+		.complete = complete,
+	};
+	if (ppd_write_summary(d->cap_dir, &sum))
+		logmsg(d, LOG_ERR, "cannot write %s/summary.txt: %s", d->cap_dir,
+		       strerror(errno));
+	logmsg(d, LOG_INFO,
+	       "capture %s: %lld samples, %llu lost events, %llu bytes%s",
+	       d->cap_dir, (long long)samples,
+	       (unsigned long long)st.lost_events,
+	       (unsigned long long)st.bytes, complete ? "" : " (interrupted)");
+
+	if (!complete || d->stopping || d->post_pid > 0)
+		goto out;
+	if (!d->cfg.report && !d->cfg.nr_pin_files)
+		goto out;
+	pid = fork();
+	if (pid == 0)
+		post_process(d, d->cap_dir);
+	if (pid < 0)
+		logmsg(d, LOG_ERR, "cannot fork the report: %s", strerror(errno));
+	else
+		d->post_pid = pid;
+out:
+	free(d->cap_dir);
+	d->cap_dir = NULL;
+}
+
+static void on_event(const struct pp_event *ev, void *arg)
+{
+	struct ppd *d = arg;
+
+	switch (ev->kind) {
+	case PP_EVENT_CAPTURE_STARTED:
+		capture_start(d, ev->time_ns);
+		break;
+	case PP_EVENT_CAPTURE_STOPPED:
+		capture_stop(d, ev->time_ns, (int64_t)ev->capture_samples, true);
+		break;
+	case PP_EVENT_SUPPLY_FOUND:
+		logmsg(d, LOG_INFO, "supply %s found", ev->supply);
+		break;
+	case PP_EVENT_SUPPLY_LOST:
+		logmsg(d, LOG_WARNING, "supply %s lost", ev->supply);
+		break;
+	case PP_EVENT_FAMILY_GONE:
+		logmsg(d, LOG_WARNING, "powerpin.ko unloaded; waiting for it to come back");
+		d->loaded = false;
+		capture_stop(d, boottime_ns(), -1, false);
+		break;
+	case PP_EVENT_FAMILY_BACK:
+		logmsg(d, LOG_INFO, "powerpin.ko loaded again; events re-enabled");
+		d->loaded = true;
+		apply_config(d);
+		enable_powerpin_events(d);
+		break;
+	}
+}
+
+static int reload_config(struct ppd *d)
+{
+	struct ppd_config c = { .report = true };
+	char err[512];
+
+	if (ppd_config_load(d->config_path, d->config_explicit, &c, err,
+			    sizeof(err))) {
+		logmsg(d, LOG_ERR, "configuration not changed: %s", err);
+		ppd_config_free(&c);
+		return -1;
+	}
+	ppd_config_free(&d->cfg);
+	d->cfg = c;
+	return 0;
+}
+
+static int setup_spool(struct ppd *d)
+{
+	char *p, *s;
+	int fd;
+
+	d->spool = d->spool_arg ? d->spool_arg :
+		   d->cfg.spool ? d->cfg.spool : PPD_DEFAULT_SPOOL;
+	s = strdup(d->spool);
+	if (!s)
+		return -1;
+	for (p = s + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(s, 0755);
+		*p = '/';
+	}
+	free(s);
+	if (mkdir(d->spool, 0755) && errno != EEXIST) {
+		fprintf(stderr, "powerpind: cannot create the spool %s: %s\n",
+			d->spool, strerror(errno));
+		return -1;
+	}
+	/* one daemon per spool; the lock goes with the process, even on -9 */
+	if (asprintf(&s, "%s/.lock", d->spool) < 0)
+		return -1;
+	fd = open(s, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	free(s);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB)) {
+		fprintf(stderr, "powerpind: %s is in use by another powerpind\n",
+			d->spool);
+		return -1;
+	}
+	pp_capture_clean_dir(d->spool);
+	return 0;
+}
+
+static int parse_args(struct ppd *d, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "spool", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	d->config_path = PPD_DEFAULT_CONFIG;
+	while ((c = getopt_long(argc, argv, "fc:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			d->foreground = true;
+			break;
+		case 'c':
+			d->config_path = optarg;
+			d->config_explicit = true;
+			break;
+		case 's':
+			if (optarg[0] != '/') {
+				fprintf(stderr, "powerpind: --spool wants an absolute path\n");
+				return 2;
+			}
+			d->spool_arg = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "powerpind: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+static void reap(struct ppd *d, bool block)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, block ? 0 : WNOHANG)) > 0) {
+		if (pid != d->post_pid)
+			continue;
+		d->post_pid = 0;
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			logmsg(d, LOG_WARNING, "report set incomplete (status %d)",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct ppd d = { .cfg = { .report = true } };
+	struct pollfd pfd[2];
+	struct signalfd_siginfo si;
+	bool missing;
+	char err[512];
+	sigset_t mask;
+	int ret;
+
+	ret = parse_args(&d, argc, argv);
+	if (ret)
+		return ret;
+	if (ppd_config_load(d.config_path, d.config_explicit, &d.cfg, err,
+			    sizeof(err))) {
+		fprintf(stderr, "powerpind: %s\n", err);
+		return 1;
+	}
+	if (!tracefs_tracing_dir() || access(tracefs_tracing_dir(), W_OK)) {
+		fprintf(stderr, "powerpind: no write access to tracefs (mounted? root?)\n");
+		return 1;
+	}
+	if (setup_spool(&d))
+		return 1;
+	if (!d.foreground) {
+		openlog("powerpind", LOG_PID, LOG_DAEMON);
+		if (daemon(0, 0)) {
+			fprintf(stderr, "powerpind: daemon: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	pfd[1].fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	pfd[1].events = POLLIN;
+
+	d.nl = pp_genl_listen(&d.loaded);
+	if (!d.nl || pfd[1].fd < 0) {
+		logmsg(&d, LOG_ERR, "cannot listen to generic netlink: %s",
+		       strerror(errno));
+		return 1;
+	}
+	pfd[0].fd = pp_genl_fd(d.nl);
+	pfd[0].events = POLLIN;
+	if (!d.loaded)
+		logmsg(&d, LOG_WARNING, "powerpin.ko not loaded; waiting for it");
+	else
+		apply_config(&d);
+
+	/* stale data from before is no part of any capture */
+	if (!tracefs_trace_is_on(NULL))
+		pp_trace_clear();
+	d.saved = pp_events_enable(&missing);
+	if (!d.saved) {
+		logmsg(&d, LOG_ERR, "cannot enable the capture events: %s",
+		       strerror(errno));
+		return 1;
+	}
+	logmsg(&d, LOG_INFO, "ready: spool %s, %s", d.spool,
+	       d.loaded ? "powerpin.ko loaded" : "waiting for powerpin.ko");
+
+	while (!d.stopping) {
+		int n = poll(pfd, 2, d.cap ? 100 : -1);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents & POLLIN) {
+			if (pp_genl_read_events(d.nl, on_event, &d) < 0)
+				logmsg(&d, LOG_WARNING, "netlink events lost: %s",
+				       strerror(errno));
+		}
+		if (d.cap && pp_capture_drain(d.cap) < 0)
+			logmsg(&d, LOG_WARNING, "ring buffer read failed: %s",
+			       strerror(errno));
+		if (pfd[1].revents & POLLIN &&
+		    read(pfd[1].fd, &si, sizeof(si)) == sizeof(si)) {
+			switch (si.ssi_signo) {
+			case SIGHUP:
+				if (!reload_config(&d)) {
+					logmsg(&d, LOG_INFO, "configuration reread");
+					if (d.loaded)
+						apply_config(&d);
+				}
+				break;
+			case SIGCHLD:
+				reap(&d, false);
+				break;
+			default:
+				logmsg(&d, LOG_INFO, "signal %d: finishing", si.ssi_signo);
+				d.stopping = true;
+				break;
+			}
+		}
+	}
+
+	capture_stop(&d, boottime_ns(), -1, false);
+	pp_events_restore(d.saved);
+	if (d.powerpin_enabled_later)
+		tracefs_event_disable(NULL, "powerpin", NULL);
+	if (d.post_pid > 0)
+		reap(&d, true);
+	pp_genl_close(d.nl);
+	ppd_config_free(&d.cfg);
+	logmsg(&d, LOG_INFO, "exiting");
+	return 0;
 }
