@@ -54,8 +54,9 @@
  *   ESPIPE     fd is a pipe, FIFO or socket.
  *   ENODEV     fd is a device node or another special file.
  *   EOPNOTSUPP the file has no page cache that can be described: hugetlbfs
- *              (cache indexed in huge pages), DAX, or a file system with no
- *              page cache at all (/proc, sysfs, debugfs).
+ *              (cache indexed in huge pages), DAX, or a pseudo file system
+ *              with no page cache (proc, sysfs, cgroup, debugfs, tracefs,
+ *              securityfs, bpf).
  *   EPERM      the fd is not open for writing and the caller neither owns the
  *              file (nor has CAP_FOWNER) nor has write permission on it, the
  *              rule cachestat follows since CVE-2025-21691.
@@ -119,11 +120,18 @@ static bool residency_allowed(struct file *file)
 	return file_permission(file, MAY_WRITE) == 0;
 }
 
+/* File systems whose regular files have no page cache to describe. */
+static const unsigned long residency_pseudo_fs[] = {
+	PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+	DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC, BPF_FS_MAGIC,
+};
+
 /* Whether @file has a page cache this ioctl can describe, as an errno. */
 static int residency_check_file(struct file *file)
 {
 	struct inode *inode = file_inode(file);
 	umode_t mode = inode->i_mode;
+	unsigned int i;
 
 	if (S_ISDIR(mode))
 		return -EISDIR;
@@ -139,9 +147,16 @@ static int residency_check_file(struct file *file)
 	 */
 	if (inode->i_sb->s_magic == HUGETLBFS_MAGIC || IS_DAX(inode))
 		return -EOPNOTSUPP;
-	/* procfs, sysfs, debugfs: nothing is ever cached, so say nothing */
+	/*
+	 * Pseudo file systems never cache file data, so an answer would be
+	 * made up.  Most give their inodes empty_aops; kernfs (sysfs, cgroup)
+	 * uses ram_aops on 6.1, so those are known by their superblock.
+	 */
 	if (!file->f_mapping || file->f_mapping->a_ops == &empty_aops)
 		return -EOPNOTSUPP;
+	for (i = 0; i < ARRAY_SIZE(residency_pseudo_fs); i++)
+		if (inode->i_sb->s_magic == residency_pseudo_fs[i])
+			return -EOPNOTSUPP;
 	return 0;
 }
 

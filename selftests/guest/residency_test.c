@@ -1,0 +1,854 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * POWERPIN_IOC_RESIDENCY against mincore() and cachestat(), page for page,
+ * plus the permission rule, every documented errno and a truncate race.
+ * Runs in the guest as root with powerpin.ko loaded and /mnt/disk on ext4.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/powerpin.h>
+
+#include <kselftest_harness.h>
+
+#define DISK_DIR	"/mnt/disk"
+#define NOBODY_UID	65534
+#define NOBODY_GID	65534
+
+/* cachestat(2): in Linux 6.5+, not in Debian 12's glibc. */
+#define NR_CACHESTAT	451
+struct cs_range {
+	uint64_t off;
+	uint64_t len;
+};
+
+struct cs_stat {
+	uint64_t nr_cache;
+	uint64_t nr_dirty;
+	uint64_t nr_writeback;
+	uint64_t nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+static long page_size;
+
+static int cachestat(int fd, uint64_t off, uint64_t len, struct cs_stat *cs)
+{
+	struct cs_range r = { off, len };
+
+	return syscall(NR_CACHESTAT, fd, &r, cs, 0);
+}
+
+/* One ioctl; 0 or -errno.  @r comes back filled in. */
+static int query(int dev, int fd, unsigned int mode, uint64_t off, uint64_t len,
+		 void *buf, uint64_t buf_len, struct powerpin_residency *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	r->mode = mode;
+	r->fd = fd;
+	r->offset = off;
+	r->length = len;
+	r->buf = (uintptr_t)buf;
+	r->buf_len = buf_len;
+	return ioctl(dev, POWERPIN_IOC_RESIDENCY, r) ? -errno : 0;
+}
+
+static int query_errno(int dev, int fd, unsigned int mode, uint64_t off,
+		       uint64_t len, void *buf, uint64_t buf_len)
+{
+	struct powerpin_residency r;
+
+	return query(dev, fd, mode, off, len, buf, buf_len, &r);
+}
+
+/* mincore() on a shared mapping of [off, off + len): one byte per page. */
+static unsigned char *mincore_vec(int fd, uint64_t off, uint64_t len, size_t *npages)
+{
+	size_t n = (len + page_size - 1) / page_size;
+	unsigned char *vec = calloc(n ? n : 1, 1);
+	void *map;
+
+	*npages = n;
+	if (!vec || !n)
+		return vec;
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, off);
+	if (map == MAP_FAILED) {
+		free(vec);
+		return NULL;
+	}
+	if (mincore(map, len, vec)) {
+		free(vec);
+		vec = NULL;
+	}
+	munmap(map, len);
+	return vec;
+}
+
+static bool bit_is_set(const unsigned char *bits, size_t i)
+{
+	return bits[i / 8] & (1u << (i % 8));
+}
+
+static void fill_file(int fd, size_t bytes)
+{
+	char *chunk = malloc(1 << 20);
+	size_t done = 0;
+
+	memset(chunk, 0x5a, 1 << 20);
+	while (done < bytes) {
+		size_t n = bytes - done < (1u << 20) ? bytes - done : (1u << 20);
+		ssize_t w = pwrite(fd, chunk, n, done);
+
+		if (w <= 0)
+			break;
+		done += w;
+	}
+	free(chunk);
+}
+
+/* Residency as runs of whole pages, from a per-page truth vector. */
+static size_t vec_to_runs(const unsigned char *vec, size_t n, uint64_t base,
+			  struct powerpin_run *runs)
+{
+	size_t i, nr = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!(vec[i] & 1))
+			continue;
+		if (nr && runs[nr - 1].offset + runs[nr - 1].length ==
+			  base + i * page_size)
+			runs[nr - 1].length += page_size;
+		else
+			runs[nr++] = (struct powerpin_run){ base + i * page_size, page_size };
+	}
+	return nr;
+}
+
+/* All runs of a range, resuming with the cursor, @per_call runs at a time. */
+static ssize_t all_runs(int dev, int fd, uint64_t off, uint64_t len,
+			size_t per_call, struct powerpin_run *out, size_t max,
+			int *calls)
+{
+	struct powerpin_run *buf = calloc(per_call, sizeof(*buf));
+	struct powerpin_residency r;
+	uint64_t cursor = 0;
+	size_t nr = 0;
+
+	*calls = 0;
+	do {
+		memset(&r, 0, sizeof(r));
+		r.size = sizeof(r);
+		r.mode = POWERPIN_RES_RUNS;
+		r.fd = fd;
+		r.offset = off;
+		r.length = len;
+		r.buf = (uintptr_t)buf;
+		r.buf_len = per_call * sizeof(*buf);
+		r.cursor = cursor;
+		if (ioctl(dev, POWERPIN_IOC_RESIDENCY, &r) || r.nr_runs > per_call ||
+		    nr + r.nr_runs > max || ++*calls > 1000000) {
+			free(buf);
+			return -1;
+		}
+		memcpy(out + nr, buf, r.nr_runs * sizeof(*buf));
+		nr += r.nr_runs;
+		cursor = r.cursor;
+	} while (cursor);
+	free(buf);
+	return nr;
+}
+
+/* ---- block-backed file on /mnt/disk ------------------------------------ */
+
+#define DISK_PAGES	2048		/* 8 MiB with 4 KiB pages */
+#define DISK_TAIL	100		/* the last page is partial */
+
+FIXTURE(disk) {
+	int dev;
+	int fd;
+	char path[64];
+	size_t size;
+	size_t pages;
+};
+
+FIXTURE_SETUP(disk)
+{
+	unsigned int i;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	self->dev = open(POWERPIN_DEVICE, O_RDONLY);
+	ASSERT_LE(0, self->dev) TH_LOG("open %s: %s", POWERPIN_DEVICE, strerror(errno));
+	strcpy(self->path, DISK_DIR "/residency.XXXXXX");
+	self->fd = mkstemp(self->path);
+	ASSERT_LE(0, self->fd) TH_LOG("mkstemp in %s: %s", DISK_DIR, strerror(errno));
+	self->size = DISK_PAGES * page_size + DISK_TAIL;
+	self->pages = DISK_PAGES + 1;
+	fill_file(self->fd, self->size);
+	ASSERT_EQ(0, fsync(self->fd));
+	/* evict random ranges; a fixed seed keeps failures reproducible */
+	srandom(4);
+	for (i = 0; i < 40; i++) {
+		off_t first = random() % self->pages;
+		off_t n = 1 + random() % 64;
+
+		posix_fadvise(self->fd, first * page_size, n * page_size,
+			      POSIX_FADV_DONTNEED);
+	}
+}
+
+FIXTURE_TEARDOWN(disk)
+{
+	unlink(self->path);
+	close(self->fd);
+	close(self->dev);
+}
+
+/* Ranges checked page for page: whole file, middles, tails, single pages. */
+static const struct { uint64_t off_pages, len_bytes; } disk_ranges[] = {
+	{ 0, 0 }, { 0, 1 }, { 3, 4096 * 5 + 1 }, { 100, 4096 * 1000 },
+	{ 1500, 0 }, { DISK_PAGES, 0 }, { DISK_PAGES - 1, 1 << 30 },
+};
+
+TEST_F(disk, bitmap_equals_mincore)
+{
+	unsigned char *bits = malloc(self->pages / 8 + 1);
+	unsigned int k;
+
+	for (k = 0; k < sizeof(disk_ranges) / sizeof(disk_ranges[0]); k++) {
+		uint64_t off = disk_ranges[k].off_pages * page_size;
+		uint64_t len = disk_ranges[k].len_bytes;
+		uint64_t end = len && off + len < self->size ? off + len : self->size;
+		struct powerpin_residency r;
+		size_t n, i, resident = 0;
+		unsigned char *vec;
+
+		memset(bits, 0xff, self->pages / 8 + 1);
+		ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_BITMAP, off,
+				   len, bits, self->pages / 8 + 1, &r));
+		vec = mincore_vec(self->fd, off, end - off, &n);
+		ASSERT_NE(NULL, vec);
+		ASSERT_EQ(n, r.nr_pages) TH_LOG("range %u", k);
+		ASSERT_EQ(self->size, r.file_size);
+		for (i = 0; i < n; i++) {
+			ASSERT_EQ(vec[i] & 1, bit_is_set(bits, i))
+				TH_LOG("range %u page %zu", k, i);
+			resident += vec[i] & 1;
+		}
+		/* bits past the range are cleared */
+		for (; i % 8; i++)
+			ASSERT_FALSE(bit_is_set(bits, i));
+		ASSERT_EQ(resident, r.nr_resident);
+		ASSERT_EQ(0U, r.nr_dirty);
+		free(vec);
+	}
+	free(bits);
+}
+
+TEST_F(disk, runs_equal_mincore)
+{
+	static const size_t per_call[] = { 1, 3, 4096 };
+	struct powerpin_run *want = calloc(self->pages, sizeof(*want));
+	struct powerpin_run *got = calloc(self->pages, sizeof(*got));
+	unsigned int k, p;
+	size_t n;
+	unsigned char *vec = mincore_vec(self->fd, 0, self->size, &n);
+
+	/* the fixture's random eviction must leave several runs to compare */
+	ASSERT_NE(NULL, vec);
+	ASSERT_LT(3U, vec_to_runs(vec, n, 0, want));
+	free(vec);
+	for (k = 0; k < sizeof(disk_ranges) / sizeof(disk_ranges[0]); k++) {
+		uint64_t off = disk_ranges[k].off_pages * page_size;
+		uint64_t len = disk_ranges[k].len_bytes;
+		uint64_t end = len && off + len < self->size ? off + len : self->size;
+		ssize_t nwant;
+
+		vec = mincore_vec(self->fd, off, end - off, &n);
+		ASSERT_NE(NULL, vec);
+		nwant = vec_to_runs(vec, n, off, want);
+		free(vec);
+		for (p = 0; p < 3; p++) {
+			int calls;
+			ssize_t ngot = all_runs(self->dev, self->fd, off, len,
+						per_call[p], got, self->pages, &calls);
+
+			ASSERT_EQ(nwant, ngot) TH_LOG("range %u, %zu per call", k, per_call[p]);
+			ASSERT_EQ(0, memcmp(want, got, nwant * sizeof(*got)));
+			if (per_call[p] == 1 && nwant > 1)
+				ASSERT_EQ(nwant, calls);
+		}
+	}
+	free(want);
+	free(got);
+}
+
+/* Counts of a runs call that stops early describe the part it walked. */
+TEST_F(disk, runs_cursor_counts)
+{
+	struct powerpin_run run;
+	struct powerpin_residency r, whole;
+	uint64_t resident = 0, pages = 0, cursor = 0;
+
+	ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &whole));
+	do {
+		memset(&r, 0, sizeof(r));
+		r.size = sizeof(r);
+		r.mode = POWERPIN_RES_RUNS;
+		r.fd = self->fd;
+		r.buf = (uintptr_t)&run;
+		r.buf_len = sizeof(run);
+		r.cursor = cursor;
+		ASSERT_EQ(0, ioctl(self->dev, POWERPIN_IOC_RESIDENCY, &r));
+		ASSERT_GE(1U, r.nr_runs);
+		if (r.cursor)
+			ASSERT_EQ(0U, r.cursor % page_size);
+		if (r.nr_runs)
+			ASSERT_EQ(run.length / page_size, r.nr_resident);
+		resident += r.nr_resident;
+		pages += r.nr_pages;
+		cursor = r.cursor;
+	} while (cursor);
+	ASSERT_EQ(whole.nr_resident, resident);
+	ASSERT_EQ(self->pages, pages);
+}
+
+TEST_F(disk, counts_equal_cachestat)
+{
+	static const struct { uint64_t off, len; } ranges[] = {
+		{ 0, 0 }, { 4096, 4096 * 300 }, { 4096 * 1024, 0 }, { 4096 * 7, 1 },
+	};
+	unsigned int k;
+
+	for (k = 0; k < sizeof(ranges) / sizeof(ranges[0]); k++) {
+		struct powerpin_residency r;
+		struct cs_stat cs;
+
+		if (cachestat(self->fd, ranges[k].off, ranges[k].len, &cs)) {
+			ASSERT_EQ(ENOSYS, errno);
+			SKIP(return, "cachestat() is not in this kernel (6.5+)");
+		}
+		ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_COUNTS,
+				   ranges[k].off, ranges[k].len, NULL, 0, &r));
+		ASSERT_EQ(cs.nr_cache, r.nr_resident) TH_LOG("range %u", k);
+		ASSERT_EQ(cs.nr_dirty, r.nr_dirty);
+		ASSERT_EQ(cs.nr_writeback, r.nr_writeback);
+		ASSERT_EQ(cs.nr_evicted, r.nr_evicted);
+	}
+}
+
+/* A query over a file with nothing cached and an empty file. */
+TEST_F(disk, empty_and_evicted)
+{
+	struct powerpin_residency r;
+	unsigned char bits[8];
+
+	ASSERT_EQ(0, posix_fadvise(self->fd, 0, 0, POSIX_FADV_DONTNEED));
+	ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	ASSERT_EQ(self->pages, r.nr_pages);
+	ASSERT_EQ(0U, r.nr_resident);
+
+	ASSERT_EQ(0, ftruncate(self->fd, 0));
+	memset(bits, 0xff, sizeof(bits));
+	ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_BITMAP, 0, 0, bits, 1, &r));
+	ASSERT_EQ(0U, r.nr_pages);
+	ASSERT_EQ(0U, r.file_size);
+	ASSERT_EQ(0xff, bits[0]);	/* nothing written for an empty range */
+}
+
+TEST_F(disk, dirty_then_clean)
+{
+	const size_t n = 64;
+	struct powerpin_residency r;
+	struct cs_stat cs;
+	char *page = malloc(page_size);
+	size_t i;
+
+	ASSERT_EQ(0, ftruncate(self->fd, 0));
+	memset(page, 0xa5, page_size);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(page_size, pwrite(self->fd, page, page_size, (i * 2) * page_size));
+	/* 64 dirty pages with holes between them; nothing is written back yet */
+	ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	ASSERT_EQ(2 * n - 1, r.nr_pages);
+	ASSERT_EQ(n, r.nr_resident);
+	ASSERT_EQ(n, r.nr_dirty + r.nr_writeback);
+	if (!cachestat(self->fd, 0, 0, &cs)) {
+		ASSERT_EQ(cs.nr_cache, r.nr_resident);
+		ASSERT_EQ(cs.nr_dirty + cs.nr_writeback, r.nr_dirty + r.nr_writeback);
+	}
+
+	/* start writeback without waiting: pages leave dirty for writeback */
+	ASSERT_EQ(0, sync_file_range(self->fd, 0, 0, SYNC_FILE_RANGE_WRITE));
+	ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	ASSERT_EQ(n, r.nr_resident);
+	ASSERT_GE(n, r.nr_dirty + r.nr_writeback);
+	TH_LOG("after sync_file_range: dirty %llu writeback %llu",
+	       (unsigned long long)r.nr_dirty, (unsigned long long)r.nr_writeback);
+
+	ASSERT_EQ(0, fsync(self->fd));
+	ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	ASSERT_EQ(n, r.nr_resident);
+	ASSERT_EQ(0U, r.nr_dirty);
+	ASSERT_EQ(0U, r.nr_writeback);
+	free(page);
+}
+
+/* ---- tmpfs with huge pages ---------------------------------------------- */
+
+static long meminfo_kb(const char *key)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
+			v = strtol(line + strlen(key) + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+TEST(huge_tmpfs_counts_per_page)
+{
+	char dir[] = "/tmp/residency-huge.XXXXXX", path[64];
+	const size_t huge = 2 << 20, size = 4 * huge;
+	long before, after;
+	int dev, fd;
+	size_t n, i;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	dev = open(POWERPIN_DEVICE, O_RDONLY);
+	ASSERT_LE(0, dev);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	if (mount("tmpfs", dir, "tmpfs", 0, "huge=always,size=64m")) {
+		rmdir(dir);
+		SKIP(return, "tmpfs huge=always: %s", strerror(errno));
+	}
+	snprintf(path, sizeof(path), "%s/f", dir);
+	fd = open(path, O_RDWR | O_CREAT, 0600);
+	ASSERT_LE(0, fd);
+	before = meminfo_kb("ShmemHugePages");
+	fill_file(fd, size);
+	after = meminfo_kb("ShmemHugePages");
+	if (after - before < (long)(size / 2 / 1024)) {
+		close(fd);
+		umount(dir);
+		rmdir(dir);
+		SKIP(return, "no THP for shmem here (ShmemHugePages %ld -> %ld kB)",
+		     before, after);
+	}
+
+	/* ranges that start and end inside huge folios count only their pages */
+	{
+		static const struct { size_t off, len; } ranges[] = {
+			{ 0, 0 }, { 4096, 4096 }, { (1 << 20) + 4096, 3 << 20 },
+			{ (2 << 20) - 4096, 8192 }, { (6 << 20) + 8192, 0 },
+		};
+		unsigned char bits[1024];
+
+		for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
+			size_t off = ranges[i].off, len = ranges[i].len;
+			size_t want = ((len ? off + len : size) - off) / page_size;
+			struct powerpin_residency r;
+			unsigned char *vec;
+			size_t p;
+
+			ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_BITMAP, off, len,
+					   bits, sizeof(bits), &r));
+			ASSERT_EQ(want, r.nr_pages) TH_LOG("range %zu", i);
+			ASSERT_EQ(want, r.nr_resident) TH_LOG("range %zu", i);
+			vec = mincore_vec(fd, off, want * page_size, &n);
+			ASSERT_NE(NULL, vec);
+			for (p = 0; p < n; p++)
+				ASSERT_EQ(vec[p] & 1, bit_is_set(bits, p));
+			free(vec);
+		}
+	}
+
+	/* a hole punched into one huge folio shows up page for page */
+	ASSERT_EQ(0, fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			       huge + 4 * page_size, 2 * page_size));
+	{
+		struct powerpin_run runs[8], want[8];
+		struct powerpin_residency r;
+		unsigned char *vec = mincore_vec(fd, 0, size, &n);
+		size_t nwant;
+
+		ASSERT_NE(NULL, vec);
+		nwant = vec_to_runs(vec, n, 0, want);
+		free(vec);
+		ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_RUNS, 0, 0, runs,
+				   sizeof(runs), &r));
+		ASSERT_EQ(nwant, r.nr_runs);
+		ASSERT_EQ(0, memcmp(want, runs, nwant * sizeof(runs[0])));
+		/* the folio is split when it can be; it may also stay whole */
+		TH_LOG("after punching 2 pages: %zu runs, %llu resident", nwant,
+		       (unsigned long long)r.nr_resident);
+	}
+	close(fd);
+	umount(dir);
+	rmdir(dir);
+	close(dev);
+}
+
+/* ---- permissions --------------------------------------------------------- */
+
+/*
+ * As nobody (device opened up to 0666 for the test): the ioctl on a file
+ * nobody owns, on root's 0644 file read-only, on root's 0666 file read-only,
+ * and on root's 0600 file through an O_RDWR fd inherited from root.
+ */
+TEST(permissions_as_nobody)
+{
+	static const char *const names[] = { "own", "root0644", "root0666", "rdwr" };
+	char paths[4][64];
+	int fds[4], results[4], pipefd[2], status, i;
+	struct stat st;
+	pid_t pid;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	ASSERT_EQ(0, stat(POWERPIN_DEVICE, &st));
+	ASSERT_EQ(0600U, st.st_mode & 0777);	/* the default mode */
+	for (i = 0; i < 4; i++) {
+		int fd;
+
+		snprintf(paths[i], sizeof(paths[i]), DISK_DIR "/perm-%s.XXXXXX", names[i]);
+		fd = mkstemp(paths[i]);
+		ASSERT_LE(0, fd);
+		fill_file(fd, 4 * page_size);
+		close(fd);
+	}
+	ASSERT_EQ(0, chown(paths[0], NOBODY_UID, NOBODY_GID));
+	ASSERT_EQ(0, chmod(paths[0], 0644));
+	ASSERT_EQ(0, chmod(paths[1], 0644));
+	ASSERT_EQ(0, chmod(paths[2], 0666));
+	ASSERT_EQ(0, chmod(paths[3], 0600));
+	fds[3] = open(paths[3], O_RDWR);
+	ASSERT_LE(0, fds[3]);
+	ASSERT_EQ(0, chmod(POWERPIN_DEVICE, 0666));
+	ASSERT_EQ(0, pipe(pipefd));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int dev;
+
+		if (setgroups(0, NULL) || setresgid(NOBODY_GID, NOBODY_GID, NOBODY_GID) ||
+		    setresuid(NOBODY_UID, NOBODY_UID, NOBODY_UID))
+			_exit(2);
+		dev = open(POWERPIN_DEVICE, O_RDONLY);
+		if (dev < 0)
+			_exit(3);
+		for (i = 0; i < 3; i++) {
+			fds[i] = open(paths[i], O_RDONLY);
+			if (fds[i] < 0)
+				_exit(4);
+		}
+		for (i = 0; i < 4; i++)
+			results[i] = query_errno(dev, fds[i], POWERPIN_RES_COUNTS, 0, 0, NULL, 0);
+		if (write(pipefd[1], results, sizeof(results)) != sizeof(results))
+			_exit(5);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	chmod(POWERPIN_DEVICE, 0600);
+	close(fds[3]);
+	for (i = 0; i < 4; i++)
+		unlink(paths[i]);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ((ssize_t)sizeof(results), read(pipefd[0], results, sizeof(results)));
+	close(pipefd[0]);
+	EXPECT_EQ(0, results[0]) TH_LOG("own file");
+	EXPECT_EQ(-EPERM, results[1]) TH_LOG("root's 0644 file, read-only");
+	EXPECT_EQ(0, results[2]) TH_LOG("root's 0666 file, read-only");
+	EXPECT_EQ(0, results[3]) TH_LOG("root's 0600 file, O_RDWR fd");
+}
+
+/* nobody cannot open the device at its default mode */
+TEST(device_mode_0600)
+{
+	pid_t pid = fork();
+	int status;
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setresgid(NOBODY_GID, NOBODY_GID, NOBODY_GID) ||
+		    setresuid(NOBODY_UID, NOBODY_UID, NOBODY_UID))
+			_exit(2);
+		_exit(open(POWERPIN_DEVICE, O_RDONLY) < 0 && errno == EACCES ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+/* ---- every documented errno ---------------------------------------------- */
+
+TEST_F(disk, errnos)
+{
+	unsigned char bits[1024];
+	struct powerpin_run runs[4];
+	struct powerpin_residency r;
+	int dev = self->dev, fd = self->fd, other, sv[2], p[2];
+	uint64_t size = self->size;
+
+	/* descriptors */
+	EXPECT_EQ(-EBADF, query_errno(dev, -1, POWERPIN_RES_COUNTS, 0, 0, NULL, 0));
+	other = dup(fd);
+	close(other);
+	EXPECT_EQ(-EBADF, query_errno(dev, other, POWERPIN_RES_COUNTS, 0, 0, NULL, 0));
+	other = open(self->path, O_PATH);
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-EBADF, query_errno(dev, other, POWERPIN_RES_COUNTS, 0, 0, NULL, 0));
+	close(other);
+
+	/* file types */
+	other = open(DISK_DIR, O_RDONLY | O_DIRECTORY);
+	EXPECT_EQ(-EISDIR, query_errno(dev, other, POWERPIN_RES_COUNTS, 0, 0, NULL, 0));
+	close(other);
+	ASSERT_EQ(0, pipe(p));
+	EXPECT_EQ(-ESPIPE, query_errno(dev, p[1], POWERPIN_RES_COUNTS, 0, 0, NULL, 0));
+	close(p[0]);
+	close(p[1]);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	EXPECT_EQ(-ESPIPE, query_errno(dev, sv[0], POWERPIN_RES_COUNTS, 0, 0, NULL, 0));
+	close(sv[0]);
+	close(sv[1]);
+	other = open("/dev/null", O_RDWR);
+	EXPECT_EQ(-ENODEV, query_errno(dev, other, POWERPIN_RES_COUNTS, 0, 0, NULL, 0));
+	close(other);
+	EXPECT_EQ(-ENODEV, query_errno(dev, dev, POWERPIN_RES_COUNTS, 0, 0, NULL, 0));
+	other = open("/proc/self/status", O_RDONLY);
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-EOPNOTSUPP, query_errno(dev, other, POWERPIN_RES_COUNTS, 0, 0, NULL, 0));
+	close(other);
+	other = open("/proc/sys/kernel/hostname", O_RDWR);
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-EOPNOTSUPP, query_errno(dev, other, POWERPIN_RES_COUNTS, 0, 0, NULL, 0));
+	close(other);
+	other = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY);
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-EOPNOTSUPP, query_errno(dev, other, POWERPIN_RES_COUNTS, 0, 0, NULL, 0));
+	close(other);
+	other = memfd_create("residency-huge", MFD_HUGETLB);
+	if (other >= 0) {
+		EXPECT_EQ(-EOPNOTSUPP, query_errno(dev, other, POWERPIN_RES_COUNTS,
+						   0, 0, NULL, 0));
+		close(other);
+	} else {
+		TH_LOG("hugetlbfs case not run: memfd_create(MFD_HUGETLB): %s",
+		       strerror(errno));
+	}
+
+	/* range */
+	EXPECT_EQ(-ENXIO, query_errno(dev, fd, POWERPIN_RES_COUNTS,
+				      self->pages * page_size, 0, NULL, 0));
+	EXPECT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, DISK_PAGES * page_size,
+			   0, NULL, 0, &r));
+	EXPECT_EQ(1U, r.nr_pages);	/* the partial last page */
+	EXPECT_EQ(size, r.file_size);
+	EXPECT_EQ(-EOVERFLOW, query_errno(dev, fd, POWERPIN_RES_COUNTS, page_size,
+					  UINT64_MAX - 10, NULL, 0));
+	EXPECT_EQ(-EOVERFLOW, query_errno(dev, fd, POWERPIN_RES_COUNTS,
+					  (uint64_t)INT64_MAX + 1, 0, NULL, 0));
+	EXPECT_EQ(-EINVAL, query_errno(dev, fd, POWERPIN_RES_COUNTS, 1, 0, NULL, 0));
+	EXPECT_EQ(-EINVAL, query_errno(dev, fd, POWERPIN_RES_COUNTS, page_size / 2,
+				       page_size, NULL, 0));
+
+	/* buffers */
+	EXPECT_EQ(-ENOBUFS, query(dev, fd, POWERPIN_RES_BITMAP, 0, 0, bits,
+				  self->pages / 8, &r));
+	EXPECT_EQ(self->pages, r.nr_pages);	/* tells the size needed */
+	EXPECT_EQ(0, query_errno(dev, fd, POWERPIN_RES_BITMAP, 0, 0, bits,
+				 (self->pages + 7) / 8));
+	EXPECT_EQ(-ENOBUFS, query_errno(dev, fd, POWERPIN_RES_RUNS, 0, 0, runs,
+					sizeof(runs[0]) - 1));
+	EXPECT_EQ(-EFAULT, query_errno(dev, fd, POWERPIN_RES_BITMAP, 0, 0, NULL,
+				       sizeof(bits)));
+	EXPECT_EQ(-EFAULT, query_errno(dev, fd, POWERPIN_RES_RUNS, 0, 0, NULL,
+				       sizeof(runs)));
+	EXPECT_EQ(-EFAULT, query_errno(dev, fd, POWERPIN_RES_BITMAP, 0, 0,
+				       (void *)(uintptr_t)page_size, sizeof(bits)));
+	EXPECT_EQ(-EFAULT, ioctl(dev, POWERPIN_IOC_RESIDENCY, NULL) ? -errno : 0);
+
+	/* mode, flags, cursor */
+	EXPECT_EQ(-EINVAL, query_errno(dev, fd, 3, 0, 0, bits, sizeof(bits)));
+	EXPECT_EQ(-EINVAL, query_errno(dev, fd, 0xffffffff, 0, 0, bits, sizeof(bits)));
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.fd = fd;
+	r.flags = 1;
+	EXPECT_EQ(-EINVAL, ioctl(dev, POWERPIN_IOC_RESIDENCY, &r) ? -errno : 0);
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.fd = fd;
+	r.mode = POWERPIN_RES_RUNS;
+	r.buf = (uintptr_t)runs;
+	r.buf_len = sizeof(runs);
+	r.offset = 2 * page_size;
+	r.cursor = page_size;		/* below offset */
+	EXPECT_EQ(-EINVAL, ioctl(dev, POWERPIN_IOC_RESIDENCY, &r) ? -errno : 0);
+	r.cursor = 3 * page_size + 1;	/* unaligned */
+	EXPECT_EQ(-EINVAL, ioctl(dev, POWERPIN_IOC_RESIDENCY, &r) ? -errno : 0);
+	r.cursor = 1ULL << 50;		/* past the end: nothing more */
+	EXPECT_EQ(0, ioctl(dev, POWERPIN_IOC_RESIDENCY, &r) ? -errno : 0);
+	EXPECT_EQ(0U, r.nr_runs);
+	EXPECT_EQ(0U, r.cursor);
+}
+
+/* Older and newer callers: the struct is sized by its first field. */
+TEST_F(disk, struct_size)
+{
+	struct {
+		struct powerpin_residency r;
+		uint64_t future[4];
+	} big;
+	struct powerpin_residency r;
+
+	memset(&r, 0, sizeof(r));
+	r.fd = self->fd;
+	r.size = POWERPIN_RESIDENCY_SIZE_VER0 - 8;
+	EXPECT_EQ(-EINVAL, ioctl(self->dev, POWERPIN_IOC_RESIDENCY, &r) ? -errno : 0);
+	r.size = 0;
+	EXPECT_EQ(-EINVAL, ioctl(self->dev, POWERPIN_IOC_RESIDENCY, &r) ? -errno : 0);
+
+	memset(&big, 0, sizeof(big));
+	big.r.size = sizeof(big);
+	big.r.fd = self->fd;
+	ASSERT_EQ(0, ioctl(self->dev, POWERPIN_IOC_RESIDENCY, &big));
+	EXPECT_EQ((__u32)POWERPIN_RESIDENCY_SIZE_VER0, big.r.size);	/* what the kernel filled */
+	EXPECT_EQ(self->pages, big.r.nr_pages);
+	EXPECT_EQ(0U, big.future[0]);
+	big.r.size = sizeof(big);
+	big.future[3] = 1;
+	EXPECT_EQ(-E2BIG, ioctl(self->dev, POWERPIN_IOC_RESIDENCY, &big) ? -errno : 0);
+	big.r.size = 2 * 4096 * 8;
+	EXPECT_EQ(-E2BIG, ioctl(self->dev, POWERPIN_IOC_RESIDENCY, &big) ? -errno : 0);
+}
+
+/* ---- races ------------------------------------------------------------- */
+
+struct race {
+	char path[64];
+	int fd;			/* the number other threads close and reopen */
+	int dev;
+	volatile bool stop;
+	unsigned long queries, ok, ebadf, bad;
+};
+
+static void *race_truncate(void *arg)
+{
+	struct race *rc = arg;
+	int fd = open(rc->path, O_RDWR);
+	unsigned int i = 0;
+
+	while (!rc->stop) {
+		off_t len = (off_t)(random() % 512) * page_size + random() % 4096;
+
+		if (ftruncate(fd, len) == 0)
+			fill_file(fd, len);
+		if (++i % 4 == 0)
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *race_reopen(void *arg)
+{
+	struct race *rc = arg;
+
+	while (!rc->stop) {
+		int fd = open(rc->path, O_RDONLY);
+
+		close(rc->fd);
+		sched_yield();
+		if (fd >= 0) {
+			dup2(fd, rc->fd);
+			close(fd);
+		}
+		usleep(100);
+	}
+	return NULL;
+}
+
+static void *race_query(void *arg)
+{
+	static const unsigned int modes[] = {
+		POWERPIN_RES_COUNTS, POWERPIN_RES_BITMAP, POWERPIN_RES_RUNS,
+	};
+	struct race *rc = arg;
+	size_t buf_len = 64 * 1024;
+	void *buf = malloc(buf_len);
+	unsigned int i = 0;
+
+	while (!rc->stop) {
+		struct powerpin_residency r;
+		int ret = query(rc->dev, rc->fd, modes[i++ % 3], 0, 0, buf, buf_len, &r);
+
+		rc->queries++;
+		if (ret == 0 && r.nr_resident <= r.nr_pages &&
+		    r.nr_dirty <= r.nr_resident)
+			rc->ok++;
+		else if (ret == -EBADF)
+			rc->ebadf++;
+		else
+			rc->bad++;
+	}
+	free(buf);
+	return NULL;
+}
+
+TEST(concurrent_truncate_fadvise_close)
+{
+	pthread_t writer, reopener, reader;
+	struct race rc = { .path = DISK_DIR "/race.XXXXXX" };
+	int fd;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	rc.dev = open(POWERPIN_DEVICE, O_RDONLY);
+	ASSERT_LE(0, rc.dev);
+	fd = mkstemp(rc.path);
+	ASSERT_LE(0, fd);
+	fill_file(fd, 256 * page_size);
+	rc.fd = fd;
+	ASSERT_EQ(0, pthread_create(&writer, NULL, race_truncate, &rc));
+	ASSERT_EQ(0, pthread_create(&reopener, NULL, race_reopen, &rc));
+	ASSERT_EQ(0, pthread_create(&reader, NULL, race_query, &rc));
+	sleep(5);
+	rc.stop = true;
+	pthread_join(reader, NULL);
+	pthread_join(reopener, NULL);
+	pthread_join(writer, NULL);
+	close(rc.fd);
+	unlink(rc.path);
+	close(rc.dev);
+	TH_LOG("%lu queries: %lu answered, %lu EBADF, %lu wrong",
+	       rc.queries, rc.ok, rc.ebadf, rc.bad);
+	ASSERT_EQ(0U, rc.bad);
+	ASSERT_LT(0U, rc.ok);
+}
+
+TEST_HARNESS_MAIN
