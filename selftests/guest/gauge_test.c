@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -656,6 +657,39 @@ TEST_F(gauge, bad_controls_refused)
 	EXPECT_EQ(-300000, v);
 	ASSERT_EQ(0, emu_get("refresh_us", &v));
 	EXPECT_EQ(175800, v);
+}
+
+/*
+ * Unloading takes the battery away cleanly (client, then adapter) and a
+ * reload with a module parameter brings it back. Last, as it reloads.
+ */
+TEST_F(gauge, unload_and_reload)
+{
+	struct utsname uts;
+	char path[256];
+	long v;
+	int fd, ret;
+
+	ASSERT_EQ(0, uname(&uts));
+	snprintf(path, sizeof(path), "build/%s/max17042_emu.ko", uts.release);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		SKIP(return, "%s: %s (run from the repo root)", path, strerror(errno));
+
+	ret = syscall(SYS_delete_module, "max17042_emu", O_NONBLOCK);
+	ASSERT_EQ(0, ret) TH_LOG("delete_module: %s", strerror(errno));
+	EXPECT_EQ(0, wait_battery(false, 2000));
+	EXPECT_NE(0, access(EMU_DIR, F_OK));
+
+	ret = syscall(SYS_finit_module, fd, "refresh_us=0", 0);
+	close(fd);
+	ASSERT_EQ(0, ret) TH_LOG("finit_module: %s", strerror(errno));
+	ASSERT_EQ(0, wait_battery(true, 5000));
+	ASSERT_EQ(0, emu_get("refresh_us", &v));
+	EXPECT_EQ(0, v);
+	ASSERT_EQ(0, emu_set("vcell_raw", 0xd000));
+	ASSERT_EQ(0, read_long(BAT("voltage_now"), &v));
+	EXPECT_EQ(4160000, v);
 }
 
 TEST_HARNESS_MAIN
