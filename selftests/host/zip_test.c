@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Zip handling: archives built here with minizip's zip.h (stored entries,
+ * raw-deflated entries whose compressed bytes the test made itself, ZIP64
+ * local headers, zipalign-style padding), indexed through zipindex, then
+ * run through `powerpin file --zip`.  Expected offsets come from the known
+ * local header layout (30 bytes + name + local extra [+ 20 for ZIP64]), and
+ * expected pinlists are built here by plain page arithmetic.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <zip.h>
+#include <zlib.h>
+
+/* the harness compares through int-typed temporaries: silence its noise */
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include <kselftest_harness.h>
+
+#include "zipindex.h"
+
+#define PS		4096ULL
+#define LOCAL_HDR	30ULL
+#define ZIP64_LOCAL	20ULL	/* minizip's ZIP64 local extra block: 4 + 16 */
+#define NR		5
+
+struct spec {
+	const char *name;
+	size_t size;		/* uncompressed */
+	int deflate;
+	int zip64;
+	int align;		/* pad the local extra field to a page */
+	/* filled in while building */
+	uint8_t *data;
+	uint8_t *stored;	/* bytes in the archive */
+	size_t csize;
+	uint64_t data_offset;
+};
+
+static const char *bin(void)
+{
+	return getenv("POWERPIN_BIN") ? getenv("POWERPIN_BIN") : "build/bin/powerpin";
+}
+
+static size_t raw_deflate(const uint8_t *in, size_t len, uint8_t **out)
+{
+	z_stream zs = { 0 };
+	size_t cap = compressBound(len) + 64;
+
+	*out = malloc(cap);
+	if (deflateInit2(&zs, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return 0;
+	zs.next_in = (uint8_t *)in;
+	zs.avail_in = len;
+	zs.next_out = *out;
+	zs.avail_out = cap;
+	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+		return 0;
+	deflateEnd(&zs);
+	return zs.total_out;
+}
+
+/* Build the archive; returns its size, or 0. */
+static uint64_t build_zip(const char *path, struct spec *s, int n)
+{
+	uint64_t cursor = 0;
+	zipFile zf;
+	int i;
+
+	zf = zipOpen64(path, APPEND_STATUS_CREATE);
+	if (!zf)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint8_t extra[PS];
+		unsigned int extra_len = 0;
+		size_t namelen = strlen(s[i].name), j;
+		zip_fileinfo zi = { 0 };
+		uLong crc;
+
+		s[i].data = malloc(s[i].size + 1);
+		for (j = 0; j < s[i].size; j++)	/* compressible, not constant */
+			s[i].data[j] = "powerpin"[(j / 7 + i) % 8];
+		if (s[i].deflate) {
+			s[i].csize = raw_deflate(s[i].data, s[i].size, &s[i].stored);
+			if (!s[i].csize)
+				return 0;
+		} else {
+			s[i].stored = s[i].data;
+			s[i].csize = s[i].size;
+		}
+		if (s[i].align) {
+			/* zipalign -p: an extra block sized so the data starts on a page */
+			uint64_t hdr = cursor + LOCAL_HDR + namelen + (s[i].zip64 ? ZIP64_LOCAL : 0);
+
+			extra_len = (PS - (hdr + 4) % PS) % PS + 4;
+			memset(extra, 0, sizeof(extra));
+			extra[0] = 0x35; extra[1] = 0xd9;	/* Android's alignment block id */
+			extra[2] = (extra_len - 4) & 0xff;
+			extra[3] = (extra_len - 4) >> 8;
+		}
+		s[i].data_offset = cursor + LOCAL_HDR + namelen + extra_len +
+				   (s[i].zip64 ? ZIP64_LOCAL : 0);
+		crc = crc32(0, s[i].data, s[i].size);
+		if (zipOpenNewFileInZip2_64(zf, s[i].name, &zi, extra_len ? extra : NULL,
+					    extra_len, NULL, 0, NULL,
+					    s[i].deflate ? Z_DEFLATED : 0, 9, 1,
+					    s[i].zip64) != ZIP_OK)
+			return 0;
+		if (zipWriteInFileInZip(zf, s[i].stored, s[i].csize) != ZIP_OK)
+			return 0;
+		if (zipCloseFileInZipRaw64(zf, s[i].size, crc) != ZIP_OK)
+			return 0;
+		cursor = s[i].data_offset + s[i].csize;
+	}
+	if (zipClose(zf, NULL) != ZIP_OK)
+		return 0;
+	{
+		struct stat st;
+
+		return stat(path, &st) ? 0 : st.st_size;
+	}
+}
+
+/* Expected pinlist bytes for ranges given in offset order. */
+struct expect {
+	uint64_t off[16], len[16];
+	int nr;
+};
+
+static void expect_add(struct expect *e, uint64_t s, uint64_t end, uint64_t fsize)
+{
+	s = s / PS * PS;
+	end = (end + PS - 1) / PS * PS;
+	if (end > fsize)
+		end = fsize;
+	if (e->nr && e->off[e->nr - 1] + e->len[e->nr - 1] >= s) {
+		uint64_t last = e->off[e->nr - 1] + e->len[e->nr - 1];
+
+		if (end > last)
+			e->len[e->nr - 1] = end - e->off[e->nr - 1];
+		return;
+	}
+	e->off[e->nr] = s;
+	e->len[e->nr] = end - s;
+	e->nr++;
+}
+
+static int file_equals_expect(const char *path, const struct expect *e)
+{
+	uint8_t buf[256], want[256];
+	int fd, i;
+	ssize_t n;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	for (i = 0; i < e->nr; i++) {
+		uint8_t *p = want + 8 * i;
+
+		p[0] = e->off[i] >> 24; p[1] = e->off[i] >> 16;
+		p[2] = e->off[i] >> 8;  p[3] = e->off[i];
+		p[4] = e->len[i] >> 24; p[5] = e->len[i] >> 16;
+		p[6] = e->len[i] >> 8;  p[7] = e->len[i];
+	}
+	if (n != 8 * e->nr) {
+		fprintf(stderr, "# %s: %zd bytes, want %d\n", path, n, 8 * e->nr);
+		return 0;
+	}
+	return !memcmp(buf, want, n);
+}
+
+static int run(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+FIXTURE(zip) {
+	char dir[64];
+	char zip[128];
+	uint64_t size;
+	struct spec s[NR];
+};
+
+FIXTURE_SETUP(zip)
+{
+	const struct spec init[NR] = {
+		{ .name = "lib/arm64-v8a/libfoo.so", .size = 3 * PS + 100, .align = 1 },
+		{ .name = "classes.dex", .size = 20000, .deflate = 1 },
+		{ .name = "res/raw/big.bin", .size = 9000, .zip64 = 1 },
+		{ .name = "assets/config.json", .size = 30000, .deflate = 1, .zip64 = 1 },
+		{ .name = "lib/arm64-v8a/libbar.so", .size = 2 * PS, .zip64 = 1, .align = 1 },
+	};
+
+	memcpy(self->s, init, sizeof(init));
+	strcpy(self->dir, "/var/tmp/zip_test.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->zip, sizeof(self->zip), "%s/app.apk", self->dir);
+	self->size = build_zip(self->zip, self->s, NR);
+	ASSERT_NE(0, self->size);
+}
+
+FIXTURE_TEARDOWN(zip)
+{
+	if (!getenv("POWERPIN_KEEP"))
+		run("rm -rf %s", self->dir);
+}
+
+TEST_F(zip, index_offsets_sizes_methods)
+{
+	struct zip_index zi;
+	char err[512] = "";
+	uint8_t buf[64];
+	int i, fd;
+
+	if (zip_index_open(self->zip, &zi, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(NULL, strchr(err, ':'));
+	ASSERT_EQ(NR, zi.nr);
+	EXPECT_EQ(self->size, zi.file_size);
+	for (i = 0; i < NR; i++) {
+		EXPECT_STREQ(self->s[i].name, zi.entries[i].name);
+		EXPECT_EQ(self->s[i].data_offset, zi.entries[i].data_offset);
+		EXPECT_EQ(self->s[i].csize, zi.entries[i].compressed_size);
+		EXPECT_EQ(self->s[i].size, zi.entries[i].uncompressed_size);
+		EXPECT_EQ(self->s[i].deflate ? 8 : 0, zi.entries[i].method);
+	}
+	/* the aligned entries start on a page, as zipalign -p would leave them */
+	EXPECT_EQ(4096, zi.entries[0].data_offset);
+	EXPECT_EQ(0, zi.entries[4].data_offset % PS);
+	/* the bytes at data_offset are the entry's stored bytes */
+	fd = open(self->zip, O_RDONLY);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < NR; i++) {
+		ASSERT_EQ(64, pread(fd, buf, 64, zi.entries[i].data_offset));
+		EXPECT_EQ(0, memcmp(buf, self->s[i].stored, 64));
+	}
+	close(fd);
+	EXPECT_EQ(2, zip_index_find(&zi, "res/raw/big.bin"));
+	EXPECT_EQ(-1, zip_index_find(&zi, "big.bin"));
+	zip_index_free(&zi);
+}
+
+TEST_F(zip, read_entry_inflates)
+{
+	char err[512];
+	size_t len;
+	void *buf;
+
+	err[0] = '\0';
+	if (zip_read_entry(self->zip, "assets/config.json", 1 << 20, &buf, &len, err,
+			   sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ('\0', err[0]);
+	ASSERT_EQ(self->s[3].size, len);
+	EXPECT_EQ(0, memcmp(buf, self->s[3].data, len));
+	free(buf);
+	EXPECT_EQ(-1, zip_read_entry(self->zip, "nope", 1 << 20, &buf, &len, err, sizeof(err)));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, zip_read_entry(self->zip, "assets/config.json", 100, &buf, &len, err,
+				     sizeof(err)));
+	EXPECT_EQ(EFBIG, errno);
+}
+
+/* No probe, no pinconfig: every entry's data, whole. */
+TEST_F(zip, pinlist_of_all_entries)
+{
+	struct expect e = { 0 };
+	char out[160];
+	int i;
+
+	for (i = 0; i < NR; i++)
+		expect_add(&e, self->s[i].data_offset, self->s[i].data_offset + self->s[i].csize,
+			   self->size);
+	snprintf(out, sizeof(out), "%s/out", self->dir);
+	ASSERT_EQ(0, run("%s file %s --zip -o %s >/dev/null", bin(), self->zip, out));
+	EXPECT_TRUE(file_equals_expect(out, &e));
+}
+
+/* pinconfig ranges, relative to each entry's data start, page-rounded. */
+TEST_F(zip, pinlist_filtered_by_pinconfig)
+{
+	const struct spec *s = self->s;
+	struct expect e = { 0 };
+	char out[160];
+
+	/* libfoo: bytes 5000..5009; classes.dex: whole; lib*.so also matches
+	 * libbar, which gets its own 10 bytes at 5000 (pintool shared one) */
+	ASSERT_EQ(0, run("printf 'file arm64-v8a/lib\\noffset 5000 len 10\\nfile dex\\n' > %s/pc.txt",
+			 self->dir));
+	expect_add(&e, s[0].data_offset + 5000, s[0].data_offset + 5010, self->size);
+	expect_add(&e, s[1].data_offset, s[1].data_offset + s[1].csize, self->size);
+	expect_add(&e, s[4].data_offset + 5000, s[4].data_offset + 5010, self->size);
+	snprintf(out, sizeof(out), "%s/out", self->dir);
+	ASSERT_EQ(0, run("%s file %s --zip --pinconfig %s/pc.txt -o %s >/dev/null", bin(),
+			 self->zip, self->dir, out));
+	EXPECT_TRUE(file_equals_expect(out, &e));
+
+	/* a range past the end of the entry is clipped to it */
+	ASSERT_EQ(0, run("printf 'file big.bin offset 8000 length 1M\\n' > %s/pc.txt", self->dir));
+	memset(&e, 0, sizeof(e));
+	expect_add(&e, s[2].data_offset + 8000, s[2].data_offset + s[2].csize, self->size);
+	ASSERT_EQ(0, run("%s file %s --zip --pinconfig %s/pc.txt -o %s >/dev/null", bin(),
+			 self->zip, self->dir, out));
+	EXPECT_TRUE(file_equals_expect(out, &e));
+}
+
+/* A probe given as a pinlist (synthetic residency) clipped per entry. */
+TEST_F(zip, use_probe_dump_lines)
+{
+	const struct spec *s = self->s;
+	uint64_t p_off = s[2].data_offset / PS * PS, p_end = p_off + PS;
+	uint64_t r_off = s[2].data_offset, r_len = p_end - r_off;
+	char out[160], line[256];
+	uint8_t pair[8] = {
+		p_off >> 24, p_off >> 16, p_off >> 8, p_off, 0, 0, PS >> 8, 0
+	};
+	int fd;
+
+	if (r_len > s[2].csize)
+		r_len = s[2].csize;
+	snprintf(out, sizeof(out), "%s/probe.meta", self->dir);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(8, write(fd, pair, 8));
+	close(fd);
+	ASSERT_EQ(0, run("%s file %s --zip --use-probe %s --dump > %s/dump 2>&1", bin(),
+			 self->zip, out, self->dir));
+	snprintf(line, sizeof(line),
+		 "grep -qxF 'res/raw/big.bin size(B)=9000 resident(B)=%llu resident(%%)=%g' %s/dump",
+		 (unsigned long long)r_len, (double)r_len / 9000 * 100.0, self->dir);
+	EXPECT_EQ(0, run("%s", line));
+	snprintf(line, sizeof(line),
+		 "grep -qxF 'zip_offset=%llu file_offset=0 total_bytes=%llu' %s/dump",
+		 (unsigned long long)r_off, (unsigned long long)r_len, self->dir);
+	EXPECT_EQ(0, run("%s", line));
+	EXPECT_EQ(0, run("grep -qxF -- '----Unfiltered file coverages----' %s/dump", self->dir));
+	/* libfoo's last 100 bytes share that page; config.json is not in it */
+	snprintf(line, sizeof(line),
+		 "grep -qxF 'lib/arm64-v8a/libfoo.so size(B)=12388 resident(B)=100 resident(%%)=%g' %s/dump",
+		 100.0 / 12388 * 100.0, self->dir);
+	EXPECT_EQ(0, run("%s", line));
+	EXPECT_EQ(0, run("grep -qF 'assets/config.json size(B)=%zu resident(B)=0 resident(%%)=0' %s/dump",
+			 s[3].csize, self->dir));
+}
+
+TEST_F(zip, malformed_archives_are_errors)
+{
+	struct zip_index zi;
+	char err[512], p[160];
+	int fd;
+
+	/* cut off the end of central directory record */
+	ASSERT_EQ(0, run("head -c %llu %s > %s/cut.zip", (unsigned long long)self->size - 10,
+			 self->zip, self->dir));
+	ASSERT_EQ(1, run("%s file %s/cut.zip --zip --dump > %s/log 2>&1", bin(), self->dir,
+			 self->dir));
+	EXPECT_EQ(0, run("grep -q '^powerpin file: %s/cut.zip: ' %s/log", self->dir, self->dir));
+	/* not a zip at all */
+	ASSERT_EQ(0, run("head -c 5000 /dev/zero > %s/zero.zip", self->dir));
+	EXPECT_EQ(1, run("%s file %s/zero.zip --zip > /dev/null 2>&1", bin(), self->dir));
+	/* a local header whose signature is damaged */
+	snprintf(p, sizeof(p), "%s/bad.zip", self->dir);
+	ASSERT_EQ(0, run("cp %s %s", self->zip, p));
+	fd = open(p, O_WRONLY);
+	ASSERT_LE(0, fd);
+	/* classes.dex's local header starts right after libfoo's data */
+	ASSERT_EQ(2, pwrite(fd, "XX", 2, self->s[0].data_offset + self->s[0].csize));
+	close(fd);
+	EXPECT_EQ(-1, zip_index_open(p, &zi, err, sizeof(err)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_NE(NULL, strstr(err, "entry 'classes.dex': bad local header"));
+	EXPECT_EQ(1, run("%s file %s/bad.zip --zip > /dev/null 2>&1", bin(), self->dir));
+	EXPECT_EQ(-1, zip_index_open("/nonexistent.zip", &zi, err, sizeof(err)));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST_HARNESS_MAIN
