@@ -76,17 +76,21 @@ static int ioctl_runs(int dev, int fd, struct probe_result *res)
 			errno = EPROTO;
 			goto out;
 		}
-		if (!cursor) {
-			res->nr_pages = arg.nr_pages;
-			res->nr_resident = arg.nr_resident;
-		}
+		/* counts describe the pages this call walked: add them up */
+		res->nr_pages += arg.nr_pages;
+		res->nr_resident += arg.nr_resident;
+		if (arg.file_size > res->file_size)
+			res->file_size = arg.file_size;
 		for (i = 0; i < arg.nr_runs; i++)
 			if (add_run(res, runs[i].offset, runs[i].length))
 				goto out;
-		/* a full buffer means there may be more; resume at the cursor */
-		if (arg.nr_runs < RUNS_PER_CALL || arg.cursor <= cursor ||
-		    arg.cursor >= res->file_size)
+		/* out cursor 0: the range is done; else resume there */
+		if (!arg.cursor)
 			break;
+		if (arg.cursor <= cursor) {
+			errno = EPROTO;
+			goto out;
+		}
 		cursor = arg.cursor;
 	}
 	ret = 0;
@@ -200,10 +204,10 @@ static int probe_mincore(int fd, struct probe_result *res)
 	return 0;
 }
 
-static bool ioctl_unsupported(int e)
+/* Errors that say nothing about mincore's view: no point falling back. */
+static bool ioctl_fatal(int e)
 {
-	return e == ENOTTY || e == EOPNOTSUPP || e == EINVAL || e == E2BIG ||
-	       e == ENOSYS;
+	return e == ENOMEM || e == EINTR || e == EFAULT;
 }
 
 int probe_residency(int fd, const char *name, enum probe_want want,
@@ -245,7 +249,7 @@ int probe_residency(int fd, const char *name, enum probe_want want,
 			}
 			pin_ranges_free(&res->resident);
 			res->nr_pages = res->nr_resident = 0;
-			if (want != PROBE_AUTO || !ioctl_unsupported(e)) {
+			if (want != PROBE_AUTO || ioctl_fatal(e)) {
 				snprintf(err, errlen, "%s: residency ioctl on %s: %s%s", name, dev,
 					 strerror(e), e == EPERM ?
 					 " (needs write access to the file, or ownership)" : "");
