@@ -224,6 +224,9 @@ static s64 emu_vcell_uv(s64 load_ua)
 
 static s64 emu_filter(s64 avg, s64 x, u64 dt_us)
 {
+	/* after many time constants the average is the input (and no overflow) */
+	if (dt_us > 64 * EMU_AVG_TAU_US)
+		return x;
 	return avg + div64_s64((x - avg) * (s64)dt_us, EMU_AVG_TAU_US + (s64)dt_us);
 }
 
@@ -300,15 +303,19 @@ static void emu_update_regs(void)
 static void emu_advance(u64 now)
 {
 	u64 period_ns = emu.refresh_us * NSEC_PER_USEC;
-	u64 steps, bulk;
+	u64 steps, bulk, dt_ns;
 
 	if (now <= emu.last_ns)
 		return;
 	if (!period_ns) {
+		/* whole microseconds, so that frequent reads lose no charge */
+		dt_ns = div_u64(now - emu.last_ns, NSEC_PER_USEC) * NSEC_PER_USEC;
+		if (!dt_ns)
+			return;
 		if (emu.mode == EMU_MODE_CPU)
 			emu_sample_cpu(now);
-		emu_step(now, now - emu.last_ns);
-		emu.last_ns = now;
+		emu.last_ns += dt_ns;
+		emu_step(emu.last_ns, dt_ns);
 		emu_update_regs();
 		return;
 	}
