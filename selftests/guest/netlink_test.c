@@ -17,6 +17,7 @@
 #include <linux/powerpin.h>
 #include <netlink/netlink.h>
 #include <netlink/attr.h>
+#include <netlink/msg.h>
 
 #include <kselftest_harness.h>
 
@@ -98,7 +99,7 @@ TEST_F(nl, status_matches_module_parameters)
 	EXPECT_EQ(strtoul(buf, NULL, 10), self->before.period_us);
 	ASSERT_EQ(0, read_file(PARAMS "/supply", buf, sizeof(buf)));
 	EXPECT_STREQ(buf, self->before.supply);
-	EXPECT_LE(self->before.state, POWERPIN_STATE_SAMPLING);
+	EXPECT_LE(self->before.state, (uint32_t)POWERPIN_STATE_SAMPLING);
 }
 
 TEST_F(nl, get_status_refuses_attributes)
@@ -321,7 +322,7 @@ TEST(capture_events)
 	EXPECT_LT(s.start_ns, s.stop_ns);
 	/* the stop event counts what the status counter saw */
 	EXPECT_EQ(st1.samples - st0.samples, s.samples);
-	EXPECT_LT(0, s.samples);
+	EXPECT_LT(0UL, s.samples);
 	pp_genl_close(g);
 	pp_genl_close(l);
 }

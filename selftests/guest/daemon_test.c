@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * powerpind end to end in the guest: tracing_on alone makes a capture whose
+ * samples are the emulator's, SIGTERM leaves a readable capture, kill -9 and
+ * a restart leave a working daemon, and so does reloading powerpin.ko.
+ * Runs as root from the repo root with the emulator, max17042_battery and
+ * powerpin.ko loaded.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <kselftest_harness.h>
+
+#define TRACING "/sys/kernel/tracing"
+#define EMU "/sys/kernel/debug/max17042_emu"
+#define SUPPLY "/sys/class/power_supply/max170xx_battery"
+
+/* VCELL 0xd000 -> 4160000 uV; Current 0xf830 (-2000) -> -312500 uA */
+#define PIN_VCELL "53248"
+#define PIN_CURRENT "63536"
+#define EXPECT_VOLTAGE_UV 4160000LL
+#define EXPECT_CURRENT_UA -312500LL
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CREAT, 0644);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+	char buf[16384];
+
+	return !read_file(path, buf, sizeof(buf)) && strstr(buf, needle);
+}
+
+/* The one capture-* directory in @spool with @file in it, or NULL. */
+static char *find_capture(const char *spool, const char *file, int nth)
+{
+	struct dirent **names;
+	char *found = NULL;
+	int n, i, seen = 0;
+
+	n = scandir(spool, &names, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		char path[1024];
+
+		if (!found && !strncmp(names[i]->d_name, "capture-", 8)) {
+			snprintf(path, sizeof(path), "%s/%s/%s", spool,
+				 names[i]->d_name, file);
+			if (!access(path, F_OK) && seen++ == nth)
+				asprintf(&found, "%s/%s", spool, names[i]->d_name);
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	return found;
+}
+
+static char *wait_capture(const char *spool, const char *file, int nth,
+			  double timeout_s)
+{
+	double end = now_s() + timeout_s;
+	char *dir;
+
+	while (!(dir = find_capture(spool, file, nth)) && now_s() < end)
+		usleep(50000);
+	return dir;
+}
+
+static long long summary_value(const char *dir, const char *key)
+{
+	char path[1024], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	if (read_file(path, buf, sizeof(buf)))
+		return -999;
+	p = strstr(buf, key);
+	if (!p || p[strlen(key)] != '=')
+		return -999;
+	return strtoll(p + strlen(key) + 1, NULL, 10);
+}
+
+struct battery_events {
+	long count;
+	long bad_voltage, bad_current, bad_seq;
+	long long first_voltage, first_current;
+};
+
+static long long field(const char *line, const char *name)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=", name);
+	p = strstr(line, key);
+	return p ? strtoll(p + strlen(key), NULL, 10) : -999999999LL;
+}
+
+/* Read powerpin:battery events back with trace-cmd, a real client. */
+static int read_battery_events(const char *trace, struct battery_events *ev)
+{
+	char cmd[1200], line[4096];
+	long long last_seq = -1;
+	FILE *p;
+
+	memset(ev, 0, sizeof(*ev));
+	snprintf(cmd, sizeof(cmd), "trace-cmd report -i %s 2>/dev/null", trace);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		long long v, c, seq;
+
+		if (!strstr(line, " battery:"))
+			continue;
+		v = field(line, "voltage_uv");
+		c = field(line, "current_ua");
+		seq = field(line, "seq");
+		if (!ev->count) {
+			ev->first_voltage = v;
+			ev->first_current = c;
+		}
+		ev->count++;
+		if (v != EXPECT_VOLTAGE_UV)
+			ev->bad_voltage++;
+		if (c != EXPECT_CURRENT_UA)
+			ev->bad_current++;
+		if (last_seq >= 0 && seq != last_seq + 1)
+			ev->bad_seq++;
+		last_seq = seq;
+	}
+	return pclose(p) == 0 ? 0 : -1;
+}
+
+static void busy_for(double seconds)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		double end = now_s() + seconds;
+		volatile unsigned long x = 0;
+
+		while (now_s() < end)
+			x++;
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+FIXTURE(ppd) {
+	char base[64];
+	char spool[128];
+	char conf[128];
+	char log[128];
+	char pinned[128];
+	pid_t pid;
+	int starts;
+};
+
+static pid_t start_daemon(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(ppd) *self)
+{
+	char needle[32];
+	double end;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(self->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		dup2(fd, STDERR_FILENO);
+		execl("build/bin/powerpind", "powerpind", "--foreground",
+		      "--config", self->conf, "--spool", self->spool, NULL);
+		_exit(127);
+	}
+	/* "ready" once per start: wait for this start's line */
+	self->starts++;
+	snprintf(needle, sizeof(needle), "ready:");
+	end = now_s() + 20;
+	for (;;) {
+		char buf[65536], *p = buf;
+		int n = 0;
+
+		if (!read_file(self->log, buf, sizeof(buf)))
+			while ((p = strstr(p, needle))) {
+				n++;
+				p++;
+			}
+		if (n >= self->starts)
+			break;
+		if (now_s() > end) {
+			TH_LOG("powerpind did not get ready");
+			return -1;
+		}
+		usleep(50000);
+	}
+	return pid;
+}
+
+static int stop_daemon(pid_t pid, int sig)
+{
+	int status;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, sig);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+FIXTURE_SETUP(ppd)
+{
+	char buf[256];
+
+	if (access(TRACING "/events/powerpin/battery/enable", F_OK))
+		SKIP(return, "no powerpin:battery event (sampler missing)");
+	if (access(EMU "/vcell_raw", W_OK))
+		SKIP(return, "gauge emulator not loaded");
+	strcpy(self->base, "/tmp/ppd.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->base));
+	snprintf(self->spool, sizeof(self->spool), "%s/spool", self->base);
+	snprintf(self->conf, sizeof(self->conf), "%s/powerpind.conf", self->base);
+	snprintf(self->log, sizeof(self->log), "%s/log", self->base);
+	snprintf(self->pinned, sizeof(self->pinned), "%s/data.bin", self->base);
+	/* a file whose pages are all cached: its pinlist covers it whole */
+	memset(buf, 'p', sizeof(buf));
+	ASSERT_EQ(0, write_file(self->pinned, buf));
+	snprintf(buf, sizeof(buf),
+		 "# daemon_test\nreport = yes\npin_file = %s\n", self->pinned);
+	ASSERT_EQ(0, write_file(self->conf, buf));
+
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	ASSERT_EQ(0, write_file(EMU "/vcell_raw", PIN_VCELL));
+	ASSERT_EQ(0, write_file(EMU "/current_raw", PIN_CURRENT));
+	self->pid = start_daemon(_metadata, self);
+	ASSERT_LT(0, self->pid);
+	/* the daemon enabled the event, so the gate only waits for tracing_on */
+	ASSERT_EQ(0, read_file(TRACING "/events/powerpin/battery/enable", buf, sizeof(buf)));
+	ASSERT_EQ('1', buf[0]);
+}
+
+FIXTURE_TEARDOWN(ppd)
+{
+	char cmd[256];
+
+	write_file(TRACING "/tracing_on", "0");
+	if (self->pid > 0)
+		stop_daemon(self->pid, SIGTERM);
+	write_file(EMU "/vcell_raw", "-1");
+	write_file(EMU "/current_raw", "-1");
+	if (self->base[0] && getenv("PPD_KEEP") == NULL) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->base);
+		system(cmd);
+	}
+}
+
+TEST_F_TIMEOUT(ppd, end_to_end, 300)
+{
+	struct battery_events ev;
+	char sysfs[64], trace[1024], path[1024];
+	long long period_us, samples, window_min, window_max;
+	double t_on, t_off, t_seen;
+	struct stat st;
+	char *dir;
+
+	ASSERT_EQ(0, read_file("/sys/module/powerpin/parameters/period_us",
+			       sysfs, sizeof(sysfs)));
+	period_us = atoll(sysfs);
+	ASSERT_EQ(0, read_file(SUPPLY "/voltage_now", sysfs, sizeof(sysfs)));
+	ASSERT_EQ(EXPECT_VOLTAGE_UV, atoll(sysfs));
+
+	t_on = now_s();
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	busy_for(2.0);
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	t_off = now_s();
+
+	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	t_seen = now_s();
+	ASSERT_NE(NULL, dir) TH_LOG("no capture within 5 s of tracing_on 0");
+	TH_LOG("capture %s complete %.2f s after tracing_on 0", dir, t_seen - t_off);
+	EXPECT_EQ(1, summary_value(dir, "complete"));
+	samples = summary_value(dir, "samples");
+	EXPECT_EQ(0, summary_value(dir, "lost_events"));
+
+	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
+	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	/* every sample the kernel counted is in the file, with the pinned values */
+	EXPECT_EQ(samples, ev.count);
+	EXPECT_EQ(0, ev.bad_voltage) TH_LOG("first voltage %lld", ev.first_voltage);
+	EXPECT_EQ(0, ev.bad_current) TH_LOG("first current %lld", ev.first_current);
+	EXPECT_EQ(0, ev.bad_seq);
+	/* the gate was open between our two writes, give or take a period */
+	window_max = (long long)((t_off - t_on) * 1e6) / period_us + 2;
+	window_min = 2000000 / period_us - 2;
+	EXPECT_LE(window_min, ev.count);
+	EXPECT_GE(window_max, ev.count);
+
+	/* the report set follows: powerpin report's text and the pinlist */
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	for (int i = 0; i < 1200 && access(path, F_OK); i++)
+		usleep(100000);
+	EXPECT_EQ(0, access(path, F_OK)) TH_LOG("no report.txt");
+	snprintf(path, sizeof(path), "%s/data.bin.pinlist.meta", dir);
+	for (int i = 0; i < 300 && access(path, F_OK); i++)
+		usleep(100000);
+	ASSERT_EQ(0, stat(path, &st)) TH_LOG("no pinlist for the configured file");
+	/* one page, one (offset, length) pair of big-endian u32 */
+	EXPECT_EQ(8, st.st_size);
+	free(dir);
+}
+
+TEST_F_TIMEOUT(ppd, sigterm_mid_capture, 300)
+{
+	struct battery_events ev;
+	char trace[1024], cmd[1200];
+	int status;
+	char *dir;
+
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	usleep(1000000);
+	status = stop_daemon(self->pid, SIGTERM);
+	self->pid = 0;
+	write_file(TRACING "/tracing_on", "0");
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	dir = find_capture(self->spool, "trace.dat", 0);
+	ASSERT_NE(NULL, dir);
+	EXPECT_EQ(0, summary_value(dir, "complete"));
+	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
+	snprintf(cmd, sizeof(cmd), "build/bin/powerpin report %s >/dev/null", trace);
+	EXPECT_EQ(0, system(cmd));
+	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	EXPECT_LT(0, ev.count);
+	EXPECT_EQ(0, ev.bad_voltage);
+	/* the daemon put the event back as it found it */
+	EXPECT_TRUE(file_has(TRACING "/events/powerpin/battery/enable", "0"));
+	free(dir);
+}
+
+TEST_F_TIMEOUT(ppd, kill9_then_restart, 300)
+{
+	struct battery_events ev;
+	char trace[1024];
+	DIR *dp;
+	struct dirent *de;
+	char *dir, *first;
+	int stale = 0;
+
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	first = wait_capture(self->spool, "", 0, 5.0);
+	usleep(500000);
+	stop_daemon(self->pid, SIGKILL);
+	self->pid = 0;
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	ASSERT_NE(NULL, first);
+
+	self->pid = start_daemon(_metadata, self);
+	ASSERT_LT(0, self->pid);
+	/* the killed capture's temporary files are gone */
+	dp = opendir(first);
+	ASSERT_NE(NULL, dp);
+	while ((de = readdir(dp)))
+		if (strstr(de->d_name, ".tmp.") || strstr(de->d_name, ".cpu"))
+			stale++;
+	closedir(dp);
+	EXPECT_EQ(0, stale);
+
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	busy_for(1.0);
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	ASSERT_NE(NULL, dir);
+	EXPECT_EQ(1, summary_value(dir, "complete"));
+	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
+	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	EXPECT_LT(0, ev.count);
+	EXPECT_EQ(summary_value(dir, "samples"), ev.count);
+	free(dir);
+	free(first);
+}
+
+TEST_F_TIMEOUT(ppd, module_reload_under_daemon, 300)
+{
+	struct battery_events ev;
+	char cmd[512], trace[1024], buf[16];
+	struct utsname u;
+	double end;
+	char *dir;
+
+	ASSERT_EQ(0, uname(&u));
+	snprintf(cmd, sizeof(cmd), "build/%s/powerpin.ko", u.release);
+	if (access(cmd, R_OK))
+		SKIP(return, "no %s to reload", cmd);
+	ASSERT_EQ(0, system("rmmod powerpin"));
+	snprintf(cmd, sizeof(cmd), "insmod build/%s/powerpin.ko", u.release);
+	ASSERT_EQ(0, system(cmd));
+	/* the daemon notices and enables the new module's events */
+	end = now_s() + 10;
+	while (now_s() < end &&
+	       (read_file(TRACING "/events/powerpin/battery/enable", buf, sizeof(buf)) ||
+		buf[0] != '1'))
+		usleep(50000);
+	ASSERT_EQ('1', buf[0]);
+	EXPECT_TRUE(file_has(self->log, "loaded again"));
+
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	busy_for(1.0);
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	ASSERT_NE(NULL, dir);
+	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
+	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	EXPECT_LT(0, ev.count);
+	EXPECT_EQ(summary_value(dir, "samples"), ev.count);
+	EXPECT_EQ(0, ev.bad_voltage);
+	free(dir);
+}
+
+TEST_HARNESS_MAIN
