@@ -53,7 +53,7 @@ static inline void gen_add(struct gen *g, uint64_t ts_ns, const char *fmt, ...)
 static inline void gen_battery(struct gen *g, uint64_t ts, uint32_t seq, long long uv,
 			       long long ua, long long uah, unsigned int flags)
 {
-	gen_add(g, ts, "        powerpin-77      (     77) [000] ..... %llu.%09llu: battery: seq=%u voltage_uv=%lld current_ua=%lld charge_uah=%lld power_uw=%lld current_avg_ua=%lld capacity=80 temp_dc=250 read_ns=21000 flags=%u\n",
+	gen_add(g, ts, "        powerpin-77      (     77) [000] ..... %llu.%09llu: battery: seq=%u voltage_uv=%lld current_ua=%lld charge_uah=%lld power_uw=%lld current_avg_ua=%lld capacity=80 temp_dc=250 read_ns=21000 flags=0x%x\n",
 		GEN_TS(ts), seq, uv, ua, uah, uv * ua / 1000000, ua, flags);
 }
 

@@ -776,7 +776,7 @@ static void pick_sign(struct report *r)
 			r->sign_method = "detected from the charge counter";
 		} else {
 			r->sign = r->cur.sum > 0 ? 1 : -1;
-			r->sign_method = "assumed from the mean current (device on battery)";
+			r->sign_method = "assumed from the mean current, device on battery";
 		}
 		break;
 	}
@@ -865,7 +865,9 @@ int report_finish(struct report *r, char *err, size_t errlen)
 	r->energy_j = r->sign * r->energy;
 	r->energy_from_charge_j = r->have_charge ?
 		-(double)(r->last_charge - r->first_charge) * 1e-6 * 3600 * r->mean_voltage_v : NAN;
-	r->discrepancy_pct = r->have_charge && r->energy_j != 0 ?
+	/* a counter that never moved says nothing about the energy */
+	r->discrepancy_pct = r->have_charge && r->energy_j != 0 &&
+			     r->last_charge != r->first_charge ?
 		(r->energy_from_charge_j - r->energy_j) / fabs(r->energy_j) * 100 : NAN;
 	if (r->opt.baseline_s > 0 && r->baseline_time_s > 0) {
 		r->baseline_w = r->sign * r->baseline_energy / r->baseline_time_s;

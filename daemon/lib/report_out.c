@@ -207,10 +207,12 @@ int report_write_text(const struct report *r, FILE *out)
 	text_stat(out, "voltage", "V", &r->voltage_v);
 	text_stat(out, "current", "A", &r->current_a);
 	text_stat(out, "power", "W", &r->power_w);
-	fprintf(out, "energy         %.4f J (trapezoid of V x I)\n", r->energy_j);
-	if (r->have_charge)
+	fprintf(out, "energy         %.4f J (trapezoid of V x I)\n", r->energy_j + 0.0);
+	if (r->have_charge && r->last_charge == r->first_charge)
+		fprintf(out, "from charge    0 J: the charge counter did not change (too coarse for this capture)\n");
+	else if (r->have_charge)
 		fprintf(out, "from charge    %.4f J (charge counter delta x mean voltage), discrepancy %+.2f%%\n",
-			r->energy_from_charge_j, r->discrepancy_pct);
+			r->energy_from_charge_j + 0.0, r->discrepancy_pct);
 	else
 		fprintf(out, "from charge    n/a (no charge counter in the input)\n");
 	if (total < 0)
@@ -233,8 +235,8 @@ int report_write_text(const struct report *r, FILE *out)
 		fprintf(out, "  %10.4f J  %5.1f%%  <idle>\n", r->sign * r->idle_energy,
 			total ? 100 * r->sign * r->idle_energy / total : 0);
 		fprintf(out, "  %10.4f J  %5.1f%%  <other> (CPU time with no known task)\n",
-			r->sign * r->other_energy,
-			total ? 100 * r->sign * r->other_energy / total : 0);
+			r->sign * r->other_energy + 0.0,
+			total ? 100 * r->sign * r->other_energy / total + 0.0 : 0);
 	}
 	if (r->nr_slice_stats) {
 		fprintf(out, "\nenergy by slice and marker:\n");
@@ -273,8 +275,8 @@ int report_write_processes_csv(const struct report *r, FILE *out)
 			fputs(*c == '"' ? "\"\"" : (char[]){ *c, 0 }, out);
 		fprintf(out, "\",%d,%.9f,%.9g\n", p->threads, (double)p->cpu_ns / 1e9, p->energy_j);
 	}
-	fprintf(out, "idle,,<idle>,,,%.9g\n", r->sign * r->idle_energy);
-	fprintf(out, "other,,<other>,,,%.9g\n", r->sign * r->other_energy);
+	fprintf(out, "idle,,<idle>,,,%.9g\n", r->sign * r->idle_energy + 0.0);
+	fprintf(out, "other,,<other>,,,%.9g\n", r->sign * r->other_energy + 0.0);
 	return finish_stream(out);
 }
 
@@ -360,7 +362,7 @@ static void html_plot(FILE *out, const struct report *r, enum plot_kind kind, co
 		span = 1;
 #define X(t)	(PL + (double)(t) / span * PW)
 #define Y(v)	(PT + (ymax - (v)) / (ymax - ymin) * PH)
-	fprintf(out, "<h3>%s</h3>\n<svg class=\"plot\" id=\"plot-%d\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+	fprintf(out, "<h3>%s</h3>\n<svg class=\"plot\" id=\"plot-%d\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		title, kind, PL + PW + 10, PT + PH + 30, PL + PW + 10, PT + PH + 30);
 	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fcfcfc\" stroke=\"#999\"/>\n",
 		PL, PT, PW, PH);
@@ -433,7 +435,7 @@ static void html_bars(FILE *out, const struct report *r)
 	vmax = fabs(other) > vmax ? fabs(other) : vmax;
 	if (vmax <= 0)
 		vmax = 1;
-	fprintf(out, "<h3>Energy by process</h3>\n<svg class=\"bars\" width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+	fprintf(out, "<h3>Energy by process</h3>\n<svg class=\"bars\" width=\"%d\" height=\"%d\">\n",
 		PL + PW + 10, rows * 22 + 10);
 	for (row = 0; row < rows; row++) {
 		const char *name;

@@ -202,13 +202,47 @@ static char *kv_comm(char *s, const char *key, const char *stop)
 	return p;
 }
 
+/* "comm:pid [prio] ..." as trace-cmd's sched plugin prints a task */
+static int plugin_task(char *s, char **comm, int *pid)
+{
+	char *bracket = strstr(s, " [");
+	char *colon;
+
+	if (!bracket)
+		return -1;
+	*bracket = '\0';
+	colon = strrchr(s, ':');
+	if (!colon || !isdigit((unsigned char)colon[1]))
+		return -1;
+	*colon = '\0';
+	*pid = atoi(colon + 1);
+	*comm = s;
+	return 0;
+}
+
 static int parse_switch(char *s, struct trace_event *ev)
 {
 	int64_t prev, next;
 	char *arrow;
 
-	if (kv_int(s, "prev_pid", &prev) || kv_int(s, "next_pid", &next))
-		return 0;
+	if (kv_int(s, "prev_pid", &prev) || kv_int(s, "next_pid", &next)) {
+		/* trace-cmd report: "prev:12 [120] S ==> next:34 [120]" */
+		char *pc, *nc;
+		int pp, np;
+
+		arrow = strstr(s, " ==> ");
+		if (!arrow)
+			return 0;
+		*arrow = '\0';
+		if (plugin_task(s, &pc, &pp) || plugin_task(arrow + 5, &nc, &np))
+			return 0;
+		ev->kind = TRACE_EV_SWITCH;
+		ev->sw.prev_pid = pp;
+		ev->sw.next_pid = np;
+		ev->sw.prev_comm = pc;
+		ev->sw.next_comm = nc;
+		return 1;
+	}
 	arrow = strstr(s, "==>");
 	if (!arrow)
 		return 0;

@@ -118,7 +118,7 @@ TEST_F(report, square_wave_trapezoid)
 	EXPECT_NEAR(expect, self->r.energy_j, expect * 1e-12);
 	/* the counter never moved: sign from the mean current */
 	EXPECT_STREQ("discharge-negative", self->r.sign_name);
-	EXPECT_STREQ("assumed from the mean current (device on battery)", self->r.sign_method);
+	EXPECT_STREQ("assumed from the mean current, device on battery", self->r.sign_method);
 	EXPECT_NEAR(1.2, self->r.current_a.max, 1e-12);
 	EXPECT_NEAR(0.2, self->r.current_a.min, 1e-12);
 	EXPECT_NEAR(1.2, self->r.current_a.p95, 1e-12);

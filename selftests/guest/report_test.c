@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * powerpin report on a real capture: trace-cmd records powerpin:battery,
+ * sched_switch and trace_marker writes while the gauge emulator's current
+ * follows the guest's CPU load; an idle phase, a busy phase with two
+ * CPU-bound processes (one spinning a third of the time), and idle again.
+ * Runs in the guest with the emulator, max17042_battery and powerpin.ko
+ * loaded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <kselftest_harness.h>
+
+#include "report.h"
+#include "report_gen.h"
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define EMU		"/sys/kernel/debug/max17042_emu"
+#define PERIOD		"/sys/module/powerpin/parameters/period_us"
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static int read_str(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void mark(const char *text)
+{
+	write_str(TRACEFS "/trace_marker", text);
+}
+
+/* Spin for @secs of wall time, busy @duty of every 30 ms, inside a slice. */
+static void spin(double secs, double duty)
+{
+	double end = now_s() + secs, t0;
+	volatile unsigned long x = 0;
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "B|%d|spin", getpid());
+	mark(buf);
+	while (now_s() < end) {
+		t0 = now_s();
+		while (now_s() - t0 < 0.030 * duty)
+			x++;
+		if (duty < 1)
+			usleep((useconds_t)(30000 * (1 - duty)));
+	}
+	snprintf(buf, sizeof(buf), "E|%d", getpid());
+	mark(buf);
+	_exit(0);
+}
+
+FIXTURE(capture) {
+	char dir[64];
+	char dat[128];
+	char mode[32], idle_ua[32], busy_ua[32], period[32];
+	pid_t spinner[2];
+};
+
+FIXTURE_SETUP(capture)
+{
+	char *argv[] = { "trace-cmd", "record", "-q", "-o", self->dat,
+			 "-e", "powerpin:battery", "-e", "sched:sched_switch", NULL };
+	char on[8] = "";
+	pid_t rec;
+	int status, i;
+
+	if (access(EMU "/mode", W_OK) || access(PERIOD, W_OK))
+		SKIP(return, "gauge emulator or powerpin.ko not loaded");
+	if (system("command -v trace-cmd >/dev/null"))
+		SKIP(return, "trace-cmd not installed");
+	strcpy(self->dir, "/tmp/powerpin-report-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->dat, sizeof(self->dat), "%s/trace.dat", self->dir);
+
+	ASSERT_EQ(0, read_str(EMU "/mode", self->mode, sizeof(self->mode)));
+	ASSERT_EQ(0, read_str(EMU "/cpu_idle_ua", self->idle_ua, sizeof(self->idle_ua)));
+	ASSERT_EQ(0, read_str(EMU "/cpu_busy_ua", self->busy_ua, sizeof(self->busy_ua)));
+	ASSERT_EQ(0, read_str(PERIOD, self->period, sizeof(self->period)));
+	/* discharge is negative for the MAX17042 */
+	ASSERT_EQ(0, write_str(EMU "/cpu_idle_ua", "-200000"));
+	ASSERT_EQ(0, write_str(EMU "/cpu_busy_ua", "-2000000"));
+	ASSERT_EQ(0, write_str(EMU "/mode", "cpu"));
+	ASSERT_EQ(0, write_str(PERIOD, "20000"));
+
+	rec = fork();
+	ASSERT_LE(0, rec);
+	if (!rec) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		execvp("trace-cmd", argv);
+		_exit(127);
+	}
+	/* recording has begun once the battery event is enabled */
+	for (i = 0; i < 600; i++) {
+		/* trace_marker writes (ftrace:print) are recorded without enabling */
+		ASSERT_EQ(0, waitpid(rec, &status, WNOHANG)) TH_LOG("trace-cmd record failed");
+		if (!read_str(TRACEFS "/events/powerpin/battery/enable", on, sizeof(on)) &&
+		    on[0] == '1')
+			break;
+		usleep(50000);
+	}
+	ASSERT_EQ('1', on[0]);
+	usleep(300000);
+
+	mark("powerpin:idle");
+	usleep(1500000);
+	mark("powerpin:busy");
+	for (i = 0; i < 2; i++) {
+		self->spinner[i] = fork();
+		ASSERT_LE(0, self->spinner[i]);
+		if (!self->spinner[i])
+			spin(2.5, i ? 1.0 / 3 : 1.0);
+	}
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(self->spinner[i], waitpid(self->spinner[i], &status, 0));
+	mark("powerpin:idle-after");
+	usleep(1500000);
+
+	kill(rec, SIGINT);
+	ASSERT_EQ(rec, waitpid(rec, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+FIXTURE_TEARDOWN(capture)
+{
+	char cmd[160];
+
+	if (self->mode[0]) {
+		write_str(EMU "/mode", self->mode);
+		write_str(EMU "/cpu_idle_ua", self->idle_ua);
+		write_str(EMU "/cpu_busy_ua", self->busy_ua);
+		write_str(PERIOD, self->period);
+	}
+	if (self->dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+		if (system(cmd))
+			TH_LOG("could not remove %s", self->dir);
+	}
+}
+
+static const struct report_slice_stat *find_slice(const struct report *r, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nr_slice_stats; i++)
+		if (!strcmp(r->slice_stats[i].name, name))
+			return &r->slice_stats[i];
+	return NULL;
+}
+
+static const struct report_process *find_process(const struct report *r, int tgid)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nr_processes; i++)
+		if (r->processes[i].tgid == tgid)
+			return &r->processes[i];
+	return NULL;
+}
+
+static void check_tracedat(struct __test_metadata *_metadata, FIXTURE_DATA(capture) *self)
+{
+	const struct report_slice_stat *idle, *busy, *spin_slice;
+	const struct report_process *a, *b;
+	double p_idle, p_busy, parts = 0;
+	struct report r;
+	char err[512];
+	uint32_t i;
+
+	ASSERT_EQ((int)TRACE_FORMAT_TRACEDAT, (int)trace_input_detect(self->dat, err, sizeof(err)));
+	ASSERT_EQ(0, report_init(&r, NULL));
+	ASSERT_EQ(0, report_run(&r, self->dat, err, sizeof(err))) TH_LOG("%s", err);
+
+	TH_LOG("%llu samples over %.2f s, %.4f J, %.4f J from charge, %s (%s)",
+	       (unsigned long long)r.samples, r.duration_s, r.energy_j, r.energy_from_charge_j,
+	       r.sign_name, r.sign_method);
+	/* 50 Hz for about 5.5 s; a loaded TCG guest may miss some deadlines */
+	EXPECT_GE(r.samples, 100U);
+	EXPECT_EQ(0U, r.seq_gaps);
+	EXPECT_EQ(0U, r.lost_events);
+	EXPECT_STREQ("discharge-negative", r.sign_name);
+	EXPECT_GT(r.voltage_v.min, 2.5);
+	EXPECT_LT(r.voltage_v.max, 4.5);
+	/* the emulator's current lies between its idle and busy settings */
+	EXPECT_GE(r.current_a.min, 0.2 - 0.001);
+	EXPECT_LE(r.current_a.max, 2.0 + 0.001);
+	EXPECT_GT(r.energy_j, 0);
+	/* gauge registers repeat between 175.8 ms refreshes */
+	EXPECT_GT(r.repeated, 0U);
+
+	idle = find_slice(&r, "idle");
+	busy = find_slice(&r, "busy");
+	spin_slice = find_slice(&r, "spin");
+	ASSERT_NE(NULL, idle);
+	ASSERT_NE(NULL, busy);
+	ASSERT_NE(NULL, spin_slice);
+	EXPECT_EQ(2U, spin_slice->count);
+	p_idle = idle->energy / (idle->duration_ns / 1e9) * r.sign;
+	p_busy = busy->energy / (busy->duration_ns / 1e9) * r.sign;
+	TH_LOG("idle phase %.3f W, busy phase %.3f W", p_idle, p_busy);
+	EXPECT_GT(p_busy, 2 * p_idle);
+
+	a = find_process(&r, self->spinner[0]);
+	b = find_process(&r, self->spinner[1]);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	TH_LOG("spinner %.3f s CPU %.4f J, third-time spinner %.3f s CPU %.4f J",
+	       a->cpu_ns / 1e9, a->energy_j, b->cpu_ns / 1e9, b->energy_j);
+	EXPECT_GT(a->cpu_ns, b->cpu_ns);
+	EXPECT_GT(a->energy_j, b->energy_j);
+	EXPECT_GT(b->energy_j, 0);
+	for (i = 0; i < r.nr_processes; i++)
+		parts += r.processes[i].energy_j;
+	parts += r.sign * (r.idle_energy + r.other_energy);
+	EXPECT_NEAR(r.energy_j, parts, fabs(r.energy_j) * 1e-9);
+	report_free(&r);
+}
+
+/* trace-cmd report's text of the same capture gives the same numbers */
+static void check_text(struct __test_metadata *_metadata, FIXTURE_DATA(capture) *self)
+{
+	struct report dat, txt;
+	char err[512], cmd[400], path[160];
+
+	snprintf(path, sizeof(path), "%s/trace.txt", self->dir);
+	snprintf(cmd, sizeof(cmd), "trace-cmd report -i %s > %s 2>/dev/null", self->dat, path);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ((int)TRACE_FORMAT_TEXT, (int)trace_input_detect(path, err, sizeof(err)));
+	ASSERT_EQ(0, report_init(&dat, NULL));
+	ASSERT_EQ(0, report_init(&txt, NULL));
+	ASSERT_EQ(0, report_run(&dat, self->dat, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, report_run(&txt, path, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(dat.samples, txt.samples);
+	/* trace-cmd report rounds to microseconds */
+	EXPECT_GE(1000, llabs((long long)(dat.first_ns - txt.first_ns)));
+	/* trace-cmd prints microseconds: energies agree to that resolution */
+	EXPECT_NEAR(dat.energy_j, txt.energy_j, fabs(dat.energy_j) * 1e-4);
+	EXPECT_NEAR(dat.voltage_v.mean, txt.voltage_v.mean, 1e-12);
+	EXPECT_EQ(dat.nr_slice_stats, txt.nr_slice_stats);
+	EXPECT_EQ(dat.switches, txt.switches);
+	report_free(&dat);
+	report_free(&txt);
+}
+
+/* A trace.dat cut short is refused with a message, not half-read */
+static void check_truncated(struct __test_metadata *_metadata, FIXTURE_DATA(capture) *self)
+{
+	struct report r;
+	char err[512], cmd[400], path[160];
+	struct stat st;
+
+	ASSERT_EQ(0, stat(self->dat, &st));
+	snprintf(path, sizeof(path), "%s/cut.dat", self->dir);
+	snprintf(cmd, sizeof(cmd), "head -c %lld %s > %s", (long long)st.st_size / 3, self->dat,
+		 path);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, report_init(&r, NULL));
+	EXPECT_EQ(-1, report_run(&r, path, err, sizeof(err)));
+	TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "cut.dat"));
+	report_free(&r);
+}
+
+/* one recording (slow under emulation), three looks at it */
+TEST_F_TIMEOUT(capture, tracedat_energy_follows_load, 300)
+{
+	check_tracedat(_metadata, self);
+	check_text(_metadata, self);
+	check_truncated(_metadata, self);
+}
+
+TEST_HARNESS_MAIN

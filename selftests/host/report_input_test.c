@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * powerpin report inputs: every text line shape the readers meet (the
+ * kernel's `trace` file, trace-cmd report, the seed's lines), the bad-input
+ * table through the CLI (message and exit status), and the output files.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <kselftest_harness.h>
+
+#include "report.h"
+#include "report_gen.h"
+
+#define POWERPIN	"build/bin/powerpin"
+
+/* ---- line parser, with lines as the tools print them ---------------------- */
+
+TEST(parse_trace_file_battery)
+{
+	char line[] = " powerpin-sample-168   [000] .....    32.022174: battery: seq=1 voltage_uv=4014375 current_ua=-300000 charge_uah=2399000 power_uw=-1204312 current_avg_ua=-300000 capacity=79 temp_dc=250 read_ns=135799 flags=0x11\n";
+	struct trace_event ev;
+
+	ASSERT_EQ(1, trace_text_parse_line(line, &ev));
+	EXPECT_EQ((int)TRACE_EV_POWER, (int)ev.kind);
+	EXPECT_EQ(32022174000ULL, ev.ts_ns);
+	EXPECT_EQ(168, ev.pid);
+	EXPECT_EQ(-1, ev.tgid);
+	EXPECT_STREQ("powerpin-sample", ev.comm);
+	EXPECT_EQ(4014375, ev.power.voltage_uv);
+	EXPECT_EQ(-300000, ev.power.current_ua);
+	EXPECT_EQ(2399000, ev.power.charge_uah);
+	EXPECT_EQ(1U, ev.power.seq);
+	EXPECT_EQ(0x11U, ev.power.flags);
+	EXPECT_EQ(TRACE_POWER_HAS_CHARGE | TRACE_POWER_HAS_SEQ | TRACE_POWER_HAS_FLAGS,
+		  ev.power.has);
+}
+
+TEST(parse_trace_cmd_report_lines)
+{
+	char sw[] = "     kworker/1:2-65    [001]    32.007308: sched_switch:         kworker/1:2:65 [120] W ==> trace-cmd:174 [120]\n";
+	char bat[] = " powerpin-sample-168   [000]    32.039858: battery:              seq=2 voltage_uv=4014375 current_ua=-300000 charge_uah=2399000 power_uw=-1204312 current_avg_ua=-300000 capacity=79 temp_dc=250 read_ns=38614 flags=0x1\n";
+	char ctr[] = " powerpin-sample-168   [000]    32.022292: counter:              track_name=voltage_uv counter_value=4014375\n";
+	char print[] = "            app-501   [001]    40.000100: print:                tracing_mark_write: B|500|load\n";
+	char head[] = "cpus=2\n";
+	struct trace_event ev;
+
+	ASSERT_EQ(1, trace_text_parse_line(sw, &ev));
+	EXPECT_EQ((int)TRACE_EV_SWITCH, (int)ev.kind);
+	EXPECT_EQ(1, ev.cpu);
+	EXPECT_EQ(65, ev.sw.prev_pid);
+	EXPECT_EQ(174, ev.sw.next_pid);
+	EXPECT_STREQ("kworker/1:2", ev.sw.prev_comm);
+	EXPECT_STREQ("trace-cmd", ev.sw.next_comm);
+
+	ASSERT_EQ(1, trace_text_parse_line(bat, &ev));
+	EXPECT_EQ(32039858000ULL, ev.ts_ns);
+	EXPECT_EQ(1U, ev.power.flags);
+
+	ASSERT_EQ(1, trace_text_parse_line(ctr, &ev));
+	EXPECT_EQ((int)TRACE_EV_COUNTER, (int)ev.kind);
+	EXPECT_STREQ("voltage_uv", ev.counter.track);
+	EXPECT_EQ(4014375, ev.counter.value);
+
+	ASSERT_EQ(1, trace_text_parse_line(print, &ev));
+	EXPECT_EQ((int)TRACE_EV_MARK, (int)ev.kind);
+	EXPECT_EQ(10U, ev.mark.len);
+	EXPECT_EQ(0, strncmp("B|500|load", ev.mark.text, 10));
+
+	EXPECT_EQ(0, trace_text_parse_line(head, &ev));
+}
+
+TEST(parse_kernel_trace_switch_and_marker)
+{
+	char sw[] = "          <idle>-0       [000] d..2.    42.797848: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/0:2 next_pid=54 next_prio=120\n";
+	char mark[] = "  Binder:303_2-311   (    303) [001] ...1. 457.198279: tracing_mark_write: B|303|hwc set external\n";
+	char lost[] = "CPU:1 [LOST 1234 EVENTS]\n";
+	struct trace_event ev;
+
+	ASSERT_EQ(1, trace_text_parse_line(sw, &ev));
+	EXPECT_EQ(0, ev.sw.prev_pid);
+	EXPECT_EQ(54, ev.sw.next_pid);
+	EXPECT_STREQ("swapper/0", ev.sw.prev_comm);
+	EXPECT_STREQ("kworker/0:2", ev.sw.next_comm);
+	EXPECT_EQ(42797848000ULL, ev.ts_ns);
+
+	ASSERT_EQ(1, trace_text_parse_line(mark, &ev));
+	EXPECT_EQ(311, ev.pid);
+	EXPECT_EQ(303, ev.tgid);
+	EXPECT_STREQ("Binder:303_2", ev.comm);
+	EXPECT_EQ(457198279000ULL, ev.ts_ns);
+	EXPECT_EQ(strlen("B|303|hwc set external"), ev.mark.len);
+
+	ASSERT_EQ(1, trace_text_parse_line(lost, &ev));
+	EXPECT_EQ((int)TRACE_EV_LOST, (int)ev.kind);
+	EXPECT_EQ(1234U, ev.lost.count);
+}
+
+TEST(parse_seed_line)
+{
+	char line[] = "periodic_power-3003    ( 3003)    [000]    .... 574.487676: write_power_ringbuffer: v:4380937 c:530056 e:-203095456\n";
+	char bad[] = "periodic_power-3003    ( 3003)    [000]    .... 574.487676: write_power_ringbuffer: v:4380937\n";
+	struct trace_event ev;
+
+	ASSERT_EQ(1, trace_text_parse_line(line, &ev));
+	EXPECT_EQ((int)TRACE_EV_POWER, (int)ev.kind);
+	EXPECT_EQ(574487676000ULL, ev.ts_ns);
+	EXPECT_EQ(3003, ev.tgid);
+	EXPECT_EQ(4380937, ev.power.voltage_uv);
+	EXPECT_EQ(530056, ev.power.current_ua);
+	EXPECT_EQ(-203095456, ev.power.charge_uah);
+	EXPECT_EQ(TRACE_POWER_HAS_CHARGE, ev.power.has);
+	/* a power line without its numbers is malformed, not skipped */
+	EXPECT_EQ(-1, trace_text_parse_line(bad, &ev));
+}
+
+/* ---- the CLI on bad input ------------------------------------------------ */
+
+FIXTURE(cli) {
+	char dir[64];
+	char in[128];
+	char out[128];
+	char err[4096];
+	int status;
+};
+
+FIXTURE_SETUP(cli)
+{
+	if (access(POWERPIN, X_OK))
+		SKIP(return, "%s not built (make userspace)", POWERPIN);
+	strcpy(self->dir, "/tmp/powerpin-report-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->in, sizeof(self->in), "%s/input", self->dir);
+	snprintf(self->out, sizeof(self->out), "%s/out.json", self->dir);
+}
+
+FIXTURE_TEARDOWN(cli)
+{
+	char cmd[160];
+
+	if (!self->dir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+/* Run `powerpin report ARGS`; stderr lands in self->err; returns exit status. */
+static int report_cli(FIXTURE_DATA(cli) *self, const char *args)
+{
+	char cmd[1024], path[160];
+	FILE *f;
+	size_t n;
+	int st;
+
+	snprintf(path, sizeof(path), "%s/stderr", self->dir);
+	snprintf(cmd, sizeof(cmd), "%s report %s >/dev/null 2>%s", POWERPIN, args, path);
+	st = system(cmd);
+	self->err[0] = '\0';
+	f = fopen(path, "r");
+	if (f) {
+		n = fread(self->err, 1, sizeof(self->err) - 1, f);
+		self->err[n] = '\0';
+		fclose(f);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		abort();
+	if (len && fwrite(data, 1, len, f) != len)
+		abort();
+	fclose(f);
+}
+
+static int dir_entries(const char *dir)
+{
+	char cmd[200];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A %s | grep -v -e '^input$' -e '^stderr$' | wc -l", dir);
+	p = popen(cmd, "r");
+	if (p) {
+		if (fscanf(p, "%d", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+struct bad_input {
+	const char *what;
+	const char *data;
+	size_t len;
+	const char *message;
+};
+
+static const char garbage[] = "\x7f\x45\x4c\x46\x02\x01\x01\0\0\0\0\0\x03\0\x3e\0\x01\0\0\0\xff\xfe";
+/* trace-cmd's magic and version, then the file ends */
+static const char tracedat_cut[] = "\027\010\104tracing6\0\0\x08\0\x10\0\0header_page\0";
+
+static const struct bad_input bad_inputs[] = {
+	{ "empty file", "", 0, "empty file" },
+	{ "binary garbage", garbage, sizeof(garbage), "binary data that is not a trace.dat" },
+	{ "truncated trace.dat", tracedat_cut, sizeof(tracedat_cut),
+	  "unreadable trace.dat (truncated or corrupt" },
+	{ "text with no power events",
+	  "# tracer: nop\n          <idle>-0       [000] d..2.    42.797848: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=sh next_pid=54 next_prio=120\n",
+	  0, "no power samples" },
+	{ "timestamps going backwards",
+	  " powerpin-77 [000] ..... 10.000000: battery: seq=1 voltage_uv=4000000 current_ua=-1 charge_uah=0 flags=0x0\n"
+	  " powerpin-77 [000] ..... 10.010000: battery: seq=2 voltage_uv=4000000 current_ua=-1 charge_uah=0 flags=0x0\n"
+	  " powerpin-77 [000] ..... 9.990000: battery: seq=3 voltage_uv=4000000 current_ua=-1 charge_uah=0 flags=0x0\n",
+	  0, "input:3: timestamp goes backwards (9.990000000 after 10.010000000)" },
+	{ "prose, not a trace",
+	  "Dear reader,\nthis file is a letter.\n", 0, "no power samples" },
+};
+
+TEST_F(cli, bad_input_table)
+{
+	char args[800];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_inputs) / sizeof(bad_inputs[0]); i++) {
+		const struct bad_input *b = &bad_inputs[i];
+
+		write_file(self->in, b->data, b->len ? b->len : strlen(b->data));
+		snprintf(args, sizeof(args), "%s --json %s --html %s.html", self->in, self->out,
+			 self->out);
+		EXPECT_EQ(1, report_cli(self, args)) TH_LOG("%s", b->what);
+		EXPECT_NE(NULL, strstr(self->err, b->message))
+			TH_LOG("%s: got \"%s\"", b->what, self->err);
+		/* one line, naming the input */
+		EXPECT_NE(NULL, strstr(self->err, "powerpin report: "));
+		EXPECT_EQ(0, dir_entries(self->dir)) TH_LOG("%s: output left behind", b->what);
+	}
+}
+
+/* A long text that never looks like ftrace is called foreign early */
+TEST_F(cli, foreign_text)
+{
+	char *buf = malloc(100 * 40), *p = buf;
+	int i;
+
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < 100; i++)
+		p += sprintf(p, "line %d of a README [1] with: colons\n", i);
+	write_file(self->in, buf, p - buf);
+	free(buf);
+	EXPECT_EQ(1, report_cli(self, self->in));
+	EXPECT_NE(NULL, strstr(self->err, "not ftrace text (line 65"))
+		TH_LOG("got \"%s\"", self->err);
+}
+
+TEST_F(cli, missing_input_file)
+{
+	char args[200];
+
+	snprintf(args, sizeof(args), "%s/nonexistent", self->dir);
+	EXPECT_EQ(1, report_cli(self, args));
+	EXPECT_NE(NULL, strstr(self->err, "nonexistent: No such file or directory"));
+}
+
+TEST_F(cli, usage_errors)
+{
+	char args[300];
+
+	EXPECT_EQ(2, report_cli(self, ""));
+	EXPECT_NE(NULL, strstr(self->err, "missing <input>"));
+	snprintf(args, sizeof(args), "%s --sign sideways", self->in);
+	EXPECT_EQ(2, report_cli(self, args));
+	EXPECT_NE(NULL, strstr(self->err, "--sign wants auto, discharge-negative or discharge-positive, not 'sideways'"));
+	snprintf(args, sizeof(args), "%s --baseline -3", self->in);
+	EXPECT_EQ(2, report_cli(self, args));
+	EXPECT_NE(NULL, strstr(self->err, "--baseline wants a positive number of seconds, not '-3'"));
+	snprintf(args, sizeof(args), "%s %s", self->in, self->in);
+	EXPECT_EQ(2, report_cli(self, args));
+	EXPECT_EQ(0, report_cli(self, "--help"));
+}
+
+static long count_lines(const char *path, const char *needle)
+{
+	char line[4096];
+	long n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !needle || strstr(line, needle);
+	fclose(f);
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	struct stat st;
+	char *buf;
+	FILE *f = fopen(path, "r");
+
+	if (!f || fstat(fileno(f), &st))
+		return NULL;
+	buf = calloc(1, st.st_size + 1);
+	if (buf && fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Every output, from one generated capture */
+TEST_F(cli, outputs)
+{
+	static const char * const keys[] = {
+		"\"duration_s\": 2.000000000", "\"samples\": 201,", "\"energy_j\": 4,",
+		"\"energy_from_charge_j\": ", "\"voltage_v\": {\"min\": 4, \"mean\": 4, \"p50\": 4, \"p95\": 4, \"max\": 4}",
+		"\"current_a\": {\"min\": 0.5, \"mean\": 0.5, \"p50\": 0.5, \"p95\": 0.5, \"max\": 0.5}",
+		"\"power_w\": {\"min\": 2, ", "\"processes\": [", "\"threads\": [",
+		"\"slices\": [", "\"lost_events\": 0,", "\"comm\": \"spin\"",
+		"{\"kind\": \"slice\", \"name\": \"work\", \"count\": 1, \"duration_s\": 0.500000000, \"energy_j\": 1,",
+	};
+	char args[800], csv[160], procs[160], html[160], pf[160];
+	struct gen g = { .nr_cpus = 1 };
+	char *json, *page, *trace;
+	size_t i;
+	int k;
+
+	for (k = 0; k <= 200; k++)
+		gen_battery(&g, 100000000000ULL + k * 10000000ULL, k, 4000000, -500000, 5000, 0);
+	gen_switch(&g, 99000000000ULL, 0, "swapper/0", 0, 0, "spin", 42);
+	gen_mark(&g, 100500000000ULL, 0, "spin", 42, 42, "B|42|work");
+	gen_mark(&g, 101000000000ULL, 0, "spin", 42, 42, "E|42");
+	gen_mark(&g, 101000000000ULL, 0, "spin", 42, 42, "C|42|depth|3");
+	ASSERT_EQ(0, gen_write(&g, self->in));
+
+	snprintf(csv, sizeof(csv), "%s/samples.csv", self->dir);
+	snprintf(procs, sizeof(procs), "%s/samples-processes.csv", self->dir);
+	snprintf(html, sizeof(html), "%s/report.html", self->dir);
+	snprintf(pf, sizeof(pf), "%s/trace.json", self->dir);
+	snprintf(args, sizeof(args), "%s --json %s --csv %s --html %s --perfetto %s", self->in,
+		 self->out, csv, html, pf);
+	ASSERT_EQ(0, report_cli(self, args)) TH_LOG("%s", self->err);
+
+	json = slurp(self->out);
+	ASSERT_NE(NULL, json);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		EXPECT_NE(NULL, strstr(json, keys[i])) TH_LOG("JSON lacks key %zu", i);
+	free(json);
+
+	EXPECT_EQ(202, count_lines(csv, NULL));
+	EXPECT_EQ(1, count_lines(csv, "100.000000000,4.000000,0.500000,2.000000,5000,0,0"));
+	EXPECT_EQ(1, count_lines(procs, "process,42,\"spin\",1,2.000000000,4"));
+	EXPECT_EQ(1, count_lines(procs, "idle,,<idle>,,,0"));
+
+	page = slurp(html);
+	ASSERT_NE(NULL, page);
+	EXPECT_NE(NULL, strstr(page, "<polyline class=\"mean\""));
+	EXPECT_NE(NULL, strstr(page, "<rect class=\"slice\""));
+	EXPECT_NE(NULL, strstr(page, "<rect class=\"bar\""));
+	/* self-contained: nothing fetched */
+	EXPECT_EQ(NULL, strstr(page, "http://w"));
+	EXPECT_EQ(NULL, strstr(page, "https:"));
+	EXPECT_EQ(NULL, strstr(page, "<script"));
+	free(page);
+
+	trace = slurp(pf);
+	ASSERT_NE(NULL, trace);
+	EXPECT_EQ(0, strncmp(trace, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 39));
+	EXPECT_NE(NULL, strstr(trace, "{\"name\":\"battery power_w\",\"ph\":\"C\",\"ts\":100000000.000,"));
+	EXPECT_NE(NULL, strstr(trace, "{\"name\":\"work\",\"ph\":\"B\",\"ts\":100500000.000,\"pid\":42,\"tid\":42}"));
+	EXPECT_NE(NULL, strstr(trace, "{\"ph\":\"E\",\"ts\":101000000.000,\"pid\":42,\"tid\":42}"));
+	EXPECT_NE(NULL, strstr(trace, "{\"name\":\"depth\",\"ph\":\"C\",\"ts\":101000000.000,\"pid\":42,\"args\":{\"value\":3}}"));
+	EXPECT_EQ(0, strcmp(trace + strlen(trace) - 4, "\n]}\n"));
+	free(trace);
+	/* written through temporary files: none left */
+	EXPECT_EQ(5, dir_entries(self->dir));
+}
+
+TEST_HARNESS_MAIN
