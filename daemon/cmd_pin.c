@@ -1018,7 +1018,7 @@ static int load_apply_pinlist(const char *file, const char *pinlist,
 				   err, sizeof(err))) {
 			if (errno == ENOENT)
 				continue;
-			fprintf(stderr, "powerpin pin apply: %s\n", err);
+			fprintf(stderr, "powerpin pin apply: %s; no --pinlist given\n", err);
 			return -1;
 		}
 		if (pinlist_decode(buf, len, r, &trailing)) {
@@ -1051,6 +1051,7 @@ static int pin_apply(int argc, char **argv)
 	struct sigaction sa = { 0 };
 	uint8_t *map = NULL;
 	sigset_t block, old;
+	bool sig_set = false;
 	struct stat st;
 	int c, fd = -1, ret = 1;
 	size_t i;
@@ -1087,6 +1088,15 @@ static int pin_apply(int argc, char **argv)
 	}
 	if (load_apply_pinlist(file, pinlist, &r))
 		goto out;
+	/* from here on SIGTERM/SIGINT wait for the release below */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sig_set = true;
 	size = st.st_size;
 	ps = sysconf(_SC_PAGESIZE);
 	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
@@ -1128,21 +1138,14 @@ static int pin_apply(int argc, char **argv)
 	}
 	printf("total_bytes_pinned=%llu\n", (unsigned long long)pinned);
 	fflush(stdout);
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 	fprintf(stderr, "powerpin pin apply: holding %llu bytes of %s; SIGTERM or SIGINT releases them\n",
 		(unsigned long long)pinned, file);
 	while (!apply_stop)
 		sigsuspend(&old);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	ret = 0;
 out:
+	if (sig_set)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (map)
 		munmap(map, st.st_size);
 	if (fd >= 0)
