@@ -447,13 +447,6 @@ int cmd_file(int argc, char **argv)
 		fprintf(stderr, "powerpin file: pinconfig: %s\n", err);
 		return 1;
 	}
-	if (o.zip && zip_index_open(o.path, &zi, err, sizeof(err))) {
-		fprintf(stderr, "powerpin file: %s\n", err);
-		goto out;
-	}
-	if (o.zip)
-		st.st_size = zi.file_size;
-
 	have_probe = o.gen_probe || o.use_probe;
 	if (o.gen_probe) {
 		if (probe_path("file", o.path, o.want, &pr))
@@ -477,6 +470,16 @@ int cmd_file(int argc, char **argv)
 		pin_ranges_merge(&probe);
 		probe_source = o.use_probe;
 	}
+	/*
+	 * Index the archive only after probing: reading the central directory
+	 * and the local headers (with readahead) brings pages into the cache.
+	 */
+	if (o.zip && zip_index_open(o.path, &zi, err, sizeof(err))) {
+		fprintf(stderr, "powerpin file: %s\n", err);
+		goto out;
+	}
+	if (o.zip)
+		st.st_size = zi.file_size;
 
 	if (o.verbose && !o.json) {
 		printf("Setting output pinlist file: %s\n", o.output ? o.output : "");
