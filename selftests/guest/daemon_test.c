@@ -463,4 +463,119 @@ TEST_F_TIMEOUT(ppd, module_reload_under_daemon, 300)
 	free(dir);
 }
 
+/* ---- powerpin record: the same capture without the daemon ------------- */
+
+static bool no_temp_files(const char *dir)
+{
+	struct dirent *de;
+	bool clean = true;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return false;
+	while ((de = readdir(dp)))
+		if (strstr(de->d_name, ".tmp.") || strstr(de->d_name, ".cpu"))
+			clean = false;
+	closedir(dp);
+	return clean;
+}
+
+FIXTURE(rec) {
+	char dir[64];
+	char trace[128];
+};
+
+FIXTURE_SETUP(rec)
+{
+	if (access(TRACING "/events/powerpin/battery/enable", F_OK))
+		SKIP(return, "no powerpin:battery event (sampler missing)");
+	if (access(EMU "/vcell_raw", W_OK))
+		SKIP(return, "gauge emulator not loaded");
+	strcpy(self->dir, "/tmp/pprec.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->trace, sizeof(self->trace), "%s/t.dat", self->dir);
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/enable", "0"));
+	ASSERT_EQ(0, write_file(EMU "/vcell_raw", PIN_VCELL));
+	ASSERT_EQ(0, write_file(EMU "/current_raw", PIN_CURRENT));
+}
+
+FIXTURE_TEARDOWN(rec)
+{
+	char cmd[128];
+
+	write_file(EMU "/vcell_raw", "-1");
+	write_file(EMU "/current_raw", "-1");
+	if (self->dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+		system(cmd);
+	}
+}
+
+TEST_F_TIMEOUT(rec, duration_restores_state, 120)
+{
+	struct battery_events ev;
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "build/bin/powerpin record -q -d 1 -o %s",
+		 self->trace);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, read_battery_events(self->trace, &ev));
+	EXPECT_LT(0, ev.count);
+	EXPECT_EQ(0, ev.bad_voltage);
+	EXPECT_EQ(0, ev.bad_current);
+	EXPECT_EQ(0, ev.bad_seq);
+	EXPECT_TRUE(no_temp_files(self->dir));
+	/* tracing and the events are back as they were */
+	EXPECT_TRUE(file_has(TRACING "/tracing_on", "0"));
+	EXPECT_TRUE(file_has(TRACING "/events/powerpin/battery/enable", "0"));
+	/* and the capture says how many samples the kernel counted */
+	snprintf(cmd, sizeof(cmd),
+		 "trace-cmd report --stat -i %s 2>/dev/null | grep -q 'powerpin: lost_events=0 .* samples=%ld$'",
+		 self->trace, ev.count);
+	EXPECT_EQ(0, system(cmd)) TH_LOG("%s", cmd);
+}
+
+TEST_F_TIMEOUT(rec, command_and_trace_marker, 120)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+		 "build/bin/powerpin record -q -o %s -- sh -c 'echo B\\|$$\\|pp_slice > %s/trace_marker; sleep 0.5'",
+		 self->trace, TRACING);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd),
+		 "trace-cmd report -i %s 2>/dev/null | grep -q 'print:.*B|[0-9]*|pp_slice'",
+		 self->trace);
+	EXPECT_EQ(0, system(cmd)) TH_LOG("no trace_marker line in the capture");
+	snprintf(cmd, sizeof(cmd),
+		 "trace-cmd report -i %s 2>/dev/null | grep -q 'sched_process_exit:.*comm=sleep'",
+		 self->trace);
+	EXPECT_EQ(0, system(cmd)) TH_LOG("no sched_process_exit of the command");
+}
+
+TEST_F_TIMEOUT(rec, sigint_leaves_valid_file, 120)
+{
+	struct battery_events ev;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		execl("build/bin/powerpin", "powerpin", "record", "-q", "-o",
+		      self->trace, NULL);
+		_exit(127);
+	}
+	usleep(1500000);
+	kill(pid, SIGINT);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, read_battery_events(self->trace, &ev));
+	EXPECT_LT(0, ev.count);
+	EXPECT_TRUE(no_temp_files(self->dir));
+	EXPECT_TRUE(file_has(TRACING "/tracing_on", "0"));
+}
+
 TEST_HARNESS_MAIN

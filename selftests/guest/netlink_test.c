@@ -247,6 +247,66 @@ TEST_F(nl, set_config_needs_admin)
 	EXPECT_STREQ(self->before.supply, after.supply);
 }
 
+/* Run build/bin/powerpin ARGS as @uid; stdout+stderr into @out. */
+static int run_cli(uid_t uid, char *out, size_t len, char *const args[])
+{
+	int pipefd[2], status;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], STDERR_FILENO);
+		close(pipefd[0]);
+		if (uid && (setgid(uid) || setuid(uid)))
+			_exit(126);
+		execv("build/bin/powerpin", args);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while (got < len - 1 && (n = read(pipefd[0], out + got, len - 1 - got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(nl, cli_status_and_config)
+{
+	char out[8192], want[64];
+	char *status_json[] = { "powerpin", "status", "--json", NULL };
+	char *status_bad[] = { "powerpin", "status", "extra", NULL };
+	char *config_none[] = { "powerpin", "config", NULL };
+	char *config_fast[] = { "powerpin", "config", "--period-ms", "0.5", NULL };
+	char *config_ok[] = { "powerpin", "config", "--period-ms", "5", NULL };
+	struct pp_status after;
+
+	ASSERT_EQ(0, run_cli(0, out, sizeof(out), status_json));
+	snprintf(want, sizeof(want), "\"period_us\":%u,", self->before.period_us);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"state\":\""));
+	/* status needs no privilege */
+	EXPECT_EQ(0, run_cli(65534, out, sizeof(out), status_json));
+	EXPECT_EQ(2, run_cli(0, out, sizeof(out), status_bad));
+	EXPECT_EQ(2, run_cli(0, out, sizeof(out), config_none));
+	EXPECT_NE(NULL, strstr(out, "nothing to change"));
+	EXPECT_EQ(2, run_cli(0, out, sizeof(out), config_fast));
+	EXPECT_NE(NULL, strstr(out, "invalid --period-ms"));
+	/* config as nobody: refused with a message, nothing changed */
+	EXPECT_EQ(1, run_cli(65534, out, sizeof(out), config_ok));
+	EXPECT_NE(NULL, strstr(out, "permission denied")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pp_genl_get_status(self->g, &after));
+	EXPECT_EQ(self->before.period_us, after.period_us);
+}
+
 struct seen {
 	int started, stopped, gone, back;
 	uint64_t start_ns, stop_ns, samples;
@@ -329,7 +389,9 @@ TEST(capture_events)
 
 TEST(listener_follows_module_reload)
 {
+	char *status_args[] = { "powerpin", "status", NULL };
 	struct seen s = { 0 };
+	char out[4096];
 	struct utsname u;
 	struct pp_genl *l, *g;
 	struct pp_status st;
@@ -352,6 +414,8 @@ TEST(listener_follows_module_reload)
 	EXPECT_EQ(NULL, g);
 	EXPECT_EQ(ENOENT, errno);
 	pp_genl_close(g);
+	EXPECT_EQ(1, run_cli(0, out, sizeof(out), status_args));
+	EXPECT_NE(NULL, strstr(out, "powerpin.ko is not loaded")) TH_LOG("%s", out);
 
 	snprintf(cmd, sizeof(cmd), "insmod build/%s/powerpin.ko", u.release);
 	ASSERT_EQ(0, system(cmd));
