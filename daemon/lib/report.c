@@ -886,6 +886,8 @@ int report_finish(struct report *r, char *err, size_t errlen)
 	}
 	/* 1 ms bins: the median is reported as its bin's centre */
 	r->median_interval_s = n ? (median_ms + 0.5) / 1e3 : 0;
+	if (r->median_interval_s > r->max_interval_ns / NS_PER_S)
+		r->median_interval_s = r->max_interval_ns / NS_PER_S;
 	for (k = 2 * median_ms + 2; n && k <= r->interval_bins; k++)
 		r->gaps += r->interval_ms[k];
 

@@ -9,13 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <trace-cmd/trace-cmd.h>
 
 #include "trace_input.h"
 
+/* Records between two trims of the input's mapped pages. */
+#define TRIM_EVERY	65536
+
 struct dat_reader {
+	dev_t dev;
+	ino_t ino;
 	struct tep_handle *tep;
 	const struct trace_input_ops *ops;
 	void *arg;
@@ -73,6 +80,35 @@ static const char *field_str(struct dat_reader *r, struct tep_event *event,
 	return buf;
 }
 
+/*
+ * libtracecmd maps each CPU's data read-only in windows of up to 64 MiB and
+ * keeps them mapped until tracecmd_close(), so the resident set would grow
+ * with the capture.  The pages are clean, private and PROT_READ: dropping
+ * them from our page tables loses nothing (a later access faults them back
+ * in from the page cache), and memory stays flat however long the capture.
+ */
+static void trim_input_mappings(const struct dat_reader *r)
+{
+	unsigned long start, end, ino;
+	unsigned int maj, min;
+	char line[512], perms[8];
+	FILE *maps;
+
+	maps = fopen("/proc/self/maps", "re");
+	if (!maps)
+		return;
+	while (fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%lx-%lx %7s %*x %x:%x %lu", &start, &end, perms, &maj, &min,
+			   &ino) != 6)
+			continue;
+		if (ino != r->ino || maj != major(r->dev) || min != minor(r->dev) ||
+		    strcmp(perms, "r--p"))
+			continue;
+		madvise((void *)start, end - start, MADV_DONTNEED);
+	}
+	fclose(maps);
+}
+
 static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu,
 		      void *data)
 {
@@ -83,7 +119,8 @@ static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int
 	int64_t v;
 	int type;
 
-	r->records++;
+	if (!(++r->records % TRIM_EVERY))
+		trim_input_mappings(r);
 	if (rec->ts < r->last_ts) {
 		r->ret = -2;
 		return -1;
@@ -216,6 +253,8 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	r.dev = st.st_dev;
+	r.ino = st.st_ino;
 	/* the library's own messages would not say which input failed */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);

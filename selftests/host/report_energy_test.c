@@ -90,7 +90,7 @@ TEST_F(report, constant_19_joules)
 	EXPECT_NEAR(3.8, self->r.voltage_v.min, 1e-12);
 	EXPECT_EQ(0U, self->r.seq_gaps);
 	EXPECT_EQ(0U, self->r.gaps);
-	EXPECT_NEAR(0.0105, self->r.median_interval_s, 1e-9);
+	EXPECT_NEAR(0.010, self->r.median_interval_s, 1e-9);
 	/* no scheduler events: everything is "other" */
 	EXPECT_NEAR(19.0, self->r.sign * self->r.other_energy, 1e-9);
 }

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A trace.dat (file version 6, uncompressed) built without a kernel, for
+ * `powerpin report` tests and its benchmark on a host with no tracing.
+ *
+ * libtracecmd writes trace.dat only from a live tracefs (formats from
+ * events/, data from trace_pipe_raw), and the ring-buffer pages are the
+ * kernel's own; neither exists here, so this header lays out both by hand,
+ * following trace-cmd.dat.v6(5) and the kernel's ring_buffer.c:
+ *
+ *   magic "\027\010\104tracing" "6\0", endian, long size, page size,
+ *   header_page, header_event, ftrace formats, event system formats,
+ *   kallsyms, printk formats, cmdlines, CPU count, "options  " (none),
+ *   "flyrecord" with one (offset, size) per CPU, then page-aligned pages of
+ *   { u64 timestamp, u64 commit, events }, each event a u32 header
+ *   (type_len:5, time_delta:27) and its 4-byte aligned payload.
+ *
+ * Only the events powerpin report reads are described: powerpin:battery,
+ * powerpin:counter, sched:sched_switch and ftrace:print.  Little-endian,
+ * 64-bit longs, 4 KiB pages.
+ */
+#ifndef POWERPIN_REPORT_TRACEDAT_H
+#define POWERPIN_REPORT_TRACEDAT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TDAT_PAGE		4096
+#define TDAT_PAGE_DATA		(TDAT_PAGE - 16)
+#define TDAT_MAX_CPUS		8
+#define TDAT_TS_BITS		27
+#define TDAT_TYPE_TIME_EXTEND	30
+
+#define TDAT_ID_PRINT		5
+#define TDAT_ID_SWITCH		372
+#define TDAT_ID_BATTERY		1664
+#define TDAT_ID_COUNTER		1665
+
+#define TDAT_COMMON \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+static const char tdat_header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+static const char tdat_header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+static const char tdat_fmt_print[] =
+	"name: print\nID: 5\nformat:\n" TDAT_COMMON
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n\n"
+	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+
+static const char tdat_fmt_switch[] =
+	"name: sched_switch\nID: 372\nformat:\n" TDAT_COMMON
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%ld ==> next_comm=%s next_pid=%d next_prio=%d\", "
+	"REC->prev_comm, REC->prev_pid, REC->prev_prio, REC->prev_state, REC->next_comm, REC->next_pid, REC->next_prio\n";
+
+static const char tdat_fmt_battery[] =
+	"name: battery\nID: 1664\nformat:\n" TDAT_COMMON
+	"\tfield:u32 seq;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:s64 voltage_uv;\toffset:16;\tsize:8;\tsigned:1;\n"
+	"\tfield:s64 current_ua;\toffset:24;\tsize:8;\tsigned:1;\n"
+	"\tfield:s64 charge_uah;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:s64 power_uw;\toffset:40;\tsize:8;\tsigned:1;\n"
+	"\tfield:s64 current_avg_ua;\toffset:48;\tsize:8;\tsigned:1;\n"
+	"\tfield:s32 capacity;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:s32 temp_dc;\toffset:60;\tsize:4;\tsigned:1;\n"
+	"\tfield:u64 read_ns;\toffset:64;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 flags;\toffset:72;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"seq=%u voltage_uv=%lld current_ua=%lld charge_uah=%lld power_uw=%lld current_avg_ua=%lld capacity=%d temp_dc=%d read_ns=%llu flags=0x%x\", "
+	"REC->seq, REC->voltage_uv, REC->current_ua, REC->charge_uah, REC->power_uw, REC->current_avg_ua, REC->capacity, REC->temp_dc, REC->read_ns, REC->flags\n";
+
+static const char tdat_fmt_counter[] =
+	"name: counter\nID: 1665\nformat:\n" TDAT_COMMON
+	"\tfield:__data_loc char[] track_name;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:s64 counter_value;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+	"print fmt: \"track_name=%s counter_value=%lld\", __get_str(track_name), REC->counter_value\n";
+
+struct tdat_cpu {
+	FILE *data;		/* this CPU's pages */
+	uint8_t page[TDAT_PAGE];
+	uint32_t used;		/* bytes of page data */
+	uint64_t last_ts;
+	uint64_t pages;
+};
+
+struct tdat {
+	int nr_cpus;
+	struct tdat_cpu cpu[TDAT_MAX_CPUS];
+	char *cmdlines;
+	size_t cmdlines_len;
+	FILE *cmdlines_f;
+};
+
+static inline int tdat_open(struct tdat *w, int nr_cpus)
+{
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	if (nr_cpus < 1 || nr_cpus > TDAT_MAX_CPUS)
+		return -1;
+	w->nr_cpus = nr_cpus;
+	for (i = 0; i < nr_cpus; i++) {
+		w->cpu[i].data = tmpfile();
+		if (!w->cpu[i].data)
+			return -1;
+	}
+	w->cmdlines_f = open_memstream(&w->cmdlines, &w->cmdlines_len);
+	return w->cmdlines_f ? 0 : -1;
+}
+
+static inline void tdat_comm(struct tdat *w, int pid, const char *comm)
+{
+	fprintf(w->cmdlines_f, "%d %s\n", pid, comm);
+}
+
+static inline void tdat_flush_page(struct tdat_cpu *c)
+{
+	uint64_t commit = c->used;
+
+	if (!c->used)
+		return;
+	memcpy(c->page + 8, &commit, 8);
+	memset(c->page + 16 + c->used, 0, TDAT_PAGE_DATA - c->used);
+	if (fwrite(c->page, TDAT_PAGE, 1, c->data) != 1)
+		abort();
+	c->pages++;
+	c->used = 0;
+}
+
+static inline void tdat_put32(struct tdat_cpu *c, uint32_t v)
+{
+	memcpy(c->page + 16 + c->used, &v, 4);
+	c->used += 4;
+}
+
+/* One event of @len payload bytes (common header included) at @ts on @cpu. */
+static inline void tdat_event(struct tdat *w, int cpu, uint64_t ts, const void *payload,
+			      uint32_t len)
+{
+	struct tdat_cpu *c = &w->cpu[cpu];
+	uint32_t words = (len + 3) / 4, need = 4 + words * 4 + 8;
+	uint64_t delta;
+
+	if (words > 28)
+		abort();	/* larger events need the type_len 0 form */
+	if (c->used && ts < c->last_ts)
+		abort();	/* a CPU's events are in time order */
+	if (c->used && c->used + need > TDAT_PAGE_DATA)
+		tdat_flush_page(c);
+	if (!c->used) {
+		memcpy(c->page, &ts, 8);
+		c->last_ts = ts;
+	}
+	delta = ts - c->last_ts;
+	if (delta >> TDAT_TS_BITS) {
+		tdat_put32(c, TDAT_TYPE_TIME_EXTEND |
+			      (uint32_t)(delta & ((1U << TDAT_TS_BITS) - 1)) << 5);
+		tdat_put32(c, (uint32_t)(delta >> TDAT_TS_BITS));
+		delta = 0;
+	}
+	tdat_put32(c, words | (uint32_t)delta << 5);
+	memset(c->page + 16 + c->used, 0, words * 4);
+	memcpy(c->page + 16 + c->used, payload, len);
+	c->used += words * 4;
+	c->last_ts = ts;
+}
+
+static inline void tdat_common(uint8_t *p, uint16_t type, int pid)
+{
+	int32_t p32 = pid;
+
+	memcpy(p, &type, 2);
+	p[2] = 0;
+	p[3] = 0;
+	memcpy(p + 4, &p32, 4);
+}
+
+static inline void tdat_battery(struct tdat *w, int cpu, uint64_t ts, int pid, uint32_t seq,
+				int64_t uv, int64_t ua, int64_t uah, uint32_t flags)
+{
+	uint8_t p[76];
+	int64_t pw = uv * ua / 1000000, zero = 0;
+	int32_t cap = 80, temp = 250;
+	uint64_t read_ns = 20000;
+
+	memset(p, 0, sizeof(p));
+	tdat_common(p, TDAT_ID_BATTERY, pid);
+	memcpy(p + 8, &seq, 4);
+	memcpy(p + 16, &uv, 8);
+	memcpy(p + 24, &ua, 8);
+	memcpy(p + 32, &uah, 8);
+	memcpy(p + 40, &pw, 8);
+	memcpy(p + 48, &zero, 8);
+	memcpy(p + 56, &cap, 4);
+	memcpy(p + 60, &temp, 4);
+	memcpy(p + 64, &read_ns, 8);
+	memcpy(p + 72, &flags, 4);
+	tdat_event(w, cpu, ts, p, sizeof(p));
+}
+
+static inline void tdat_switch(struct tdat *w, int cpu, uint64_t ts, const char *prev_comm,
+			       int prev_pid, const char *next_comm, int next_pid)
+{
+	uint8_t p[64];
+	int32_t pp = prev_pid, np = next_pid, prio = 120;
+	int64_t state = 0;
+
+	memset(p, 0, sizeof(p));
+	tdat_common(p, TDAT_ID_SWITCH, prev_pid);
+	strncpy((char *)p + 8, prev_comm, 15);
+	memcpy(p + 24, &pp, 4);
+	memcpy(p + 28, &prio, 4);
+	memcpy(p + 32, &state, 8);
+	strncpy((char *)p + 40, next_comm, 15);
+	memcpy(p + 56, &np, 4);
+	memcpy(p + 60, &prio, 4);
+	tdat_event(w, cpu, ts, p, sizeof(p));
+}
+
+/* A trace_marker write (at most 90 bytes of text) */
+static inline void tdat_print(struct tdat *w, int cpu, uint64_t ts, int pid, const char *text)
+{
+	uint8_t p[112];
+	size_t len = strlen(text);
+	uint64_t ip = 0xffffffff81000000ULL;
+
+	if (len > 90)
+		abort();
+	memset(p, 0, sizeof(p));
+	tdat_common(p, TDAT_ID_PRINT, pid);
+	memcpy(p + 8, &ip, 8);
+	memcpy(p + 16, text, len);
+	p[16 + len] = '\n';
+	tdat_event(w, cpu, ts, p, 16 + len + 2);
+}
+
+static inline void tdat_u32(FILE *f, uint32_t v)
+{
+	fwrite(&v, 4, 1, f);
+}
+
+static inline void tdat_u64(FILE *f, uint64_t v)
+{
+	fwrite(&v, 8, 1, f);
+}
+
+static inline void tdat_blob64(FILE *f, const char *s, size_t len)
+{
+	tdat_u64(f, len);
+	fwrite(s, 1, len, f);
+}
+
+/* Write the whole file to @path; frees the writer. */
+static inline int tdat_close(struct tdat *w, const char *path)
+{
+	static const char magic[] = "\027\010\104tracing6";
+	uint64_t off, sizes[TDAT_MAX_CPUS];
+	char buf[65536];
+	FILE *f;
+	size_t n;
+	int i;
+
+	for (i = 0; i < w->nr_cpus; i++) {
+		tdat_flush_page(&w->cpu[i]);
+		sizes[i] = w->cpu[i].pages * TDAT_PAGE;
+	}
+	fclose(w->cmdlines_f);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fwrite(magic, 1, sizeof(magic), f);	/* with its NUL */
+	fputc(0, f);				/* little endian */
+	fputc(8, f);				/* long size */
+	tdat_u32(f, TDAT_PAGE);
+	fwrite("header_page", 1, 12, f);
+	tdat_blob64(f, tdat_header_page, strlen(tdat_header_page));
+	fwrite("header_event", 1, 13, f);
+	tdat_blob64(f, tdat_header_event, strlen(tdat_header_event));
+	tdat_u32(f, 1);				/* ftrace events */
+	tdat_blob64(f, tdat_fmt_print, strlen(tdat_fmt_print));
+	tdat_u32(f, 2);				/* systems */
+	fwrite("sched", 1, 6, f);
+	tdat_u32(f, 1);
+	tdat_blob64(f, tdat_fmt_switch, strlen(tdat_fmt_switch));
+	fwrite("powerpin", 1, 9, f);
+	tdat_u32(f, 2);
+	tdat_blob64(f, tdat_fmt_battery, strlen(tdat_fmt_battery));
+	tdat_blob64(f, tdat_fmt_counter, strlen(tdat_fmt_counter));
+	tdat_u32(f, 0);				/* kallsyms */
+	tdat_u32(f, 0);				/* printk formats */
+	tdat_blob64(f, w->cmdlines, w->cmdlines_len);
+	free(w->cmdlines);
+	tdat_u32(f, w->nr_cpus);
+	fwrite("options  ", 1, 10, f);
+	fputc(0, f);				/* option id 0: end */
+	fputc(0, f);
+	fwrite("flyrecord", 1, 10, f);
+	off = ftell(f) + 16 * w->nr_cpus;
+	off = (off + TDAT_PAGE - 1) / TDAT_PAGE * TDAT_PAGE;
+	for (i = 0; i < w->nr_cpus; i++) {
+		tdat_u64(f, off);
+		tdat_u64(f, sizes[i]);
+		off += sizes[i];
+	}
+	fseek(f, (ftell(f) + TDAT_PAGE - 1) / TDAT_PAGE * TDAT_PAGE, SEEK_SET);
+	for (i = 0; i < w->nr_cpus; i++) {
+		rewind(w->cpu[i].data);
+		while ((n = fread(buf, 1, sizeof(buf), w->cpu[i].data)) > 0)
+			fwrite(buf, 1, n, f);
+		fclose(w->cpu[i].data);
+	}
+	return fclose(f);
+}
+
+#endif
