@@ -81,8 +81,13 @@
 
 #include "powerpin.h"
 
-/* Pages per walk chunk: one page of bitmap.  RCU is dropped between chunks. */
-#define RESIDENCY_CHUNK_PAGES	((pgoff_t)PAGE_SIZE * BITS_PER_BYTE)
+/*
+ * Pages per walk chunk: one page of bitmap in bitmap mode, 4 GiB of file
+ * otherwise.  RCU is dropped and fatal signals are checked between chunks;
+ * inside a chunk the walk pauses whenever a reschedule is due.
+ */
+#define RESIDENCY_BITMAP_CHUNK	((pgoff_t)PAGE_SIZE * BITS_PER_BYTE)
+#define RESIDENCY_CHUNK		((pgoff_t)1 << 20)
 /* Runs buffered in the kernel before they are copied out. */
 #define RESIDENCY_KRUNS		(PAGE_SIZE / sizeof(struct powerpin_run))
 
@@ -100,6 +105,7 @@ struct residency_walk {
 	/* bitmap mode: one chunk of bits, page chunk_first is bit 0 */
 	unsigned long *bits;
 	pgoff_t chunk_first;
+	bool chunk_has_bits;
 
 	/* runs mode */
 	struct powerpin_run *kruns;	/* buffered runs, not yet copied out */
@@ -194,6 +200,133 @@ static enum residency_step residency_add_run(struct residency_walk *w,
 	return RESIDENCY_NEXT;
 }
 
+/* Set bits for resident pages [@first, @first + @nr) of the chunk. */
+static void residency_set_bits(struct residency_walk *w, pgoff_t first, pgoff_t nr)
+{
+	/* little-endian bit order is the documented byte layout */
+#if defined(__LITTLE_ENDIAN)
+	bitmap_set(w->bits, first - w->chunk_first, nr);
+#else
+	pgoff_t i;
+
+	for (i = first; i < first + nr; i++)
+		__set_bit_le(i - w->chunk_first, w->bits);
+#endif
+	w->chunk_has_bits = true;
+}
+
+/*
+ * Account resident or evicted pages [@first, @last] of one entry.  Returns
+ * RESIDENCY_NEXT, or why the walk has to stop before @first (runs mode).
+ */
+static enum residency_step residency_account(struct residency_walk *w,
+					     pgoff_t first, pgoff_t last,
+					     bool value, bool dirty, bool writeback)
+{
+	struct powerpin_residency *res = w->res;
+	pgoff_t nr = last - first + 1;
+
+	if (value) {
+		/* shadow of an evicted page, or shmem swap entry */
+		res->nr_evicted += nr;
+		return RESIDENCY_NEXT;
+	}
+	if (w->mode == POWERPIN_RES_RUNS) {
+		enum residency_step step = residency_add_run(w, first, last);
+
+		if (step != RESIDENCY_NEXT)
+			return step;
+	} else if (w->mode == POWERPIN_RES_BITMAP) {
+		residency_set_bits(w, first, nr);
+	}
+	res->nr_resident += nr;
+	if (dirty)
+		res->nr_dirty += nr;
+	if (writeback)
+		res->nr_writeback += nr;
+	return RESIDENCY_NEXT;
+}
+
+/*
+ * Scan the leaf node (shift 0) that holds @xas's entry, from xas's index to
+ * the end of the node or @last.  xas_for_each() would visit the same slots
+ * one at a time through the xa_state in memory and call xas_get_order() and
+ * xas_get_mark() for each; reading the node's slots and marks in a local
+ * loop into per-node masks, then counting and emitting whole runs of pages,
+ * is what makes a dense or sparse 1 GiB file cheap.  The node is
+ * RCU-protected like any xas walk; a stale read is as good as xas's.
+ *
+ * Returns the index after the last slot accounted.  A retry entry ends the
+ * scan early so that xas_for_each() restarts from the root; in runs mode a
+ * run that does not fit ends it at the run's first page.
+ */
+static pgoff_t residency_scan_leaf(struct residency_walk *w, struct xa_state *xas,
+				   pgoff_t last, enum residency_step *step)
+{
+	struct xa_node *node = xas->xa_node;
+	const unsigned long *dirty_marks =
+		node->marks[(__force unsigned int)PAGECACHE_TAG_DIRTY];
+	const unsigned long *wb_marks =
+		node->marks[(__force unsigned int)PAGECACHE_TAG_WRITEBACK];
+	pgoff_t base = xas->xa_index & ~(pgoff_t)XA_CHUNK_MASK;
+	unsigned int end = min_t(pgoff_t, XA_CHUNK_MASK, last - base) + 1;
+	u64 present = 0, value = 0, dirty = 0, wb = 0, keep, left;
+	unsigned int off;
+
+	for (off = xas->xa_index & XA_CHUNK_MASK; off < end; off++) {
+		void *entry = xa_entry(xas->xa, node, off);
+		unsigned int canon = off;
+
+		if (!entry)
+			continue;
+		if (xa_is_sibling(entry)) {
+			/* a slot of a small multi-page folio: same state */
+			canon = xa_to_sibling(entry);
+			entry = xa_entry(xas->xa, node, canon);
+		}
+		if (xa_is_retry(entry)) {
+			end = off;	/* the node is going away */
+			break;
+		}
+		if (!entry || xa_is_internal(entry))
+			continue;	/* nothing the page cache stores */
+		if (xa_is_value(entry)) {
+			value |= BIT_ULL(off);
+			continue;
+		}
+		present |= BIT_ULL(off);
+		if (test_bit(canon, dirty_marks))
+			dirty |= BIT_ULL(off);
+		if (test_bit(canon, wb_marks))
+			wb |= BIT_ULL(off);
+	}
+
+	/* hand out the runs of resident pages: bits [first, next) */
+	for (left = present; left && w->mode != POWERPIN_RES_COUNTS; ) {
+		unsigned int first = __ffs64(left), next;
+		u64 holes = ~left & (~0ULL << first);
+
+		next = holes ? __ffs64(holes) : 64;
+		if (w->mode == POWERPIN_RES_BITMAP) {
+			residency_set_bits(w, base + first, next - first);
+		} else {
+			*step = residency_add_run(w, base + first, base + next - 1);
+			if (*step != RESIDENCY_NEXT) {
+				end = first;
+				break;
+			}
+		}
+		left = next == 64 ? 0 : left & (~0ULL << next);
+	}
+
+	keep = end == 64 ? ~0ULL : BIT_ULL(end) - 1;
+	w->res->nr_resident += hweight64(present & keep);
+	w->res->nr_evicted += hweight64(value & keep);
+	w->res->nr_dirty += hweight64(dirty & keep);
+	w->res->nr_writeback += hweight64(wb & keep);
+	return base + end;
+}
+
 /*
  * Walk pages [@first, @last] of the page cache under RCU.  Returns the index
  * the walk stopped at (@last + 1 when it covered the whole span) and the
@@ -202,7 +335,6 @@ static enum residency_step residency_add_run(struct residency_walk *w,
 static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 				   pgoff_t last, enum residency_step *step)
 {
-	struct powerpin_residency *res = w->res;
 	XA_STATE(xas, &w->mapping->i_pages, first);
 	pgoff_t stop = last + 1;
 	void *entry;
@@ -210,12 +342,25 @@ static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 	*step = RESIDENCY_NEXT;
 	rcu_read_lock();
 	xas_for_each(&xas, entry, last) {
-		pgoff_t entry_first, entry_last, nr;
+		pgoff_t entry_first, entry_last;
 		unsigned int order;
 
 		/* Never dereference @entry: the folio is not pinned. */
 		if (xas_retry(&xas, entry))
 			continue;
+
+		if (!xas_not_node(xas.xa_node) && !xas.xa_node->shift) {
+			pgoff_t next = residency_scan_leaf(w, &xas, last, step);
+
+			if (*step != RESIDENCY_NEXT) {
+				stop = next;
+				break;
+			}
+			if (next > last)
+				break;
+			xas_set(&xas, next);
+			goto resched;
+		}
 
 		/*
 		 * A multi-index entry is found from any index it covers; its
@@ -226,33 +371,14 @@ static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 		entry_last = entry_first + (1UL << order) - 1;
 		entry_first = max(entry_first, first);
 		entry_last = min(entry_last, last);
-		nr = entry_last - entry_first + 1;
 
-		if (xa_is_value(entry)) {
-			/* shadow of an evicted page, or shmem swap entry */
-			res->nr_evicted += nr;
-			goto resched;
+		*step = residency_account(w, entry_first, entry_last, xa_is_value(entry),
+					  xas_get_mark(&xas, PAGECACHE_TAG_DIRTY),
+					  xas_get_mark(&xas, PAGECACHE_TAG_WRITEBACK));
+		if (*step != RESIDENCY_NEXT) {
+			stop = entry_first;
+			break;
 		}
-
-		if (w->mode == POWERPIN_RES_RUNS) {
-			*step = residency_add_run(w, entry_first, entry_last);
-			if (*step != RESIDENCY_NEXT) {
-				stop = entry_first;
-				break;
-			}
-		} else if (w->mode == POWERPIN_RES_BITMAP) {
-			pgoff_t i;
-
-			/* little-endian bit order is the documented byte layout */
-			for (i = entry_first; i <= entry_last; i++)
-				__set_bit_le(i - w->chunk_first, w->bits);
-		}
-
-		res->nr_resident += nr;
-		if (xas_get_mark(&xas, PAGECACHE_TAG_DIRTY))
-			res->nr_dirty += nr;
-		if (xas_get_mark(&xas, PAGECACHE_TAG_WRITEBACK))
-			res->nr_writeback += nr;
 resched:
 		if (need_resched()) {
 			xas_pause(&xas);
@@ -263,7 +389,7 @@ resched:
 	}
 	rcu_read_unlock();
 
-	res->nr_pages += stop - first;
+	w->res->nr_pages += stop - first;
 	return stop;
 }
 
@@ -285,8 +411,12 @@ static int residency_copy_bits(struct residency_walk *w, pgoff_t range_first,
 {
 	void __user *dst = u64_to_user_ptr(w->res->buf) +
 			   (w->chunk_first - range_first) / BITS_PER_BYTE;
+	size_t bytes = DIV_ROUND_UP(nr, BITS_PER_BYTE);
 
-	if (copy_to_user(dst, w->bits, DIV_ROUND_UP(nr, BITS_PER_BYTE)))
+	/* nothing resident: one pass over the user's memory, not two */
+	if (!w->chunk_has_bits)
+		return clear_user(dst, bytes) ? -EFAULT : 0;
+	if (copy_to_user(dst, w->bits, bytes))
 		return -EFAULT;
 	return 0;
 }
@@ -302,12 +432,15 @@ static int residency_walk(struct residency_walk *w, pgoff_t first, pgoff_t end)
 	int ret = 0;
 
 	while (pos < end) {
-		pgoff_t chunk_last = min(end - 1, pos + RESIDENCY_CHUNK_PAGES - 1);
+		pgoff_t chunk = w->mode == POWERPIN_RES_BITMAP ?
+				RESIDENCY_BITMAP_CHUNK : RESIDENCY_CHUNK;
+		pgoff_t chunk_last = min(end - 1, pos + chunk - 1);
 		pgoff_t stop;
 
 		if (w->mode == POWERPIN_RES_BITMAP) {
 			w->chunk_first = pos;
-			memset(w->bits, 0, PAGE_SIZE);
+			w->chunk_has_bits = false;
+			bitmap_zero(w->bits, chunk_last - pos + 1);
 		}
 		stop = residency_walk_span(w, pos, chunk_last, &step);
 
