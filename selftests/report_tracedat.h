@@ -99,10 +99,14 @@ static const char tdat_fmt_counter[] =
 	"\tfield:s64 counter_value;\toffset:16;\tsize:8;\tsigned:1;\n\n"
 	"print fmt: \"track_name=%s counter_value=%lld\", __get_str(track_name), REC->counter_value\n";
 
+#define TDAT_MISSED_EVENTS	(1ULL << 31)
+#define TDAT_MISSED_STORED	(1ULL << 30)
+
 struct tdat_cpu {
 	FILE *data;		/* this CPU's pages */
 	uint8_t page[TDAT_PAGE];
 	uint32_t used;		/* bytes of page data */
+	uint64_t lost;		/* events dropped before this page */
 	uint64_t last_ts;
 	uint64_t pages;
 };
@@ -143,8 +147,14 @@ static inline void tdat_flush_page(struct tdat_cpu *c)
 
 	if (!c->used)
 		return;
-	memcpy(c->page + 8, &commit, 8);
 	memset(c->page + 16 + c->used, 0, TDAT_PAGE_DATA - c->used);
+	if (c->lost) {
+		/* as the kernel does: flags in commit, the count after the data */
+		commit |= TDAT_MISSED_EVENTS | TDAT_MISSED_STORED;
+		memcpy(c->page + 16 + c->used, &c->lost, 8);
+		c->lost = 0;
+	}
+	memcpy(c->page + 8, &commit, 8);
 	if (fwrite(c->page, TDAT_PAGE, 1, c->data) != 1)
 		abort();
 	c->pages++;
@@ -162,7 +172,8 @@ static inline void tdat_event(struct tdat *w, int cpu, uint64_t ts, const void *
 			      uint32_t len)
 {
 	struct tdat_cpu *c = &w->cpu[cpu];
-	uint32_t words = (len + 3) / 4, need = 4 + words * 4 + 8;
+	/* room for the event, a time extend and a stored lost count */
+	uint32_t words = (len + 3) / 4, need = 4 + words * 4 + 8 + 8;
 	uint64_t delta;
 
 	if (words > 28)
@@ -187,6 +198,13 @@ static inline void tdat_event(struct tdat *w, int cpu, uint64_t ts, const void *
 	memcpy(c->page + 16 + c->used, payload, len);
 	c->used += words * 4;
 	c->last_ts = ts;
+}
+
+/* @count events were lost on @cpu before its next event (starts a page). */
+static inline void tdat_lost(struct tdat *w, int cpu, uint64_t count)
+{
+	tdat_flush_page(&w->cpu[cpu]);
+	w->cpu[cpu].lost = count;
 }
 
 static inline void tdat_common(uint8_t *p, uint16_t type, int pid)

@@ -257,10 +257,22 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 	r.ino = st.st_ino;
 	/* the library's own messages would not say which input failed */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	/*
+	 * tracecmd_open() is these two steps; done apart because libtracecmd
+	 * 1.3's error path after a failed tracecmd_init_data() (a v6 file cut
+	 * inside its CPU data) calls tracecmd_close(), which dereferences NULL
+	 * on such a handle.  So a handle that failed there is not closed: its
+	 * memory and descriptor leak once, rather than the process crashing.
+	 */
+	handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!handle) {
 		snprintf(err, errlen,
-			 "%s: unreadable trace.dat (truncated or corrupt: libtracecmd cannot open it)",
+			 "%s: unreadable trace.dat (truncated or corrupt headers)", path);
+		return -1;
+	}
+	if (tracecmd_init_data(handle) < 0) {
+		snprintf(err, errlen,
+			 "%s: unreadable trace.dat (truncated or corrupt: its CPU data is incomplete)",
 			 path);
 		return -1;
 	}

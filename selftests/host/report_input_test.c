@@ -214,7 +214,7 @@ static const struct bad_input bad_inputs[] = {
 	{ "empty file", "", 0, "empty file" },
 	{ "binary garbage", garbage, sizeof(garbage), "binary data that is not a trace.dat" },
 	{ "truncated trace.dat", tracedat_cut, sizeof(tracedat_cut),
-	  "unreadable trace.dat (truncated or corrupt" },
+	  "unreadable trace.dat (truncated or corrupt headers)" },
 	{ "text with no power events",
 	  "# tracer: nop\n          <idle>-0       [000] d..2.    42.797848: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=sh next_pid=54 next_prio=120\n",
 	  0, "no power samples" },

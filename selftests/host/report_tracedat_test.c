@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * powerpin report on trace.dat files generated on the host (the layout
+ * trace-cmd record writes, built by selftests/report_tracedat.h): the known
+ * answers through libtracecmd, lost events, truncation at any point, and
+ * agreement with trace-cmd's own text of the same file.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <kselftest_harness.h>
+
+#include "report.h"
+#include "report_gen.h"
+#include "report_tracedat.h"
+
+#define MS	1000000ULL
+#define SEC	1000000000ULL
+#define T0	(500 * SEC + 250 * MS)
+
+FIXTURE(dat) {
+	char dir[64];
+	char path[128];
+	struct tdat w;
+	struct report r;
+	char err[512];
+};
+
+FIXTURE_SETUP(dat)
+{
+	strcpy(self->dir, "/tmp/powerpin-report-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->path, sizeof(self->path), "%s/trace.dat", self->dir);
+	ASSERT_EQ(0, tdat_open(&self->w, 2));
+	tdat_comm(&self->w, 77, "powerpin-sample");
+	memset(&self->r, 0, sizeof(self->r));
+}
+
+FIXTURE_TEARDOWN(dat)
+{
+	char cmd[160];
+
+	report_free(&self->r);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+static int run(struct __test_metadata *_metadata, FIXTURE_DATA(dat) *self, const char *path)
+{
+	int ret;
+
+	if (report_init(&self->r, NULL))
+		return -1;
+	ret = report_run(&self->r, path, self->err, sizeof(self->err));
+	if (ret)
+		TH_LOG("report: %s", self->err);
+	return ret;
+}
+
+/* 3.8 V, 500 mA discharge, 10 s at 100 Hz */
+static void constant_capture(struct tdat *w)
+{
+	int k;
+
+	for (k = 0; k <= 1000; k++)
+		tdat_battery(w, k % 2, T0 + k * 10 * MS, 77, k, 3800000, -500000,
+			     llround(2500000 - 500000 * (k * 0.01) / 3600), 0);
+}
+
+TEST_F(dat, constant_19_joules)
+{
+	constant_capture(&self->w);
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	ASSERT_EQ((int)TRACE_FORMAT_TRACEDAT, (int)trace_input_detect(self->path, self->err,
+								     sizeof(self->err)));
+	ASSERT_EQ(0, run(_metadata, self, self->path));
+	EXPECT_EQ(1001U, self->r.samples);
+	EXPECT_NEAR(10.0, self->r.duration_s, 1e-9);
+	EXPECT_NEAR(19.0, self->r.energy_j, 1e-9);
+	EXPECT_NEAR(19.0, self->r.energy_from_charge_j, 19.0 * 0.005);
+	EXPECT_STREQ("discharge-negative", self->r.sign_name);
+	EXPECT_EQ(0U, self->r.seq_gaps);
+	EXPECT_EQ(0U, self->r.lost_events);
+	EXPECT_EQ(2, self->r.nr_cpus_hint);
+}
+
+/* Two CPUs: process 100 busy on CPU 0, process 200 a third of CPU 1 */
+TEST_F(dat, attribution_75_25)
+{
+	double a, b, idle, other;
+	uint64_t t;
+	int k;
+
+	tdat_comm(&self->w, 100, "worker");
+	tdat_comm(&self->w, 200, "spin");
+	tdat_switch(&self->w, 0, T0 - 5 * MS, "swapper/0", 0, "worker", 100);
+	tdat_switch(&self->w, 1, T0 - 5 * MS, "swapper/1", 0, "spin", 200);
+	/* per CPU in time order: CPU 1's switches, CPU 0 carries the samples */
+	for (t = T0; t < T0 + 10 * SEC; t += 30 * MS) {
+		tdat_switch(&self->w, 1, t + 5 * MS, "spin", 200, "swapper/1", 0);
+		tdat_switch(&self->w, 1, t + 25 * MS, "swapper/1", 0, "spin", 200);
+	}
+	for (k = 0; k <= 1000; k++)
+		tdat_battery(&self->w, 0, T0 + k * 10 * MS, 77, k, 4000000, -500000, 0, 0);
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	ASSERT_EQ(0, run(_metadata, self, self->path));
+
+	EXPECT_NEAR(20.0, self->r.energy_j, 1e-9);
+	ASSERT_EQ(2U, self->r.nr_processes);
+	EXPECT_EQ(100, self->r.processes[0].tgid);
+	EXPECT_STREQ("worker", self->r.processes[0].comm);
+	EXPECT_EQ(200, self->r.processes[1].tgid);
+	EXPECT_STREQ("spin", self->r.processes[1].comm);
+	a = self->r.processes[0].energy_j;
+	b = self->r.processes[1].energy_j;
+	idle = self->r.sign * self->r.idle_energy;
+	other = self->r.sign * self->r.other_energy;
+	EXPECT_NEAR(0.75, a / (a + b), 0.005);
+	EXPECT_NEAR(10.0, a, 1e-6);
+	EXPECT_NEAR(0.0, other, 1e-9);
+	EXPECT_NEAR(20.0, a + b + idle + other, 1e-9);
+}
+
+/* Slices, counters and markers from ftrace:print records */
+TEST_F(dat, slices_from_print_events)
+{
+	const struct report_slice_stat *s;
+	int k, found = 0;
+	uint32_t i;
+
+	tdat_print(&self->w, 1, T0 + 1 * SEC, 600, "powerpin:warmup");
+	tdat_print(&self->w, 1, T0 + 2 * SEC, 501, "B|500|load");
+	tdat_print(&self->w, 1, T0 + 4 * SEC, 501, "E|500");
+	tdat_print(&self->w, 1, T0 + 5 * SEC, 501, "C|500|queue|9");
+	tdat_print(&self->w, 1, T0 + 6 * SEC, 600, "powerpin:measure");
+	for (k = 0; k <= 1000; k++)
+		tdat_battery(&self->w, 0, T0 + k * 10 * MS, 77, k, 4000000, -500000, 0, 0);
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	ASSERT_EQ(0, run(_metadata, self, self->path));
+
+	for (i = 0; i < self->r.nr_slice_stats; i++) {
+		s = &self->r.slice_stats[i];
+		if (!strcmp(s->name, "load")) {
+			EXPECT_NEAR(4.0, self->r.sign * s->energy, 1e-9);
+			found++;
+		} else if (!strcmp(s->name, "warmup")) {
+			EXPECT_NEAR(10.0, self->r.sign * s->energy, 1e-9);
+			found++;
+		} else if (!strcmp(s->name, "measure")) {
+			EXPECT_NEAR(8.0, self->r.sign * s->energy, 1e-9);
+			found++;
+		}
+	}
+	EXPECT_EQ(3, found);
+	ASSERT_EQ(1U, self->r.nr_counters);
+	EXPECT_STREQ("queue", self->r.counters[0].name);
+	EXPECT_EQ(9, self->r.counters[0].last);
+}
+
+/* Pages flagged with missed events are counted, not hidden */
+TEST_F(dat, lost_events)
+{
+	int k;
+
+	for (k = 0; k < 100; k++) {
+		if (k == 40)
+			tdat_lost(&self->w, 0, 17);
+		if (k == 70)
+			tdat_lost(&self->w, 0, 5);
+		tdat_battery(&self->w, 0, T0 + k * 10 * MS, 77, k < 40 ? k : k + 2, 4000000,
+			     -100000, 0, 0);
+	}
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	ASSERT_EQ(0, run(_metadata, self, self->path));
+	EXPECT_EQ(22U, self->r.lost_events);
+	EXPECT_EQ(2U, self->r.seq_gaps);
+	EXPECT_EQ(100U, self->r.samples);
+}
+
+/* Cut anywhere, a trace.dat is refused with a message naming it */
+TEST_F(dat, truncated_anywhere)
+{
+	static const double cuts[] = { 0.001, 0.01, 0.1, 0.5, 0.9, 0.999 };
+	char cut[160], cmd[400];
+	struct stat st;
+	size_t i;
+
+	constant_capture(&self->w);
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	ASSERT_EQ(0, stat(self->path, &st));
+	snprintf(cut, sizeof(cut), "%s/cut.dat", self->dir);
+	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		struct report r;
+		char err[512];
+
+		snprintf(cmd, sizeof(cmd), "head -c %lld %s > %s",
+			 (long long)(st.st_size * cuts[i]), self->path, cut);
+		ASSERT_EQ(0, system(cmd));
+		ASSERT_EQ(0, report_init(&r, NULL));
+		EXPECT_EQ(-1, report_run(&r, cut, err, sizeof(err))) TH_LOG("cut at %g", cuts[i]);
+		EXPECT_NE(NULL, strstr(err, "cut.dat: ")) TH_LOG("cut at %g: %s", cuts[i], err);
+		report_free(&r);
+	}
+}
+
+/* trace-cmd's text of the same file gives the same report */
+TEST_F(dat, agrees_with_trace_cmd_text)
+{
+	char txt[160], cmd[400];
+	struct report t;
+	uint64_t ts;
+	int k;
+
+	if (system("command -v trace-cmd >/dev/null"))
+		SKIP(return, "trace-cmd not installed");
+	tdat_comm(&self->w, 100, "worker");
+	for (ts = T0; ts < T0 + 2 * SEC; ts += 7 * MS)
+		tdat_switch(&self->w, 1, ts, (ts / MS) % 2 ? "worker" : "swapper/1",
+			    (ts / MS) % 2 ? 100 : 0, (ts / MS) % 2 ? "swapper/1" : "worker",
+			    (ts / MS) % 2 ? 0 : 100);
+	for (k = 0; k <= 200; k++)
+		tdat_battery(&self->w, 0, T0 + k * 10 * MS, 77, k, 4000000 - k * 100,
+			     -300000 - (k % 9) * 1000, 1000 - k / 50, 0);
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	snprintf(txt, sizeof(txt), "%s/trace.txt", self->dir);
+	snprintf(cmd, sizeof(cmd), "trace-cmd report -i %s > %s 2>/dev/null", self->path, txt);
+	ASSERT_EQ(0, system(cmd));
+
+	ASSERT_EQ(0, run(_metadata, self, self->path));
+	ASSERT_EQ(0, report_init(&t, NULL));
+	ASSERT_EQ(0, report_run(&t, txt, self->err, sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(self->r.samples, t.samples);
+	EXPECT_EQ(self->r.switches, t.switches);
+	/* timestamps are whole microseconds here, so the text loses nothing */
+	EXPECT_NEAR(self->r.energy_j, t.energy_j, 1e-9);
+	EXPECT_NEAR(self->r.power_w.p95, t.power_w.p95, 1e-12);
+	ASSERT_EQ(self->r.nr_processes, t.nr_processes);
+	EXPECT_NEAR(self->r.processes[0].energy_j, t.processes[0].energy_j, 1e-9);
+	report_free(&t);
+}
+
+TEST_HARNESS_MAIN
