@@ -165,11 +165,6 @@ static int write_pinlist(const char *cmd, const char *path,
 
 /* ---- powerpin file --------------------------------------------------- */
 
-struct coverage {
-	const struct zip_entry *entry;
-	struct pin_ranges ranges;	/* absolute (archive) offsets */
-};
-
 static void file_usage(FILE *out)
 {
 	fprintf(out,
@@ -194,7 +189,7 @@ static void file_usage(FILE *out)
 		"no probe every entry counts as wholly wanted (pinconfig-only pinlists).\n");
 }
 
-static void dump_entries(const struct coverage *cov, size_t nr, bool verbose)
+static void dump_entries(const struct zip_coverage *cov, size_t nr, bool verbose)
 {
 	size_t i, j;
 
@@ -221,7 +216,7 @@ static void dump_entries(const struct coverage *cov, size_t nr, bool verbose)
 	printf("\n");
 }
 
-static void json_entries(FILE *out, const struct coverage *cov, size_t nr)
+static void json_entries(FILE *out, const struct zip_coverage *cov, size_t nr)
 {
 	size_t i;
 
@@ -240,103 +235,6 @@ static void json_entries(FILE *out, const struct coverage *cov, size_t nr)
 		fputc('}', out);
 	}
 	fputc(']', out);
-}
-
-static void free_coverages(struct coverage *cov, size_t nr)
-{
-	size_t i;
-
-	for (i = 0; cov && i < nr; i++)
-		pin_ranges_free(&cov[i].ranges);
-	free(cov);
-}
-
-/*
- * Per-entry coverage: the probe clipped to each entry's data, or the whole
- * entry when there is no probe.
- */
-static struct coverage *entry_coverages(const struct zip_index *zi,
-					const struct pin_ranges *probe)
-{
-	struct coverage *cov = calloc(zi->nr ? zi->nr : 1, sizeof(*cov));
-	size_t i;
-
-	if (!cov)
-		return NULL;
-	for (i = 0; i < zi->nr; i++) {
-		const struct zip_entry *e = &zi->entries[i];
-		int ret;
-
-		cov[i].entry = e;
-		if (probe)
-			ret = pin_ranges_clip(probe, e->data_offset,
-					      e->data_offset + e->compressed_size,
-					      &cov[i].ranges);
-		else
-			ret = e->compressed_size ?
-			      pin_ranges_add(&cov[i].ranges, e->data_offset,
-					     e->compressed_size, 0) : 0;
-		if (ret) {
-			free_coverages(cov, zi->nr);
-			return NULL;
-		}
-	}
-	return cov;
-}
-
-/*
- * Filter: each entry takes the first pinconfig entry that matches its name;
- * its ranges (entry-relative, clipped to the entry) intersect the coverage.
- * Every matched entry gets its own copy of the ranges.
- */
-static struct coverage *filter_coverages(const struct coverage *cov, size_t nr,
-					 const struct pinconfig *pc,
-					 size_t *nr_out, bool verbose)
-{
-	struct coverage *out = calloc(nr ? nr : 1, sizeof(*out));
-	size_t i, j, n = 0;
-
-	if (!out)
-		return NULL;
-	for (i = 0; i < nr; i++) {
-		const struct zip_entry *e = cov[i].entry;
-		const struct pinconfig_entry *pe = pinconfig_match(pc, e->name);
-		struct pin_ranges want = { 0 };
-		int ret = 0;
-
-		if (!pe)
-			continue;
-		if (verbose)
-			printf("Found a match: file=%s matching filter=%s\n", e->name,
-			       pe->pattern);
-		if (!pe->nr_ranges)
-			ret = pin_ranges_add(&want, e->data_offset, e->compressed_size, 0);
-		for (j = 0; !ret && j < pe->nr_ranges; j++) {
-			uint64_t s = pe->ranges[j].offset, l = pe->ranges[j].length;
-
-			if (s >= e->compressed_size)
-				continue;
-			if (l > e->compressed_size - s)
-				l = e->compressed_size - s;
-			ret = pin_ranges_add(&want, e->data_offset + s, l, 0);
-		}
-		if (!ret) {
-			pin_ranges_merge(&want);
-			out[n].entry = e;
-			for (j = 0; !ret && j < want.nr; j++)
-				ret = pin_ranges_clip(&cov[i].ranges, want.v[j].offset,
-						      want.v[j].offset + want.v[j].length,
-						      &out[n].ranges);
-			n++;
-		}
-		pin_ranges_free(&want);
-		if (ret) {
-			free_coverages(out, n);
-			return NULL;
-		}
-	}
-	*nr_out = n;
-	return out;
 }
 
 struct file_opts {
@@ -418,7 +316,7 @@ static int file_parse(int argc, char **argv, struct file_opts *o)
 
 int cmd_file(int argc, char **argv)
 {
-	struct coverage *cov = NULL, *filtered = NULL;
+	struct zip_coverage *cov = NULL, *filtered = NULL;
 	struct pin_ranges probe = { 0 }, written = { 0 }, all = { 0 };
 	struct probe_result pr = { 0 };
 	struct pinconfig pc = { 0 };
@@ -493,7 +391,7 @@ int cmd_file(int argc, char **argv)
 	}
 
 	if (o.zip) {
-		cov = entry_coverages(&zi, have_probe ? &probe : NULL);
+		cov = zip_coverages(&zi, have_probe ? &probe : NULL);
 		if (!cov)
 			goto nomem;
 		if (o.verbose && !o.json)
@@ -504,10 +402,13 @@ int cmd_file(int argc, char **argv)
 				       (unsigned long long)zi.entries[i].uncompressed_size,
 				       (unsigned long long)zi.entries[i].compressed_size);
 		if (o.pinconfig) {
-			filtered = filter_coverages(cov, zi.nr, &pc, &nr_filtered,
-						    o.verbose && !o.json);
+			filtered = pinconfig_filter(&pc, cov, zi.nr, &nr_filtered);
 			if (!filtered)
 				goto nomem;
+			for (i = 0; o.verbose && !o.json && i < nr_filtered; i++)
+				printf("Found a match: file=%s matching filter=%s\n",
+				       filtered[i].entry->name,
+				       pinconfig_match(&pc, filtered[i].entry->name)->pattern);
 			if (!nr_filtered)
 				fprintf(stderr, "powerpin file: warning: pinconfig %s matches no entry of %s\n",
 					o.pinconfig, o.path);
@@ -522,7 +423,7 @@ int cmd_file(int argc, char **argv)
 		}
 		/* what a pinlist would hold: the filtered view if there is one */
 		{
-			const struct coverage *src = o.pinconfig ? filtered : cov;
+			const struct zip_coverage *src = o.pinconfig ? filtered : cov;
 			size_t n = o.pinconfig ? nr_filtered : zi.nr;
 
 			for (i = 0; i < n; i++)
@@ -606,8 +507,8 @@ int cmd_file(int argc, char **argv)
 nomem:
 	fprintf(stderr, "powerpin file: %s\n", strerror(ENOMEM));
 out:
-	free_coverages(cov, zi.nr);
-	free_coverages(filtered, nr_filtered);
+	zip_coverages_free(cov, zi.nr);
+	zip_coverages_free(filtered, nr_filtered);
 	pin_ranges_free(&probe);
 	pin_ranges_free(&written);
 	pin_ranges_free(&all);
@@ -1049,8 +950,9 @@ static int pin_apply(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t quota = PINLIST_NO_QUOTA, pinned = 0, size, ps;
-	struct pin_ranges r = { 0 };
+	struct pin_ranges r = { 0 }, plan = { 0 };
 	const char *pinlist = NULL, *file;
+	int64_t charged;
 	struct sigaction sa = { 0 };
 	uint8_t *map = NULL;
 	sigset_t block, old;
@@ -1109,36 +1011,24 @@ static int pin_apply(int argc, char **argv)
 		goto out;
 	}
 	/* PinnerService's loop: clamp, round out to pages, charge, stop at quota */
-	for (i = 0; i < r.nr && pinned < quota; i++) {
-		uint64_t start = r.v[i].offset, len = r.v[i].length;
-
-		if (start > size)
-			start = size;
-		if (len > size - start)
-			len = size - start;
-		if (len > quota - pinned)
-			len = quota - pinned;
-		len += start % ps;
-		start -= start % ps;
-		if (len % ps)
-			len += ps - len % ps;
-		if (len > quota - pinned)
-			len = quota - pinned;
-		if (start + len > size)
-			len = size - start;	/* mlock rounds the last page itself */
-		if (!len)
-			continue;
-		if (mlock(map + start, len)) {
+	charged = pinlist_pinner_plan(&r, size, ps, quota, &plan);
+	if (charged < 0) {
+		fprintf(stderr, "powerpin pin apply: %s\n", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < plan.nr; i++) {
+		if (mlock(map + plan.v[i].offset, plan.v[i].length)) {
 			fprintf(stderr, "powerpin pin apply: mlock start=%llu bytes=%llu: %s%s\n",
-				(unsigned long long)start, (unsigned long long)len,
-				strerror(errno), errno == ENOMEM || errno == EPERM ?
+				(unsigned long long)plan.v[i].offset,
+				(unsigned long long)plan.v[i].length, strerror(errno),
+				errno == ENOMEM || errno == EPERM ?
 				" (RLIMIT_MEMLOCK too low, or no CAP_IPC_LOCK)" : "");
 			goto out;
 		}
-		printf("start=%llu bytes=%llu\n", (unsigned long long)start,
-		       (unsigned long long)len);
-		pinned += len;
+		printf("start=%llu bytes=%llu\n", (unsigned long long)plan.v[i].offset,
+		       (unsigned long long)plan.v[i].length);
 	}
+	pinned = charged;
 	printf("total_bytes_pinned=%llu\n", (unsigned long long)pinned);
 	fflush(stdout);
 	fprintf(stderr, "powerpin pin apply: holding %llu bytes of %s; SIGTERM or SIGINT releases them\n",
@@ -1154,6 +1044,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	pin_ranges_free(&r);
+	pin_ranges_free(&plan);
 	return ret;
 }
 

@@ -264,3 +264,51 @@ const struct pinconfig_entry *pinconfig_match(const struct pinconfig *pc,
 			return &pc->entries[i];
 	return NULL;
 }
+
+struct zip_coverage *pinconfig_filter(const struct pinconfig *pc,
+				      const struct zip_coverage *cov, size_t nr,
+				      size_t *nr_out)
+{
+	struct zip_coverage *out = calloc(nr ? nr : 1, sizeof(*out));
+	size_t i, j, n = 0;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		const struct zip_entry *e = cov[i].entry;
+		const struct pinconfig_entry *pe = pinconfig_match(pc, e->name);
+		struct pin_ranges want = { 0 };
+		int ret = 0;
+
+		if (!pe)
+			continue;
+		if (!pe->nr_ranges && e->compressed_size)
+			ret = pin_ranges_add(&want, e->data_offset, e->compressed_size, 0);
+		for (j = 0; !ret && j < pe->nr_ranges; j++) {
+			uint64_t s = pe->ranges[j].offset, l = pe->ranges[j].length;
+
+			if (s >= e->compressed_size)
+				continue;
+			if (l > e->compressed_size - s)
+				l = e->compressed_size - s;
+			ret = pin_ranges_add(&want, e->data_offset + s, l, 0);
+		}
+		if (!ret) {
+			pin_ranges_merge(&want);
+			out[n].entry = e;
+			for (j = 0; !ret && j < want.nr; j++)
+				ret = pin_ranges_clip(&cov[i].ranges, want.v[j].offset,
+						      want.v[j].offset + want.v[j].length,
+						      &out[n].ranges);
+			n++;
+		}
+		pin_ranges_free(&want);
+		if (ret) {
+			zip_coverages_free(out, n);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	*nr_out = n;
+	return out;
+}

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zipindex.h"
+
 struct pinconfig_range {
 	uint64_t offset;
 	uint64_t length;
@@ -49,5 +51,17 @@ void pinconfig_free(struct pinconfig *pc);
 /* First entry whose pattern occurs in @name, or NULL. */
 const struct pinconfig_entry *pinconfig_match(const struct pinconfig *pc,
 					      const char *name);
+
+/*
+ * Filter per-entry coverages: each entry takes the first pinconfig entry
+ * that matches its name (entries matching none are dropped); the matched
+ * entry's ranges, relative to the entry's data and clipped to it (or the
+ * whole entry when it lists none), intersect the coverage.  Every matched
+ * entry gets its own ranges.  Returns the kept coverages (*nr_out of them),
+ * or NULL with errno ENOMEM.
+ */
+struct zip_coverage *pinconfig_filter(const struct pinconfig *pc,
+				      const struct zip_coverage *cov, size_t nr,
+				      size_t *nr_out);
 
 #endif

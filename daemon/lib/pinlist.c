@@ -236,6 +236,37 @@ void pinlist_apply_quota(struct pin_ranges *r, uint64_t quota)
 	r->nr = i;
 }
 
+int64_t pinlist_pinner_plan(const struct pin_ranges *in, uint64_t file_size,
+			    uint64_t page_size, uint64_t quota,
+			    struct pin_ranges *out)
+{
+	uint64_t pinned = 0;
+	size_t i;
+
+	for (i = 0; i < in->nr && pinned < quota; i++) {
+		uint64_t start = in->v[i].offset, len = in->v[i].length;
+
+		if (start > file_size)
+			start = file_size;
+		if (len > file_size - start)
+			len = file_size - start;
+		if (len > quota - pinned)
+			len = quota - pinned;
+		len += start % page_size;
+		start -= start % page_size;
+		if (len % page_size)
+			len += page_size - len % page_size;
+		if (len > quota - pinned)
+			len = quota - pinned;
+		if (!len)
+			continue;
+		if (pin_ranges_add(out, start, len, 0))
+			return -1;
+		pinned += len;
+	}
+	return pinned;
+}
+
 int pinlist_encode(const struct pin_ranges *r, uint8_t **buf, size_t *len,
 		   size_t *bad)
 {

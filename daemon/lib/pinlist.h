@@ -87,6 +87,20 @@ int pinlist_encode(const struct pin_ranges *r, uint8_t **buf, size_t *len,
 int pinlist_decode(const uint8_t *buf, size_t len, struct pin_ranges *out,
 		   size_t *trailing);
 
+/*
+ * What PinnerService locks for @in (in pinlist order): each range clamped to
+ * @file_size, rounded out to pages, shortened to what is left of @quota
+ * (PINLIST_NO_QUOTA: none) and charged in full, overlaps included; it stops
+ * once the quota is used.  As in PinnerService, rounding happens after the
+ * clamp, so a range at or past the end of a file whose size is not a page
+ * multiple still locks (and is charged) the file's last page.  The ranges
+ * to mlock go to @out (one may end mid-page at the quota; mlock rounds it
+ * up).  Returns the bytes charged, or -1 with errno ENOMEM.
+ */
+int64_t pinlist_pinner_plan(const struct pin_ranges *in, uint64_t file_size,
+			    uint64_t page_size, uint64_t quota,
+			    struct pin_ranges *out);
+
 /* Read a whole pinlist file (pinlist_decode rules; I/O errors from errno). */
 int pinlist_read_file(const char *path, struct pin_ranges *out,
 		      size_t *trailing);

@@ -203,3 +203,41 @@ int zip_read_entry(const char *path, const char *name, size_t max,
 	*len = fi.uncompressed_size;
 	return 0;
 }
+
+void zip_coverages_free(struct zip_coverage *cov, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; cov && i < nr; i++)
+		pin_ranges_free(&cov[i].ranges);
+	free(cov);
+}
+
+struct zip_coverage *zip_coverages(const struct zip_index *zi,
+				   const struct pin_ranges *probe)
+{
+	struct zip_coverage *cov = calloc(zi->nr ? zi->nr : 1, sizeof(*cov));
+	size_t i;
+
+	if (!cov)
+		return NULL;
+	for (i = 0; i < zi->nr; i++) {
+		const struct zip_entry *e = &zi->entries[i];
+		int ret = 0;
+
+		cov[i].entry = e;
+		if (probe)
+			ret = pin_ranges_clip(probe, e->data_offset,
+					      e->data_offset + e->compressed_size,
+					      &cov[i].ranges);
+		else if (e->compressed_size)
+			ret = pin_ranges_add(&cov[i].ranges, e->data_offset,
+					     e->compressed_size, 0);
+		if (ret) {
+			zip_coverages_free(cov, zi->nr);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return cov;
+}

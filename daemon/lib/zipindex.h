@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pinlist.h"
+
 struct zip_entry {
 	char *name;
 	uint64_t data_offset;		/* from the start of the archive */
@@ -38,6 +40,21 @@ void zip_index_free(struct zip_index *zi);
 
 /* Index of the entry named exactly @name, or -1. */
 long zip_index_find(const struct zip_index *zi, const char *name);
+
+/* An entry and the byte ranges of it that are wanted (archive offsets). */
+struct zip_coverage {
+	const struct zip_entry *entry;
+	struct pin_ranges ranges;
+};
+
+/*
+ * Per-entry coverage: @probe (sorted, merged; archive offsets) clipped to
+ * each entry's data, or each entry's whole data when @probe is NULL.
+ * Returns an array of zi->nr coverages, or NULL with errno ENOMEM.
+ */
+struct zip_coverage *zip_coverages(const struct zip_index *zi,
+				   const struct pin_ranges *probe);
+void zip_coverages_free(struct zip_coverage *cov, size_t nr);
 
 /* Read and inflate one entry into a malloc'ed buffer (at most @max bytes). */
 int zip_read_entry(const char *path, const char *name, size_t max,

@@ -149,6 +149,79 @@ TEST(load_missing_file)
 	EXPECT_STREQ("/nonexistent/pc.txt: No such file or directory", err);
 }
 
+/*
+ * Filtering synthetic coverages: two entries matching the same pattern each
+ * get their own range (pintool shared one list, so the second entry got the
+ * first one's size); ranges are clipped to the entry; first match wins.
+ */
+TEST(filter_gives_each_match_its_own_ranges)
+{
+	struct zip_entry ents[] = {
+		{ .name = "lib/a.so", .data_offset = 100, .compressed_size = 5000 },
+		{ .name = "lib/b.so", .data_offset = 10000, .compressed_size = 300 },
+		{ .name = "res/c.png", .data_offset = 20000, .compressed_size = 4000 },
+		{ .name = "classes.dex", .data_offset = 30000, .compressed_size = 8000 },
+	};
+	struct zip_index zi = { .entries = ents, .nr = 4, .file_size = 40000 };
+	struct pin_ranges probe = { 0 };
+	struct zip_coverage *cov, *f;
+	struct pinconfig pc;
+	char err[256];
+	size_t nr = 99;
+
+	/* resident: a.so wholly, b.so's first 100 bytes, dex 31000..33000 */
+	ASSERT_EQ(0, pin_ranges_add(&probe, 100, 5000, 0));
+	ASSERT_EQ(0, pin_ranges_add(&probe, 10000, 100, 0));
+	ASSERT_EQ(0, pin_ranges_add(&probe, 31000, 2000, 0));
+	cov = zip_coverages(&zi, &probe);
+	ASSERT_NE(NULL, cov);
+	EXPECT_EQ(1, cov[1].ranges.nr);
+	EXPECT_EQ(0, cov[2].ranges.nr);
+
+	ASSERT_EQ(0, parse("file .so\n"		/* a.so and b.so: whole */
+			   "file lib/b.so offset 0 len 10\n"	/* never reached */
+			   "file dex offset 500 len 1000 offset 2500 len 100000\n",
+			   &pc, err, sizeof(err)));
+	f = pinconfig_filter(&pc, cov, 4, &nr);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(3, nr);
+	EXPECT_STREQ("lib/a.so", f[0].entry->name);
+	ASSERT_EQ(1, f[0].ranges.nr);
+	EXPECT_EQ(100, f[0].ranges.v[0].offset);
+	EXPECT_EQ(5000, f[0].ranges.v[0].length);
+	/* b.so: its own whole-entry range, intersected with what is resident */
+	EXPECT_STREQ("lib/b.so", f[1].entry->name);
+	ASSERT_EQ(1, f[1].ranges.nr);
+	EXPECT_EQ(10000, f[1].ranges.v[0].offset);
+	EXPECT_EQ(100, f[1].ranges.v[0].length);
+	/* dex: [30500,31500) and [32500,38000) against resident [31000,33000) */
+	EXPECT_STREQ("classes.dex", f[2].entry->name);
+	ASSERT_EQ(2, f[2].ranges.nr);
+	EXPECT_EQ(31000, f[2].ranges.v[0].offset);
+	EXPECT_EQ(500, f[2].ranges.v[0].length);
+	EXPECT_EQ(32500, f[2].ranges.v[1].offset);
+	EXPECT_EQ(500, f[2].ranges.v[1].length);
+	zip_coverages_free(f, nr);
+	zip_coverages_free(cov, 4);
+
+	/* no probe (pinconfig-only pinlists): ranges as configured */
+	cov = zip_coverages(&zi, NULL);
+	ASSERT_NE(NULL, cov);
+	f = pinconfig_filter(&pc, cov, 4, &nr);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(3, nr);
+	EXPECT_EQ(300, f[1].ranges.v[0].length);
+	ASSERT_EQ(2, f[2].ranges.nr);
+	EXPECT_EQ(30500, f[2].ranges.v[0].offset);
+	EXPECT_EQ(1000, f[2].ranges.v[0].length);
+	EXPECT_EQ(32500, f[2].ranges.v[1].offset);
+	EXPECT_EQ(38000 - 32500, f[2].ranges.v[1].length);	/* clipped */
+	zip_coverages_free(f, nr);
+	zip_coverages_free(cov, 4);
+	pinconfig_free(&pc);
+	pin_ranges_free(&probe);
+}
+
 /* The CLI exits non-zero on a bad pinconfig and writes nothing. */
 TEST(cli_never_falls_back_to_unfiltered)
 {

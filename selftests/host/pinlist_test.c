@@ -193,6 +193,45 @@ TEST(quota_exact_without_empty_tail)
 	pin_ranges_free(&r);
 }
 
+/* PinnerService's arithmetic, case by case (file of 10 pages - 1000). */
+TEST(pinner_plan_matches_pinnerservice)
+{
+	const uint64_t size = 10 * PS - 1000;
+	struct pin_ranges in = { 0 }, out = { 0 };
+
+	ASSERT_EQ(0, pin_ranges_add(&in, PS + 10, 100, 0));	/* rounded out */
+	ASSERT_EQ(0, pin_ranges_add(&in, PS, PS, 0));		/* overlap: charged again */
+	/* past EOF: clamped to EOF, then rounded out to the last page */
+	ASSERT_EQ(0, pin_ranges_add(&in, 100 * PS, PS, 0));
+	ASSERT_EQ(0, pin_ranges_add(&in, 9 * PS, 10 * PS, 0));	/* clamped, rounded */
+	EXPECT_EQ(4 * PS, pinlist_pinner_plan(&in, size, PS, PINLIST_NO_QUOTA, &out));
+	ASSERT_EQ(4, out.nr);
+	EXPECT_EQ(PS, out.v[0].offset);
+	EXPECT_EQ(PS, out.v[0].length);
+	EXPECT_EQ(PS, out.v[1].offset);
+	EXPECT_EQ(9 * PS, out.v[2].offset);
+	EXPECT_EQ(PS, out.v[2].length);
+	EXPECT_EQ(9 * PS, out.v[3].offset);
+	EXPECT_EQ(PS, out.v[3].length);
+	pin_ranges_free(&out);
+
+	/* quota 5000: one page, then 904 bytes, then stop */
+	EXPECT_EQ(5000, pinlist_pinner_plan(&in, size, PS, 5000, &out));
+	ASSERT_EQ(2, out.nr);
+	EXPECT_EQ(PS, out.v[1].offset);
+	EXPECT_EQ(904, out.v[1].length);
+	pin_ranges_free(&out);
+	/* quota exactly one page: one range */
+	EXPECT_EQ(PS, pinlist_pinner_plan(&in, size, PS, PS, &out));
+	EXPECT_EQ(1, out.nr);
+	pin_ranges_free(&out);
+	/* a page-aligned file: past EOF locks nothing */
+	EXPECT_EQ(0, pinlist_pinner_plan(&in, 0, PS, PINLIST_NO_QUOTA, &out));
+	EXPECT_EQ(0, out.nr);
+	pin_ranges_free(&out);
+	pin_ranges_free(&in);
+}
+
 TEST(encode_exact_bytes)
 {
 	struct pin_ranges r = { 0 };
