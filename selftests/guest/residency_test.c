@@ -373,6 +373,51 @@ TEST_F(disk, empty_and_evicted)
 	ASSERT_EQ(0xff, bits[0]);	/* nothing written for an empty range */
 }
 
+/* A 1 TiB sparse file with three pages: exact answers, in one call each. */
+TEST_F(disk, sparse_1tib)
+{
+	const uint64_t tib = 1ULL << 40, mid = tib / 2;
+	char *page = malloc(page_size);
+	unsigned char *bits = calloc(1, 32768);
+	struct powerpin_run runs[4];
+	struct powerpin_residency r;
+	size_t i, set = 0;
+
+	ASSERT_EQ(0, ftruncate(self->fd, 0));
+	ASSERT_EQ(0, ftruncate(self->fd, tib));
+	memset(page, 1, page_size);
+	ASSERT_EQ(page_size, pwrite(self->fd, page, page_size, 0));
+	ASSERT_EQ(page_size, pwrite(self->fd, page, page_size, mid));
+	ASSERT_EQ(page_size, pwrite(self->fd, page, page_size, tib - page_size));
+
+	ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	ASSERT_EQ(tib / page_size, r.nr_pages);
+	ASSERT_EQ(3U, r.nr_resident);
+	ASSERT_EQ(3U, r.nr_dirty + r.nr_writeback);
+
+	ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_RUNS, 0, 0, runs,
+			   sizeof(runs), &r));
+	ASSERT_EQ(3U, r.nr_runs);
+	ASSERT_EQ(0U, r.cursor);
+	ASSERT_EQ(0U, runs[0].offset);
+	ASSERT_EQ(mid, runs[1].offset);
+	ASSERT_EQ(tib - page_size, runs[2].offset);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ((uint64_t)page_size, runs[i].length);
+
+	/* a 1 GiB window around the middle page: one bit, in the right place */
+	ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_BITMAP, mid - (1 << 29),
+			   1 << 30, bits, 32768, &r));
+	ASSERT_EQ((1U << 30) / page_size, r.nr_pages);
+	ASSERT_EQ(1U, r.nr_resident);
+	for (i = 0; i < r.nr_pages; i++)
+		set += bit_is_set(bits, i);
+	ASSERT_EQ(1U, set);
+	ASSERT_TRUE(bit_is_set(bits, (1 << 29) / page_size));
+	free(bits);
+	free(page);
+}
+
 TEST_F(disk, dirty_then_clean)
 {
 	const size_t n = 64;
