@@ -301,6 +301,16 @@ TEST_F(pin, capture_covers_exactly_the_entries_read)
 		EXPECT_EQ(0, pin_run("%s", line));
 	}
 
+	/* file --zip --gen-probe sees the same pages: probing comes before
+	 * the archive is indexed, so indexing cannot add pages of its own */
+	ASSERT_EQ(0, pin_evict(zip));
+	ASSERT_EQ(0, pin_read_range(zip, e[1].data, e[1].size));
+	ASSERT_EQ(0, pin_read_range(zip, e[3].data, e[3].size));
+	snprintf(out, sizeof(out), "%s/gen.meta", self->dir);
+	ASSERT_EQ(0, pin_run("%s file %s --zip --gen-probe -o %s > %s/log 2>&1", pin_bin(), zip,
+			     out, self->dir));
+	EXPECT_TRUE(pin_file_is(out, want, 2));
+
 	/*
 	 * --interval: entry 3 read first, then (a second later) entry 1; the
 	 * pinlist puts entry 3 first, and a quota of its size keeps only it.

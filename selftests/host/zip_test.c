@@ -190,6 +190,13 @@ static int run(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+static int pin_run_quiet(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
 FIXTURE(zip) {
 	char dir[64];
 	char zip[128];
@@ -357,6 +364,28 @@ TEST_F(zip, use_probe_dump_lines)
 	EXPECT_EQ(0, run("%s", line));
 	EXPECT_EQ(0, run("grep -qF 'assets/config.json size(B)=%zu resident(B)=0 resident(%%)=0' %s/dump",
 			 s[3].csize, self->dir));
+}
+
+/* --json: one object with the entries, offsets and the pinlist written. */
+TEST_F(zip, json_output)
+{
+	const struct spec *s = self->s;
+
+	if (pin_run_quiet("python3 -c 'import json' 2>/dev/null"))
+		SKIP(return, "python3 is needed to parse the JSON");
+	ASSERT_EQ(0, run("%s file %s --zip -o %s/out --json > %s/json", bin(), self->zip,
+			 self->dir, self->dir));
+	EXPECT_EQ(0, run("python3 -c '\n"
+			 "import json, sys\n"
+			 "d = json.load(open(sys.argv[1]))\n"
+			 "e = d[\"entries\"]\n"
+			 "assert d[\"size\"] == %llu and d[\"probe\"] is None\n"
+			 "assert [x[\"name\"] for x in e][1] == \"classes.dex\"\n"
+			 "assert e[1][\"data_offset\"] == %llu and e[1][\"method\"] == 8\n"
+			 "assert e[1][\"compressed_size\"] == %zu\n"
+			 "assert d[\"pinlist\"][\"ranges\"][0][\"offset\"] == 4096\n"
+			 "' %s/json", (unsigned long long)self->size,
+			 (unsigned long long)s[1].data_offset, s[1].csize, self->dir));
 }
 
 TEST_F(zip, malformed_archives_are_errors)
