@@ -232,6 +232,17 @@ static void powerpin_announce_supply(struct powerpin_capture *run)
 
 /* ---- one sample ---------------------------------------------------------- */
 
+/*
+ * Whether an event has its probes attached, from the tracepoint key's count
+ * rather than its patched branch.  The count turns positive only after the
+ * call sites are patched (and goes to 0 before they are unpatched), so the
+ * thread does not run through a site while another CPU rewrites it.  CPUs
+ * handle that through text_poke_bp()'s int3 protocol, but under qemu TCG
+ * the thread hit a stale int3 and oopsed when an event was enabled while it
+ * sampled.  It also skips the sample reg announces before the probe is in.
+ */
+#define powerpin_event_on(event) static_key_enabled(&__tracepoint_##event.key)
+
 enum powerpin_prop_idx {
 	PP_VOLTAGE, PP_CURRENT, PP_CHARGE, PP_CURRENT_AVG, PP_CAPACITY,
 	PP_TEMP, PP_NR_PROPS,
@@ -309,8 +320,7 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 			return;
 		}
 	}
-	/* reg runs just before the probe is attached: nothing to write to yet */
-	if (!trace_battery_enabled() && !trace_counter_enabled())
+	if (!powerpin_event_on(battery) && !powerpin_event_on(counter))
 		return;
 
 	t0 = ktime_get_ns();
@@ -322,6 +332,9 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 	s.read_ns = ktime_get_ns() - t0;
 	if (!run->announced)
 		powerpin_announce_supply(run);
+	/* tracing_on went to 0 during the read: this sample goes nowhere */
+	if (!tracing_is_on())
+		return;
 
 	s.voltage_uv = val[PP_VOLTAGE];
 	s.current_ua = val[PP_CURRENT];
@@ -345,8 +358,9 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 	run->prev_charge_uah = s.charge_uah;
 	run->capture_samples++;
 
-	trace_battery(&s);
-	if (trace_counter_enabled()) {
+	if (powerpin_event_on(battery))
+		trace_battery(&s);
+	if (powerpin_event_on(counter)) {
 		for (i = 0; i < PP_NR_PROPS; i++)
 			if (ok & BIT(i))
 				trace_counter(powerpin_tracks[i], val[i]);

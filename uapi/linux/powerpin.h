@@ -18,7 +18,7 @@
 
 /* voltage_uv, current_ua and charge_uah all equal the previous sample's */
 #define POWERPIN_SAMPLE_REPEATED	_BITUL(0)
-/* at least one optional property (current_avg, capacity, temp) is missing */
+/* at least one property is not provided by the supply (value reported as 0) */
 #define POWERPIN_SAMPLE_MISSING		_BITUL(1)
 /* at least one property read failed (value reported as 0) */
 #define POWERPIN_SAMPLE_READ_ERROR	_BITUL(2)
