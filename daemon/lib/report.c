@@ -429,6 +429,25 @@ static void slice_end(struct report *r, int pid, bool marker, uint64_t ts)
 		r->marks_ignored++;	/* E without B */
 }
 
+/* Shade the plot buckets a slice covers (kept per bucket: constant memory). */
+static void plot_slice(struct report *r, uint64_t begin, uint64_t end)
+{
+	uint64_t k, b0, b1;
+
+	if (!r->samples)
+		return;
+	begin = begin > r->first_ns ? begin : r->first_ns;
+	end = end < r->last_ns ? end : r->last_ns;
+	if (end <= begin)
+		return;
+	for (k = (begin - r->first_ns) / r->bucket_ns;
+	     k < REPORT_PLOT_BUCKETS && k * r->bucket_ns + r->first_ns < end; k++) {
+		b0 = r->first_ns + k * r->bucket_ns;
+		b1 = b0 + r->bucket_ns;
+		r->buckets[k].slice_ns += (end < b1 ? end : b1) - (begin > b0 ? begin : b0);
+	}
+}
+
 static void slice_done(struct report *r, uint32_t i, bool unterminated)
 {
 	struct report_open_slice *o = &r->open[i];
@@ -439,12 +458,8 @@ static void slice_done(struct report *r, uint32_t i, bool unterminated)
 	s->energy += o->energy;
 	s->unterminated += unterminated;
 	r->slices_total++;
-	if (r->nr_shaded < REPORT_SHADED_SLICES && !s->marker) {
-		r->shaded[r->nr_shaded].begin_ns = o->begin_ns;
-		r->shaded[r->nr_shaded].end_ns = o->end_ns;
-		r->shaded[r->nr_shaded].stat = o->stat;
-		r->nr_shaded++;
-	}
+	if (!s->marker)
+		plot_slice(r, o->begin_ns, o->end_ns);
 	memmove(&r->open[i], &r->open[i + 1], (r->nr_open - i - 1) * sizeof(*o));
 	r->nr_open--;
 }
@@ -569,10 +584,15 @@ ignored:
 
 static void bucket_merge(struct report_bucket *a, const struct report_bucket *b)
 {
-	if (!b->n)
+	if (!b->n) {
+		a->slice_ns += b->slice_ns;
 		return;
+	}
 	if (!a->n) {
+		uint64_t covered = a->slice_ns;
+
 		*a = *b;
+		a->slice_ns += covered;
 		return;
 	}
 	a->v_min = b->v_min < a->v_min ? b->v_min : a->v_min;
@@ -585,6 +605,7 @@ static void bucket_merge(struct report_bucket *a, const struct report_bucket *b)
 	a->i_sum += b->i_sum;
 	a->p_sum += b->p_sum;
 	a->n += b->n;
+	a->slice_ns += b->slice_ns;
 }
 
 static void plot_add(struct report *r, uint64_t ts, int64_t v, int64_t i, double p)

@@ -18,8 +18,6 @@
 
 /* Plots keep this many min/max buckets; bucket width doubles as needed. */
 #define REPORT_PLOT_BUCKETS	1024
-/* Slices drawn as shaded spans in the HTML plots (the rest only in tables). */
-#define REPORT_SHADED_SLICES	256
 
 /* Percentile resolution (histogram bin widths). */
 #define REPORT_VOLTAGE_RES_UV	100
@@ -84,11 +82,6 @@ struct report_open_slice {
 	double energy;
 };
 
-struct report_shaded {
-	uint64_t begin_ns, end_ns;
-	uint32_t stat;
-};
-
 struct report_counter {
 	char *name;
 	bool atrace;			/* C|pid|name|value (else powerpin:counter) */
@@ -101,6 +94,7 @@ struct report_bucket {
 	int64_t v_min, v_max, i_min, i_max;
 	double p_min, p_max;
 	double v_sum, i_sum, p_sum;
+	uint64_t slice_ns;		/* time covered by atrace slices (nested ones add) */
 };
 
 struct report_cpu {
@@ -157,8 +151,6 @@ struct report {
 	uint32_t nr_slice_stats, cap_slice_stats;
 	struct report_open_slice *open;
 	uint32_t nr_open, cap_open;
-	struct report_shaded shaded[REPORT_SHADED_SLICES];
-	uint32_t nr_shaded;
 	uint64_t slices_total;
 	int marker_open;		/* index into open[] of the marker span, -1 none */
 	uint64_t marks_ignored;

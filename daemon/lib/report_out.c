@@ -333,7 +333,7 @@ static void bucket_vals(const struct report *r, const struct report_bucket *b, e
 	*hi = a < z ? z : a;
 }
 
-#define PW	900
+#define PW	800
 #define PH	170
 #define PL	70	/* left margin for labels */
 #define PT	10
@@ -366,20 +366,17 @@ static void html_plot(FILE *out, const struct report *r, enum plot_kind kind, co
 		title, kind, PL + PW + 10, PT + PH + 30, PL + PW + 10, PT + PH + 30);
 	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fcfcfc\" stroke=\"#999\"/>\n",
 		PL, PT, PW, PH);
-	for (k = 0; k < r->nr_shaded; k++) {
-		const struct report_shaded *s = &r->shaded[k];
-		double x1 = X(s->begin_ns - r->first_ns), x2 = X(s->end_ns - r->first_ns);
+	/* slices: each bucket shaded by the share of its time inside slices */
+	for (k = 0; k < REPORT_PLOT_BUCKETS; k++) {
+		double share = (double)r->buckets[k].slice_ns / r->bucket_ns;
+		double x1 = X((double)k * r->bucket_ns), x2 = X((double)(k + 1) * r->bucket_ns);
 
-		if (s->end_ns < r->first_ns || s->begin_ns > r->last_ns)
+		if (!r->buckets[k].slice_ns || x1 >= PL + PW)
 			continue;
-		if (s->begin_ns < r->first_ns)
-			x1 = PL;
 		if (x2 > PL + PW)
 			x2 = PL + PW;
-		fprintf(out, "<rect class=\"slice\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#f2c14e\" fill-opacity=\"0.25\"><title>",
-			x1, PT, x2 - x1 < 0.5 ? 0.5 : x2 - x1, PH);
-		html_esc(out, r->slice_stats[s->stat].name);
-		fputs("</title></rect>\n", out);
+		fprintf(out, "<rect class=\"slice\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"#f2c14e\" fill-opacity=\"%.2f\"><title>%.0f%% in slices</title></rect>\n",
+			x1, PT, x2 - x1, PH, 0.25 * (share < 1 ? share : 1), 100 * share);
 	}
 	/* min/max envelope: along the maxima, back along the minima */
 	fprintf(out, "<polygon class=\"envelope\" fill=\"%s\" fill-opacity=\"0.3\" stroke=\"none\" points=\"",
@@ -486,17 +483,14 @@ int report_write_html(const struct report *r, const char *title, FILE *out)
 	html_esc(out, title);
 	fprintf(out, ": %.3f s, %" PRIu64 " samples, energy <b>%.4f J</b>", r->duration_s, r->samples,
 		r->energy_j);
-	if (r->have_charge)
-		fprintf(out, " (%.4f J from the charge counter, %+.2f%%)", r->energy_from_charge_j,
-			r->discrepancy_pct);
+	if (r->have_charge && r->last_charge != r->first_charge)
+		fprintf(out, " (%.4f J from the charge counter, %+.2f%%)",
+			r->energy_from_charge_j + 0.0, r->discrepancy_pct);
 	fprintf(out, ". Sign convention %s, %s; discharge is shown positive.</p>\n", r->sign_name,
 		r->sign_method);
 	html_plot(out, r, PLOT_VOLTAGE, "Voltage", "V", "#59a14f");
 	html_plot(out, r, PLOT_CURRENT, "Current", "A", "#e15759");
 	html_plot(out, r, PLOT_POWER, "Power", "W", "#4e79a7");
-	if (r->slices_total > r->nr_shaded)
-		fprintf(out, "<p>The first %u of %" PRIu64 " slices are shaded.</p>\n", r->nr_shaded,
-			r->slices_total);
 	html_bars(out, r);
 
 	fputs("<h3>Summary</h3>\n<table><tr><th></th><th>min</th><th>mean</th><th>p50</th><th>p95</th><th>max</th></tr>\n",
