@@ -415,6 +415,13 @@ TEST_F(zip, malformed_archives_are_errors)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_NE(NULL, strstr(err, "entry 'classes.dex': bad local header"));
 	EXPECT_EQ(1, run("%s file %s/bad.zip --zip > /dev/null 2>&1", bin(), self->dir));
+	/* an archive that is only its end record is valid and empty */
+	ASSERT_EQ(0, run("printf 'PK\\005\\006' > %s/empty.zip && head -c 18 /dev/zero >> %s/empty.zip",
+			 self->dir, self->dir));
+	snprintf(p, sizeof(p), "%s/empty.zip", self->dir);
+	EXPECT_EQ(0, zip_index_open(p, &zi, err, sizeof(err)));
+	EXPECT_EQ(0, zi.nr);
+	EXPECT_EQ(0, run("%s file %s --zip --dump > /dev/null", bin(), p));
 	EXPECT_EQ(-1, zip_index_open("/nonexistent.zip", &zi, err, sizeof(err)));
 	EXPECT_EQ(ENOENT, errno);
 }
