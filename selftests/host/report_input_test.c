@@ -384,6 +384,15 @@ TEST_F(cli, outputs)
 	EXPECT_NE(NULL, strstr(trace, "{\"name\":\"depth\",\"ph\":\"C\",\"ts\":101000000.000,\"pid\":42,\"args\":{\"value\":3}}"));
 	EXPECT_EQ(0, strcmp(trace + strlen(trace) - 4, "\n]}\n"));
 	free(trace);
+	/* both parse as JSON (python3's parser, when present) */
+	if (!system("command -v python3 >/dev/null")) {
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd),
+			 "python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' %s %s",
+			 self->out, pf);
+		EXPECT_EQ(0, system(cmd));
+	}
 	/* written through temporary files: none left */
 	EXPECT_EQ(5, dir_entries(self->dir));
 }
