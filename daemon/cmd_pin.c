@@ -314,6 +314,82 @@ static int file_parse(int argc, char **argv, struct file_opts *o)
 	return -1;
 }
 
+/*
+ * The probe: resident pages now (--gen-probe) or the ranges of an existing
+ * pinlist (--use-probe), sorted and merged, in @probe.
+ */
+static int file_load_probe(const struct file_opts *o, struct probe_result *pr,
+			   struct pin_ranges *probe)
+{
+	size_t trailing = 0;
+
+	if (o->gen_probe) {
+		if (probe_path("file", o->path, o->want, pr))
+			return -1;
+		say_method("file", o->path, pr);
+		*probe = pr->resident;
+		memset(&pr->resident, 0, sizeof(pr->resident));
+		return 0;
+	}
+	if (pinlist_read_file(o->use_probe, probe, &trailing)) {
+		if (errno == EBADMSG)
+			fprintf(stderr, "powerpin file: --use-probe %s: %zu trailing bytes are not a whole pair: not a pinlist\n",
+				o->use_probe, trailing);
+		else
+			fprintf(stderr, "powerpin file: --use-probe %s: %s\n", o->use_probe,
+				strerror(errno));
+		return -1;
+	}
+	if (!probe->nr)
+		fprintf(stderr, "powerpin file: --use-probe %s: no ranges\n", o->use_probe);
+	pin_ranges_merge(probe);
+	return 0;
+}
+
+static void file_print_json(const struct file_opts *o, uint64_t size,
+			    const struct probe_result *pr,
+			    const struct pin_ranges *probe,
+			    const struct zip_coverage *cov, size_t nr,
+			    const struct zip_coverage *filtered, size_t nr_filtered,
+			    const struct pin_ranges *written)
+{
+	printf("{\"file\":");
+	json_str(stdout, o->path);
+	printf(",\"size\":%llu,\"page_size\":%ld,\"probe\":", (unsigned long long)size,
+	       sysconf(_SC_PAGESIZE));
+	if (o->gen_probe || o->use_probe) {
+		printf("{\"source\":");
+		json_str(stdout, o->gen_probe ? "gen-probe" : o->use_probe);
+		if (o->gen_probe) {
+			printf(",\"method\":");
+			json_str(stdout, probe_method_name(pr->method));
+		}
+		printf(",\"resident_bytes\":%llu,\"ranges\":",
+		       (unsigned long long)pin_ranges_bytes(probe));
+		json_ranges(stdout, probe);
+		printf("}");
+	} else {
+		printf("null");
+	}
+	if (o->zip) {
+		printf(",\"entries\":");
+		json_entries(stdout, cov, nr);
+		if (o->pinconfig) {
+			printf(",\"filtered\":");
+			json_entries(stdout, filtered, nr_filtered);
+		}
+	}
+	if (o->output) {
+		printf(",\"pinlist\":{\"path\":");
+		json_str(stdout, o->output);
+		printf(",\"total_bytes_to_pin\":%llu,\"ranges\":",
+		       (unsigned long long)pin_ranges_bytes(written));
+		json_ranges(stdout, written);
+		printf("}");
+	}
+	printf("}\n");
+}
+
 int cmd_file(int argc, char **argv)
 {
 	struct zip_coverage *cov = NULL, *filtered = NULL;
@@ -321,8 +397,7 @@ int cmd_file(int argc, char **argv)
 	struct probe_result pr = { 0 };
 	struct pinconfig pc = { 0 };
 	struct zip_index zi = { 0 };
-	const char *probe_source = NULL;
-	size_t nr_filtered = 0, i, j, trailing;
+	size_t nr_filtered = 0, i, j;
 	struct file_opts o;
 	char err[ERRLEN];
 	bool have_probe;
@@ -346,28 +421,8 @@ int cmd_file(int argc, char **argv)
 		return 1;
 	}
 	have_probe = o.gen_probe || o.use_probe;
-	if (o.gen_probe) {
-		if (probe_path("file", o.path, o.want, &pr))
-			goto out;
-		say_method("file", o.path, &pr);
-		probe = pr.resident;
-		memset(&pr.resident, 0, sizeof(pr.resident));
-		probe_source = probe_method_name(pr.method);
-	} else if (o.use_probe) {
-		if (pinlist_read_file(o.use_probe, &probe, &trailing)) {
-			if (errno == EBADMSG)
-				fprintf(stderr, "powerpin file: --use-probe %s: %zu trailing bytes are not a whole pair: not a pinlist\n",
-					o.use_probe, trailing);
-			else
-				fprintf(stderr, "powerpin file: --use-probe %s: %s\n",
-					o.use_probe, strerror(errno));
-			goto out;
-		}
-		if (!probe.nr)
-			fprintf(stderr, "powerpin file: --use-probe %s: no ranges\n", o.use_probe);
-		pin_ranges_merge(&probe);
-		probe_source = o.use_probe;
-	}
+	if (have_probe && file_load_probe(&o, &pr, &probe))
+		goto out;
 	/*
 	 * Index the archive only after probing: reading the central directory
 	 * and the local headers (with readahead) brings pages into the cache.
@@ -465,43 +520,9 @@ int cmd_file(int argc, char **argv)
 		}
 	}
 
-	if (o.json) {
-		printf("{\"file\":");
-		json_str(stdout, o.path);
-		printf(",\"size\":%llu,\"page_size\":%ld,\"probe\":",
-		       (unsigned long long)st.st_size, sysconf(_SC_PAGESIZE));
-		if (have_probe) {
-			printf("{\"source\":");
-			json_str(stdout, probe_source);
-			if (o.gen_probe) {
-				printf(",\"method\":");
-				json_str(stdout, probe_method_name(pr.method));
-			}
-			printf(",\"resident_bytes\":%llu,\"ranges\":",
-			       (unsigned long long)pin_ranges_bytes(&probe));
-			json_ranges(stdout, &probe);
-			printf("}");
-		} else {
-			printf("null");
-		}
-		if (o.zip) {
-			printf(",\"entries\":");
-			json_entries(stdout, cov, zi.nr);
-			if (o.pinconfig) {
-				printf(",\"filtered\":");
-				json_entries(stdout, filtered, nr_filtered);
-			}
-		}
-		if (o.output) {
-			printf(",\"pinlist\":{\"path\":");
-			json_str(stdout, o.output);
-			printf(",\"total_bytes_to_pin\":%llu,\"ranges\":",
-			       (unsigned long long)pin_ranges_bytes(&written));
-			json_ranges(stdout, &written);
-			printf("}");
-		}
-		printf("}\n");
-	}
+	if (o.json)
+		file_print_json(&o, st.st_size, &pr, &probe, cov, zi.nr, filtered,
+				nr_filtered, &written);
 	ret = fflush(stdout) ? 1 : 0;
 	goto out;
 nomem:
