@@ -657,6 +657,7 @@ static void pin_usage(FILE *out)
 		"  --quota BYTES      at most BYTES per pinlist\n"
 		"  --probe-method M   auto (default), runs, bitmap or mincore\n"
 		"  -o, --output DIR   directory for the pinlists (created if missing)\n"
+		"  -v, --verbose      say how much was resident before the workload\n"
 		"\n"
 		"apply: mmap <file> and mlock the ranges of its pinlist the way Android's\n"
 		"PinnerService does (clamped to the file, rounded out to pages, stopping at\n"
@@ -777,10 +778,6 @@ static int pin_capture(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "powerpin pin capture: %s: %s\n", dir, strerror(errno));
-		goto out;
-	}
 	for (i = 0; i < nr; i++) {
 		const char *base = strrchr(files[i].path, '/');
 		struct stat st;
@@ -830,6 +827,10 @@ static int pin_capture(int argc, char **argv)
 			pin_ranges_free(&files[i].seen);
 			pin_ranges_free(&files[i].ranked);
 		}
+	}
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "powerpin pin capture: %s: %s\n", dir, strerror(errno));
+		goto out;
 	}
 	fflush(NULL);
 	pid = fork();
