@@ -384,6 +384,12 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 
+	/* from here on Ctrl-C means "finish the file", even during setup */
+	record_stop = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
 	g = open_family("record", true);
 	if (!g)
 		fprintf(stderr, "powerpin record: warning: powerpin.ko is not loaded: the capture has no power samples\n");
@@ -409,14 +415,9 @@ int cmd_record(int argc, char **argv)
 		goto restore;
 	}
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	record_stop = 0;
-
 	t0 = mono_s();
 	tracefs_trace_on(NULL);
-	if (optind < argc) {
+	if (optind < argc && !record_stop) {
 		child = fork();
 		if (child < 0) {
 			fprintf(stderr, "powerpin record: fork: %s\n", strerror(errno));
@@ -464,8 +465,6 @@ int cmd_record(int argc, char **argv)
 		kill(child, SIGTERM);
 		waitpid(child, &child_status, 0);
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 
 	if (g && !pp_genl_get_status(g, &st))
 		samples = (int64_t)(st.samples - samples0);
@@ -492,5 +491,7 @@ restore:
 	pp_events_restore(saved);
 out:
 	pp_genl_close(g);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	return ret;
 }

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <tracefs.h>
+#include <linux/powerpin.h>
 
 #include "daemon.h"
 #include "genl.h"
@@ -204,6 +205,11 @@ static void post_process(struct ppd *d, const char *dir)
 	char *trace = NULL, *json = NULL, *html = NULL, *csv = NULL, *txt = NULL;
 	char *tmp = NULL;
 	int i, bad = 0;
+	sigset_t none;
+
+	/* the daemon's blocked signals would outlive exec in the tools */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 
 	if (!powerpin || access(powerpin, X_OK)) {
 		free(powerpin);
@@ -333,6 +339,32 @@ static void on_event(const struct pp_event *ev, void *arg)
 	}
 }
 
+/*
+ * Events were lost (socket overrun): ask the sampler where the gate is and
+ * open or close the capture to match.
+ */
+static void resync(struct ppd *d)
+{
+	struct pp_status st;
+	struct pp_genl *g = pp_genl_open();
+	bool open_gate;
+
+	if (!g) {
+		capture_stop(d, boottime_ns(), -1, false);
+		return;
+	}
+	if (pp_genl_get_status(g, &st)) {
+		pp_genl_close(g);
+		return;
+	}
+	pp_genl_close(g);
+	open_gate = st.state != POWERPIN_STATE_IDLE;
+	if (d->cap && !open_gate)
+		capture_stop(d, boottime_ns(), -1, true);
+	else if (!d->cap && open_gate)
+		capture_start(d, boottime_ns());
+}
+
 static int reload_config(struct ppd *d)
 {
 	struct ppd_config c = { .report = true };
@@ -455,6 +487,14 @@ int main(int argc, char **argv)
 	sigset_t mask;
 	int ret;
 
+	/* signals wait in the signalfd, even those that come during setup */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+
 	ret = parse_args(&d, argc, argv);
 	if (ret)
 		return ret;
@@ -477,12 +517,6 @@ int main(int argc, char **argv)
 		}
 	}
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
 	pfd[1].fd = signalfd(-1, &mask, SFD_CLOEXEC);
 	pfd[1].events = POLLIN;
 
@@ -517,9 +551,11 @@ int main(int argc, char **argv)
 		if (n < 0 && errno != EINTR)
 			break;
 		if (pfd[0].revents & POLLIN) {
-			if (pp_genl_read_events(d.nl, on_event, &d) < 0)
-				logmsg(&d, LOG_WARNING, "netlink events lost: %s",
+			if (pp_genl_read_events(d.nl, on_event, &d) < 0) {
+				logmsg(&d, LOG_WARNING, "netlink events lost (%s); resyncing",
 				       strerror(errno));
+				resync(&d);
+			}
 		}
 		if (d.cap && pp_capture_drain(d.cap) < 0)
 			logmsg(&d, LOG_WARNING, "ring buffer read failed: %s",

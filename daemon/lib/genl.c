@@ -414,6 +414,8 @@ struct pp_genl *pp_genl_listen(bool *loaded)
 	if (!g->ev)
 		goto err;
 	nl_socket_disable_seq_check(g->ev);
+	/* room for bursts of events while the daemon writes a capture */
+	nl_socket_set_buffer_size(g->ev, 1 << 20, 0);
 	nl_socket_modify_cb(g->ev, NL_CB_VALID, NL_CB_CUSTOM, on_event, g);
 	if (nl_socket_set_nonblocking(g->ev)) {
 		errno = EIO;
