@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "report.h"
@@ -20,7 +21,8 @@ static void report_usage(FILE *out)
 	fprintf(out,
 		"usage: powerpin report <input> [options]\n"
 		"\n"
-		"<input> is a powerpin capture, a trace.dat from `trace-cmd record -e powerpin ...`\n"
+		"<input> is a powerpin capture (trace.dat, or a powerpind capture directory),\n"
+		"a trace.dat from `trace-cmd record -e powerpin ...`\n"
 		"or ftrace text (trace, trace_pipe, systrace; the seed's write_power_ringbuffer\n"
 		"lines too).  A text summary always goes to stdout.\n"
 		"\n"
@@ -50,8 +52,10 @@ static char *processes_path(const char *csv)
 	return out;
 }
 
+/* Write @path atomically with @fn; @input is the report's input path. */
 static int write_one(const char *path, const char *what, const struct report *r,
-		     int (*fn)(const struct report *, FILE *))
+		     const char *input,
+		     int (*fn)(const struct report *r, const char *input, FILE *out))
 {
 	struct atomic_file af;
 
@@ -59,7 +63,7 @@ static int write_one(const char *path, const char *what, const struct report *r,
 		fprintf(stderr, "powerpin report: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	if (fn(r, af.fp)) {
+	if (fn(r, input, af.fp)) {
 		fprintf(stderr, "powerpin report: writing %s %s: %s\n", what, path, strerror(errno));
 		atomic_abort(&af);
 		return -1;
@@ -71,11 +75,19 @@ static int write_one(const char *path, const char *what, const struct report *r,
 	return 0;
 }
 
-static const char *html_title;
-
-static int write_html(const struct report *r, FILE *out)
+static int write_json(const struct report *r, const char *input, FILE *out)
 {
-	return report_write_html(r, html_title, out);
+	return report_write_json(r, out);
+}
+
+static int write_html(const struct report *r, const char *input, FILE *out)
+{
+	return report_write_html(r, input, out);
+}
+
+static int write_processes(const struct report *r, const char *input, FILE *out)
+{
+	return report_write_processes_csv(r, out);
 }
 
 static int write_samples(const struct report *r, const char *input, const char *csv,
@@ -128,8 +140,9 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *json = NULL, *csv = NULL, *html = NULL, *perfetto = NULL, *input;
 	struct report_options opt = { .sign = REPORT_SIGN_AUTO };
+	char err[512], *end, *dir_input = NULL;
 	struct report r;
-	char err[512], *end;
+	struct stat st;
 	int c, ret = 1;
 
 	optind = 1;
@@ -185,9 +198,18 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	input = argv[optind];
+	/* a powerpind spool directory holds its capture as trace.dat */
+	if (!stat(input, &st) && S_ISDIR(st.st_mode)) {
+		if (asprintf(&dir_input, "%s/trace.dat", input) < 0) {
+			fprintf(stderr, "powerpin report: %s\n", strerror(errno));
+			return 1;
+		}
+		input = dir_input;
+	}
 
 	if (report_init(&r, &opt)) {
 		fprintf(stderr, "powerpin report: %s\n", strerror(errno));
+		free(dir_input);
 		return 1;
 	}
 	if (report_run(&r, input, err, sizeof(err))) {
@@ -196,15 +218,14 @@ int cmd_report(int argc, char **argv)
 	}
 	if (report_write_text(&r, stdout))
 		goto out;
-	if (json && write_one(json, "JSON", &r, report_write_json))
+	if (json && write_one(json, "JSON", &r, input, write_json))
 		goto out;
-	html_title = input;
-	if (html && write_one(html, "HTML", &r, write_html))
+	if (html && write_one(html, "HTML", &r, input, write_html))
 		goto out;
 	if (csv) {
 		char *pp = processes_path(csv);
 
-		if (!pp || write_one(pp, "processes CSV", &r, report_write_processes_csv)) {
+		if (!pp || write_one(pp, "processes CSV", &r, input, write_processes)) {
 			free(pp);
 			goto out;
 		}
@@ -215,5 +236,6 @@ int cmd_report(int argc, char **argv)
 	ret = 0;
 out:
 	report_free(&r);
+	free(dir_input);
 	return ret;
 }

@@ -812,13 +812,12 @@ static int cmp_process(const void *a, const void *b)
 	       x->tgid - y->tgid;
 }
 
-static const struct report *sort_ctx;
-
-static int cmp_task(const void *a, const void *b)
+static int cmp_task(const void *a, const void *b, void *arg)
 {
-	const struct report_task *x = &sort_ctx->tasks[*(const uint32_t *)a];
-	const struct report_task *y = &sort_ctx->tasks[*(const uint32_t *)b];
-	double ex = sort_ctx->sign * x->energy, ey = sort_ctx->sign * y->energy;
+	const struct report *r = arg;
+	const struct report_task *x = &r->tasks[*(const uint32_t *)a];
+	const struct report_task *y = &r->tasks[*(const uint32_t *)b];
+	double ex = r->sign * x->energy, ey = r->sign * y->energy;
 
 	return ex < ey ? 1 : ex > ey ? -1 : x->pid - y->pid;
 }
@@ -833,8 +832,7 @@ static int build_processes(struct report *r)
 		return -1;
 	for (i = 0; i < r->nr_tasks; i++)
 		r->task_order[i] = i;
-	sort_ctx = r;
-	qsort(r->task_order, r->nr_tasks, sizeof(*r->task_order), cmp_task);
+	qsort_r(r->task_order, r->nr_tasks, sizeof(*r->task_order), cmp_task, r);
 
 	for (i = 0; i < r->nr_tasks; i++) {
 		const struct report_task *t = &r->tasks[i];

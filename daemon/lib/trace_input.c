@@ -384,7 +384,6 @@ int trace_text_parse_line(char *line, struct trace_event *ev)
 	if (!strcmp(event, "tracing_mark_write") || !strcmp(event, "print"))
 		return parse_mark(payload, ev);
 	/* some other event: still a valid line, its timestamp is checked */
-	ev->kind = TRACE_EV_LOST;
 	return 2;
 }
 

@@ -98,8 +98,10 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 
 /*
  * Parse one line of ftrace text.  Returns 1 and fills @ev for an event the
- * report uses, 0 for a line to skip, -1 for a line that is not ftrace text at
- * all.  String pointers in @ev point into @line, which is modified.
+ * report uses, 2 for another event (only ts_ns, cpu, pid are filled), 0 for
+ * a line to skip (comment, header), -1 for a line that is not ftrace text
+ * or an event of ours that is malformed.  String pointers in @ev point into
+ * @line, which is modified.
  */
 int trace_text_parse_line(char *line, struct trace_event *ev);
 

@@ -272,6 +272,22 @@ TEST_F(cli, missing_input_file)
 	EXPECT_NE(NULL, strstr(self->err, "nonexistent: No such file or directory"));
 }
 
+/* A powerpind capture directory stands for its trace.dat */
+TEST_F(cli, capture_directory)
+{
+	struct gen g = { .nr_cpus = 1 };
+	char path[200];
+	int k;
+
+	EXPECT_EQ(1, report_cli(self, self->dir));
+	EXPECT_NE(NULL, strstr(self->err, "/trace.dat: No such file or directory"));
+	for (k = 0; k <= 10; k++)
+		gen_battery(&g, 5000000000ULL + k * 100000000ULL, k, 4000000, -250000, 0, 0);
+	snprintf(path, sizeof(path), "%s/trace.dat", self->dir);
+	ASSERT_EQ(0, gen_write(&g, path));
+	EXPECT_EQ(0, report_cli(self, self->dir)) TH_LOG("%s", self->err);
+}
+
 TEST_F(cli, usage_errors)
 {
 	char args[300];
