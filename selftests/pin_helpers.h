@@ -16,6 +16,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Expected values in the pin tests are written for 4 KiB pages. */
+#define PIN_NEED_4K_PAGES() do { \
+	if (sysconf(_SC_PAGESIZE) != 4096) \
+		SKIP(return, "expected values are written for 4 KiB pages"); \
+} while (0)
+
 static inline const char *pin_bin(void)
 {
 	const char *b = getenv("POWERPIN_BIN");

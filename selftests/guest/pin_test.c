@@ -118,6 +118,7 @@ FIXTURE(pin) {
 
 FIXTURE_SETUP(pin)
 {
+	PIN_NEED_4K_PAGES();
 	ASSERT_EQ(0, pin_mkdtemp(self->dir, sizeof(self->dir), "pin_test"));
 	ASSERT_EQ(0, chmod(self->dir, 0755));
 	snprintf(self->file, sizeof(self->file), "%s/data", self->dir);

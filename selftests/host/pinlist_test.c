@@ -20,6 +20,7 @@
 
 #include "pinlist.h"
 #include "probe.h"
+#include "pin_helpers.h"
 
 #define PS 4096ULL
 
@@ -370,6 +371,8 @@ TEST_F(pinlist, sparse_file_over_4g)
 	size_t bad;
 	int fd;
 
+	PIN_NEED_4K_PAGES();
+
 	snprintf(big, sizeof(big), "%s/sparse", self->dir);
 	fd = open(big, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, fd);
@@ -422,6 +425,8 @@ TEST_F(pinlist, cli_plain_file_output_and_quota)
 	char data[128];
 	size_t len;
 	int fd;
+
+	PIN_NEED_4K_PAGES();
 
 	/* a 10-page file and a probe (synthetic residency) in pinlist form */
 	snprintf(data, sizeof(data), "%s/data", self->dir);

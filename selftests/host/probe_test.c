@@ -24,6 +24,7 @@ FIXTURE(probe) {
 
 FIXTURE_SETUP(probe)
 {
+	PIN_NEED_4K_PAGES();
 	ASSERT_EQ(0, pin_mkdtemp(self->dir, sizeof(self->dir), "probe_test"));
 	ASSERT_EQ(0, chmod(self->dir, 0755));
 	snprintf(self->file, sizeof(self->file), "%s/data", self->dir);

@@ -23,6 +23,7 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include <kselftest_harness.h>
 
+#include "pin_helpers.h"
 #include "zipindex.h"
 
 #define PS		4096ULL
@@ -291,6 +292,8 @@ TEST_F(zip, pinlist_of_all_entries)
 	char out[160];
 	int i;
 
+	PIN_NEED_4K_PAGES();
+
 	for (i = 0; i < NR; i++)
 		expect_add(&e, self->s[i].data_offset, self->s[i].data_offset + self->s[i].csize,
 			   self->size);
@@ -305,6 +308,8 @@ TEST_F(zip, pinlist_filtered_by_pinconfig)
 	const struct spec *s = self->s;
 	struct expect e = { 0 };
 	char out[160];
+
+	PIN_NEED_4K_PAGES();
 
 	/* libfoo: bytes 5000..5009; classes.dex: whole; lib*.so also matches
 	 * libbar, which gets its own 10 bytes at 5000 (pintool shared one) */
@@ -338,6 +343,8 @@ TEST_F(zip, use_probe_dump_lines)
 		p_off >> 24, p_off >> 16, p_off >> 8, p_off, 0, 0, PS >> 8, 0
 	};
 	int fd;
+
+	PIN_NEED_4K_PAGES();
 
 	if (r_len > s[2].csize)
 		r_len = s[2].csize;
