@@ -446,11 +446,12 @@ int cmd_record(int argc, char **argv)
 		if (duration > 0 && now - t0 >= duration)
 			break;
 		if (progress && now - last_progress >= 0.5) {
-			long long n = -1;
+			char n[32] = "no";
 
 			if (g && !pp_genl_get_status(g, &st))
-				n = (long long)(st.samples - samples0);
-			fprintf(stderr, "\rrecording: %.1f s, %lld samples, %llu lost events, %llu KiB   ",
+				snprintf(n, sizeof(n), "%llu",
+					 (unsigned long long)(st.samples - samples0));
+			fprintf(stderr, "\rrecording: %.1f s, %s samples, %llu lost events, %llu KiB   ",
 				now - t0, n,
 				(unsigned long long)pp_capture_lost(cap),
 				(unsigned long long)(pp_capture_bytes(cap) / 1024));
