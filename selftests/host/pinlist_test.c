@@ -351,6 +351,8 @@ TEST_F(pinlist, cli_odd_length_and_empty)
 	EXPECT_EQ(1, run(self->out, "%s pinlist %s --dump", powerpin_bin(), self->path));
 	EXPECT_TRUE(file_contains(self->out, "start=4096 bytes=4096\n"));
 	EXPECT_TRUE(file_contains(self->out, "3 trailing bytes after 1 pairs"));
+	EXPECT_EQ(1, run(self->out, "%s pinlist %s --json", powerpin_bin(), self->path));
+	EXPECT_TRUE(file_contains(self->out, "\"pairs\":1,\"trailing_bytes\":3,\"total_bytes_to_pin\":4096,\"ranges\":[{\"offset\":4096,\"length\":4096}]}"));
 
 	ASSERT_EQ(0, write_bytes(self->path, buf, 0));
 	EXPECT_EQ(0, run(self->out, "%s pinlist %s --dump --summary", powerpin_bin(), self->path));
