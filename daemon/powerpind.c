@@ -169,7 +169,7 @@ static int run_wait(char *const argv[], const char *out_path)
 			dup2(fd, STDOUT_FILENO);
 			close(fd);
 		}
-		execv(argv[0], argv);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) != pid)
@@ -211,9 +211,14 @@ static void post_process(struct ppd *d, const char *dir)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
+	/* beside us (build tree), PREFIX/bin for PREFIX/sbin, else $PATH */
 	if (!powerpin || access(powerpin, X_OK)) {
 		free(powerpin);
-		powerpin = strdup("/usr/bin/powerpin");
+		powerpin = self_dir_file("../bin/powerpin");
+		if (!powerpin || access(powerpin, X_OK)) {
+			free(powerpin);
+			powerpin = strdup("powerpin");
+		}
 	}
 	if (d->cfg.report &&
 	    asprintf(&trace, "%s/trace.dat", dir) >= 0 &&
@@ -436,7 +441,13 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 			d->foreground = true;
 			break;
 		case 'c':
-			d->config_path = optarg;
+			/* absolute, so that SIGHUP finds it after daemon() */
+			d->config_path = realpath(optarg, NULL);
+			if (!d->config_path) {
+				fprintf(stderr, "powerpind: %s: %s\n", optarg,
+					strerror(errno));
+				return 1;
+			}
 			d->config_explicit = true;
 			break;
 		case 's':
