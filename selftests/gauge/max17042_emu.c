@@ -136,7 +136,7 @@ static struct {
 	s64 load_ua;		/* current of the last step */
 	s64 avg_na;		/* AvgCurrent filter state */
 	s64 avg_vcell_nv;	/* AvgVCELL filter state */
-	u64 cpu_wall_ns;	/* cpu mode: snapshot at the last advance */
+	u64 cpu_busy_ns;	/* cpu mode: CPU times at the last sample */
 	u64 cpu_idle_ns;
 	s64 busy_ppm;
 
@@ -147,42 +147,56 @@ static struct {
 	struct dentry *dir;
 } emu;
 
-static u64 emu_idle_ns(void)
+/*
+ * Busy and idle time of all online CPUs so far, from the sources /proc/stat
+ * uses: kcpustat for user, nice, system, irq and softirq time, the nohz idle
+ * clock (or kcpustat) for idle and iowait. Steal time is not the guest's load.
+ */
+static void emu_cpu_times(u64 *busy_ns, u64 *idle_ns)
 {
-	u64 sum = 0;
+	struct kernel_cpustat kcs;
 	int cpu;
 
-	/* the same sources as /proc/stat's idle and iowait columns */
+	*busy_ns = 0;
+	*idle_ns = 0;
 	for_each_online_cpu(cpu) {
-		u64 idle = get_cpu_idle_time_us(cpu, NULL);
-		u64 iowait = get_cpu_iowait_time_us(cpu, NULL);
+		u64 idle_us = get_cpu_idle_time_us(cpu, NULL);
+		u64 iowait_us = get_cpu_iowait_time_us(cpu, NULL);
 
-		if (idle == -1ULL)
-			sum += kcpustat_cpu(cpu).cpustat[CPUTIME_IDLE];
-		else
-			sum += idle * NSEC_PER_USEC;
-		if (iowait == -1ULL)
-			sum += kcpustat_cpu(cpu).cpustat[CPUTIME_IOWAIT];
-		else
-			sum += iowait * NSEC_PER_USEC;
+		kcpustat_cpu_fetch(&kcs, cpu);
+		*busy_ns += kcs.cpustat[CPUTIME_USER] + kcs.cpustat[CPUTIME_NICE] +
+			    kcs.cpustat[CPUTIME_SYSTEM] + kcs.cpustat[CPUTIME_IRQ] +
+			    kcs.cpustat[CPUTIME_SOFTIRQ];
+		*idle_ns += idle_us == -1ULL ? kcs.cpustat[CPUTIME_IDLE] : idle_us * NSEC_PER_USEC;
+		*idle_ns += iowait_us == -1ULL ? kcs.cpustat[CPUTIME_IOWAIT] :
+			    iowait_us * NSEC_PER_USEC;
 	}
-	return sum;
 }
 
-/* Busy fraction of all online CPUs since the last call, in parts per million */
-static void emu_sample_cpu(u64 now)
+/*
+ * Busy fraction of the CPUs since the last sample, in parts per million.
+ * It is busy / (busy + idle) rather than 1 - idle / wall time: a guest
+ * under emulation whose vCPUs the host deschedules loses that time from
+ * both, instead of having it count as load.
+ */
+static void emu_sample_cpu(void)
 {
-	u64 idle = emu_idle_ns();
-	u64 wall = (now - emu.cpu_wall_ns) * num_online_cpus();
-	u64 didle = idle - emu.cpu_idle_ns;
+	u64 busy, idle, dbusy, total;
 
-	if (wall) {
-		didle = min(didle, wall);
-		emu.busy_ppm = 1000000 - div64_u64(didle * 1000, div64_u64(wall, 1000) ?: 1);
-		emu.busy_ppm = clamp_t(s64, emu.busy_ppm, 0, 1000000);
-	}
-	emu.cpu_wall_ns = now;
+	emu_cpu_times(&busy, &idle);
+	dbusy = busy - emu.cpu_busy_ns;
+	total = dbusy + (idle - emu.cpu_idle_ns);
+	if (total)
+		emu.busy_ppm = min_t(u64, mul_u64_u64_div_u64(dbusy, 1000000, total), 1000000);
+	emu.cpu_busy_ns = busy;
 	emu.cpu_idle_ns = idle;
+}
+
+/* Start a new busy-fraction window now. */
+static void emu_restart_cpu(void)
+{
+	emu_cpu_times(&emu.cpu_busy_ns, &emu.cpu_idle_ns);
+	emu.busy_ppm = 0;
 }
 
 static s64 emu_load_ua(u64 t)
@@ -313,7 +327,7 @@ static void emu_advance(u64 now)
 		if (!dt_ns)
 			return;
 		if (emu.mode == EMU_MODE_CPU)
-			emu_sample_cpu(now);
+			emu_sample_cpu();
 		emu.last_ns += dt_ns;
 		emu_step(emu.last_ns, dt_ns);
 		emu_update_regs();
@@ -323,7 +337,7 @@ static void emu_advance(u64 now)
 	if (!steps)
 		return;
 	if (emu.mode == EMU_MODE_CPU)
-		emu_sample_cpu(now);
+		emu_sample_cpu();
 	/* a long unread gap is integrated in one step, the rest one by one */
 	if (steps > EMU_BULK_STEPS) {
 		bulk = steps - EMU_BULK_STEPS;
@@ -344,9 +358,7 @@ static void emu_reset_model(u64 now, s64 charge_uah)
 	emu.coulomb_pc = emu.charge_pc;
 	emu.last_ns = now;
 	emu.epoch_ns = now;
-	emu.cpu_wall_ns = now;
-	emu.cpu_idle_ns = emu_idle_ns();
-	emu.busy_ppm = 0;
+	emu_restart_cpu();
 	emu.load_ua = emu_load_ua(now);
 	emu.avg_na = emu.load_ua * 1000;
 	emu.avg_vcell_nv = emu_vcell_uv(emu.load_ua) * 1000;
@@ -635,7 +647,6 @@ static ssize_t emu_mode_write(struct file *file, const char __user *ubuf, size_t
 			      loff_t *ppos)
 {
 	char buf[16] = "";
-	u64 now;
 	int mode;
 
 	if (*ppos || count >= sizeof(buf))
@@ -647,14 +658,11 @@ static ssize_t emu_mode_write(struct file *file, const char __user *ubuf, size_t
 		return mode;
 
 	mutex_lock(&emu.lock);
-	now = ktime_get_ns();
-	emu_advance(now);
+	emu_advance(ktime_get_ns());
 	emu.mode = mode;
 	/* a new square wave starts with its first (low) half at the model's time */
 	emu.epoch_ns = emu.last_ns;
-	emu.cpu_wall_ns = now;
-	emu.cpu_idle_ns = emu_idle_ns();
-	emu.busy_ppm = 0;
+	emu_restart_cpu();
 	emu_control_changed();
 	mutex_unlock(&emu.lock);
 	return count;
