@@ -103,7 +103,7 @@ struct residency_walk {
 	struct powerpin_residency *res;	/* counts accumulate here */
 
 	/* bitmap mode: one chunk of bits, page chunk_first is bit 0 */
-	unsigned long *bits;
+	unsigned long *bits;		/* little-endian layout, see below */
 	pgoff_t chunk_first;
 	bool chunk_has_bits;
 
@@ -200,18 +200,42 @@ static enum residency_step residency_add_run(struct residency_walk *w,
 	return RESIDENCY_NEXT;
 }
 
+/*
+ * The bitmap is little-endian: bit i is bit i % 8 of byte i / 8, whatever the
+ * CPU.  __set_bit_le() and __le64 words both give that layout.
+ */
+
 /* Set bits for resident pages [@first, @first + @nr) of the chunk. */
 static void residency_set_bits(struct residency_walk *w, pgoff_t first, pgoff_t nr)
 {
-	/* little-endian bit order is the documented byte layout */
-#if defined(__LITTLE_ENDIAN)
-	bitmap_set(w->bits, first - w->chunk_first, nr);
-#else
 	pgoff_t i;
 
 	for (i = first; i < first + nr; i++)
 		__set_bit_le(i - w->chunk_first, w->bits);
-#endif
+	w->chunk_has_bits = true;
+}
+
+/*
+ * Set the bits of @mask (bit i: page @base + i, one leaf node) in the chunk's
+ * bitmap, one or two words at a time.  The chunk may start inside the node,
+ * never more than a node's width after @base; @mask has no bits past the
+ * chunk's end.
+ */
+static void residency_set_mask(struct residency_walk *w, pgoff_t base, u64 mask)
+{
+	__le64 *words = (__le64 *)w->bits;
+	unsigned int shift;
+	pgoff_t bit;
+
+	if (base < w->chunk_first) {
+		mask >>= w->chunk_first - base;
+		base = w->chunk_first;
+	}
+	bit = base - w->chunk_first;
+	shift = bit % 64;
+	words[bit / 64] |= cpu_to_le64(mask << shift);
+	if (shift && mask >> (64 - shift))
+		words[bit / 64 + 1] |= cpu_to_le64(mask >> (64 - shift));
 	w->chunk_has_bits = true;
 }
 
@@ -301,20 +325,19 @@ static pgoff_t residency_scan_leaf(struct residency_walk *w, struct xa_state *xa
 			wb |= BIT_ULL(off);
 	}
 
+	if (w->mode == POWERPIN_RES_BITMAP && present)
+		residency_set_mask(w, base, present);
+
 	/* hand out the runs of resident pages: bits [first, next) */
-	for (left = present; left && w->mode != POWERPIN_RES_COUNTS; ) {
+	for (left = present; left && w->mode == POWERPIN_RES_RUNS; ) {
 		unsigned int first = __ffs64(left), next;
 		u64 holes = ~left & (~0ULL << first);
 
 		next = holes ? __ffs64(holes) : 64;
-		if (w->mode == POWERPIN_RES_BITMAP) {
-			residency_set_bits(w, base + first, next - first);
-		} else {
-			*step = residency_add_run(w, base + first, base + next - 1);
-			if (*step != RESIDENCY_NEXT) {
-				end = first;
-				break;
-			}
+		*step = residency_add_run(w, base + first, base + next - 1);
+		if (*step != RESIDENCY_NEXT) {
+			end = first;
+			break;
 		}
 		left = next == 64 ? 0 : left & (~0ULL << next);
 	}
