@@ -63,6 +63,7 @@
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/power_supply.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -233,15 +234,36 @@ static void powerpin_announce_supply(struct powerpin_capture *run)
 /* ---- one sample ---------------------------------------------------------- */
 
 /*
- * Whether an event has its probes attached, from the tracepoint key's count
- * rather than its patched branch.  The count turns positive only after the
- * call sites are patched (and goes to 0 before they are unpatched), so the
- * thread does not run through a site while another CPU rewrites it.  CPUs
- * handle that through text_poke_bp()'s int3 protocol, but under qemu TCG
- * the thread hit a stale int3 and oopsed when an event was enabled while it
- * sampled.  It also skips the sample reg announces before the probe is in.
+ * Whether an event has its probes attached: the tracepoint key's count, as
+ * trace_<event>_enabled() would say, read as plain data.
  */
 #define powerpin_event_on(event) static_key_enabled(&__tracepoint_##event.key)
+
+/*
+ * Events are written through the tracepoints' iterators, as __DO_TRACE()
+ * does when an event has several probes, instead of trace_battery() and
+ * trace_counter().  Those inline a jump-label branch and a static call that
+ * are rewritten each time an event is enabled or disabled; under qemu TCG
+ * the thread running through them around such a rewrite hit stale int3
+ * bytes and oopsed (100 load/unload cycles with events being enabled).  The
+ * iterator is plain code, and the key count keeps trace_<event>()'s
+ * "only when enabled" rule.
+ */
+static void powerpin_emit_battery(const struct powerpin_sample *s)
+{
+	if (!powerpin_event_on(battery))
+		return;
+	preempt_disable_notrace();
+	__traceiter_battery(NULL, s);
+	preempt_enable_notrace();
+}
+
+static void powerpin_emit_counter(const char *track_name, s64 value)
+{
+	preempt_disable_notrace();
+	__traceiter_counter(NULL, track_name, value);
+	preempt_enable_notrace();
+}
 
 enum powerpin_prop_idx {
 	PP_VOLTAGE, PP_CURRENT, PP_CHARGE, PP_CURRENT_AVG, PP_CAPACITY,
@@ -358,14 +380,13 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 	run->prev_charge_uah = s.charge_uah;
 	run->capture_samples++;
 
-	if (powerpin_event_on(battery))
-		trace_battery(&s);
+	powerpin_emit_battery(&s);
 	if (powerpin_event_on(counter)) {
 		for (i = 0; i < PP_NR_PROPS; i++)
 			if (ok & BIT(i))
-				trace_counter(powerpin_tracks[i], val[i]);
+				powerpin_emit_counter(powerpin_tracks[i], val[i]);
 		if ((ok & BIT(PP_VOLTAGE)) && (ok & BIT(PP_CURRENT)))
-			trace_counter("power_uw", s.power_uw);
+			powerpin_emit_counter("power_uw", s.power_uw);
 	}
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
