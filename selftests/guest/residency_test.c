@@ -408,7 +408,7 @@ TEST_F(disk, sparse_1tib)
 	/* a 1 GiB window around the middle page: one bit, in the right place */
 	ASSERT_EQ(0, query(self->dev, self->fd, POWERPIN_RES_BITMAP, mid - (1 << 29),
 			   1 << 30, bits, 32768, &r));
-	ASSERT_EQ((1U << 30) / page_size, r.nr_pages);
+	ASSERT_EQ((uint64_t)(1U << 30) / page_size, r.nr_pages);
 	ASSERT_EQ(1U, r.nr_resident);
 	for (i = 0; i < r.nr_pages; i++)
 		set += bit_is_set(bits, i);
