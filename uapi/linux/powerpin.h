@@ -51,8 +51,8 @@ struct powerpin_run {
  * Field semantics and errnos are documented in kmod/residency.c.
  */
 struct powerpin_residency {
-	__u32 size;		/* in: sizeof(struct powerpin_residency);
-				 * out: the kernel's sizeof */
+	/* in: sizeof(struct powerpin_residency); out: the kernel's sizeof */
+	__u32 size;
 	__u32 mode;		/* in: enum powerpin_residency_mode */
 	__s32 fd;		/* in: file to query */
 	__u32 flags;		/* in: must be 0 */
@@ -60,8 +60,10 @@ struct powerpin_residency {
 	__u64 length;		/* in: bytes; 0 = to end of file */
 	__u64 buf;		/* in: user pointer for bitmap / runs */
 	__u64 buf_len;		/* in: bytes at buf */
-	__u64 cursor;		/* in/out: runs mode, byte offset to resume at;
-				 * in 0 = from offset, out 0 = range done */
+	/* in/out, runs mode: byte offset to resume at; in 0 = from offset,
+	 * out 0 = range done
+	 */
+	__u64 cursor;
 	/* out, for the pages this call walked: */
 	__u64 nr_pages;		/* pages walked */
 	__u64 nr_resident;	/* resident pages in the range */
