@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <fcntl.h>
+#include <ioapi.h>
 #include <unzip.h>
 
 #include "zipindex.h"
@@ -30,6 +32,34 @@ static int fail(char *err, size_t errlen, int e, const char *path,
 	snprintf(err, errlen, "%s: %s", path, what);
 	errno = e;
 	return -1;
+}
+
+/*
+ * minizip's own stdio I/O, opened without readahead: indexing reads one
+ * local header per entry, and with readahead each of those reads would pull
+ * in up to the next 128 KiB as well, filling the page cache with entries
+ * nobody asked for (and making the indexing itself slow on a cold cache).
+ */
+static open64_file_func stdio_open64;
+
+static voidpf ZCALLBACK open_no_readahead(voidpf opaque, const void *filename,
+					  int mode)
+{
+	FILE *fp = stdio_open64(opaque, filename, mode);
+
+	if (fp)
+		posix_fadvise(fileno(fp), 0, 0, POSIX_FADV_RANDOM);
+	return fp;
+}
+
+static unzFile open_for_index(const char *path)
+{
+	zlib_filefunc64_def ff;
+
+	fill_fopen64_filefunc(&ff);
+	stdio_open64 = ff.zopen64_file;
+	ff.zopen64_file = open_no_readahead;
+	return unzOpen2_64(path, &ff);
 }
 
 /*
@@ -69,7 +99,7 @@ int zip_index_open(const char *path, struct zip_index *zi, char *err,
 	if (!S_ISREG(st.st_mode))
 		return fail(err, errlen, EINVAL, path, "not a regular file");
 	zi->file_size = st.st_size;
-	uf = unzOpen64(path);
+	uf = open_for_index(path);
 	if (!uf && is_empty_zip(path, zi->file_size))
 		return 0;
 	if (!uf)
