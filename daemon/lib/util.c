@@ -4,11 +4,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <ctype.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
 int atomic_open(struct atomic_file *af, const char *path)
 {
+	mode_t mask;
 	int fd;
 
 	memset(af, 0, sizeof(*af));
@@ -20,6 +22,14 @@ int atomic_open(struct atomic_file *af, const char *path)
 	fd = mkstemp(af->tmp);
 	if (fd < 0)
 		goto err;
+	/* mkstemp makes 0600; give the file the mode open(2) would have */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask)) {
+		close(fd);
+		unlink(af->tmp);
+		goto err;
+	}
 	af->fp = fdopen(fd, "w");
 	if (!af->fp) {
 		close(fd);
