@@ -93,7 +93,7 @@ static void spin(double secs, double duty)
 FIXTURE(capture) {
 	char dir[64];
 	char dat[128];
-	char mode[32], idle_ua[32], busy_ua[32], period[32];
+	char mode[32], idle_ua[32], busy_ua[32], period[32], tracing_on[8];
 	pid_t spinner[2];
 };
 
@@ -117,6 +117,8 @@ FIXTURE_SETUP(capture)
 	ASSERT_EQ(0, read_str(EMU "/cpu_idle_ua", self->idle_ua, sizeof(self->idle_ua)));
 	ASSERT_EQ(0, read_str(EMU "/cpu_busy_ua", self->busy_ua, sizeof(self->busy_ua)));
 	ASSERT_EQ(0, read_str(PERIOD, self->period, sizeof(self->period)));
+	/* trace-cmd resets tracing when it ends; the next test gets it back */
+	ASSERT_EQ(0, read_str(TRACEFS "/tracing_on", self->tracing_on, sizeof(self->tracing_on)));
 	/* discharge is negative for the MAX17042 */
 	ASSERT_EQ(0, write_str(EMU "/cpu_idle_ua", "-200000"));
 	ASSERT_EQ(0, write_str(EMU "/cpu_busy_ua", "-2000000"));
@@ -173,6 +175,7 @@ FIXTURE_TEARDOWN(capture)
 		write_str(EMU "/cpu_idle_ua", self->idle_ua);
 		write_str(EMU "/cpu_busy_ua", self->busy_ua);
 		write_str(PERIOD, self->period);
+		write_str(TRACEFS "/tracing_on", self->tracing_on);
 	}
 	if (self->dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
