@@ -19,7 +19,7 @@ int pin_ranges_add(struct pin_ranges *r, uint64_t offset, uint64_t length,
 		return -1;
 	}
 	if (r->nr == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
+		size_t cap = r->cap ? r->cap * 2 : 4;
 		struct pin_range *v = reallocarray(r->v, cap, sizeof(*v));
 
 		if (!v)
