@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * guest_sampler: what the in-kernel sampler costs against the route the seed
+ * report's Android app took, in the same guest run, on the same supply
+ * (max170xx_battery on the emulated gauge).
+ *
+ *  1. CPU time per sample at a 1 ms period: the powerpin kthread (its
+ *     /proc/PID/schedstat run time over the samples it emitted) against a
+ *     userspace loop that, at the same absolute 1 ms deadlines, opens and
+ *     reads voltage_now, current_now and charge_counter from sysfs and
+ *     writes one line to trace_marker (this process's CPU time over its
+ *     iterations).  Also the same loop keeping the sysfs files open and
+ *     re-reading them with pread(), userspace's best case.
+ *       bench sampler_cpu: speedup X (userspace/kthread)
+ *       bench sampler_cpu: speedup X (userspace-pread/kthread)
+ *
+ *  2. Period error over DRIFT seconds at 10 ms: the kthread (absolute
+ *     deadlines; interval per deadline from the trace timestamps) against a
+ *     relative loop that does the same reads and then sleeps 10 ms, as the
+ *     seed's msleep(80) loop did.
+ *       bench sampler_drift: kthread ... relative loop ...
+ *
+ *   guest_sampler [CPU_SECONDS [DRIFT_SECONDS]]   defaults 10 and 60
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TRACING	"/sys/kernel/tracing"
+#define PSY	"/sys/class/power_supply/max170xx_battery"
+#define PARAMS	"/sys/module/powerpin/parameters"
+#define STATUS	"/sys/kernel/debug/powerpin/status"
+
+static const char * const psy_files[] = {
+	PSY "/voltage_now", PSY "/current_now", PSY "/charge_counter",
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "guest_sampler: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		die(path);
+	if (write(fd, val, strlen(val)) < 0)
+		die(path);
+	close(fd);
+}
+
+static long long status_ll(const char *key)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	FILE *f = fopen(STATUS, "r");
+	long long v = -1;
+
+	if (!f)
+		die(STATUS);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ' ')
+			v = strtoll(line + klen + 1, NULL, 0);
+	fclose(f);
+	return v;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Run time of a task in ns, first field of /proc/PID/schedstat. */
+static long long task_runtime_ns(int pid)
+{
+	char path[64];
+	long long ns = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		die(path);
+	if (fscanf(f, "%lld", &ns) != 1)
+		ns = -1;
+	fclose(f);
+	return ns;
+}
+
+static void trace_reset(void)
+{
+	write_str(TRACING "/tracing_on", "0");
+	write_str(TRACING "/events/powerpin/enable", "0");
+	write_str(TRACING "/trace_clock", "mono");
+	write_str(TRACING "/trace", "");
+}
+
+/* One iteration of the userspace sampler: 3 sysfs reads, one marker line. */
+static void user_sample(int marker, const int *fds)
+{
+	char val[3][32], line[160];
+	int i, len;
+
+	for (i = 0; i < 3; i++) {
+		int fd = fds ? fds[i] : open(psy_files[i], O_RDONLY);
+		ssize_t n;
+
+		if (fd < 0)
+			die(psy_files[i]);
+		n = fds ? pread(fd, val[i], sizeof(val[i]) - 1, 0) :
+			  read(fd, val[i], sizeof(val[i]) - 1);
+		if (!fds)
+			close(fd);
+		if (n < 0)
+			n = 0;
+		val[i][n] = '\0';
+		val[i][strcspn(val[i], "\n")] = '\0';
+	}
+	len = snprintf(line, sizeof(line),
+		       "powerpin: voltage_uv=%s current_ua=%s charge_uah=%s\n",
+		       val[0], val[1], val[2]);
+	if (write(marker, line, len) < 0)
+		die("trace_marker");
+}
+
+/* Userspace loop at absolute deadlines; returns CPU seconds per iteration. */
+static double user_loop_abs(double seconds, double period, int keep_open,
+			    long *iterations)
+{
+	int marker = open(TRACING "/trace_marker", O_WRONLY);
+	int fds[3], i;
+	struct timespec next;
+	double end, c0;
+	long n = 0;
+
+	if (marker < 0)
+		die("trace_marker");
+	for (i = 0; i < 3 && keep_open; i++) {
+		fds[i] = open(psy_files[i], O_RDONLY);
+		if (fds[i] < 0)
+			die(psy_files[i]);
+	}
+	c0 = cpu_s();
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	end = mono_s() + seconds;
+	while (mono_s() < end) {
+		user_sample(marker, keep_open ? fds : NULL);
+		n++;
+		next.tv_nsec += (long)(period * 1e9);
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+	c0 = cpu_s() - c0;
+	for (i = 0; i < 3 && keep_open; i++)
+		close(fds[i]);
+	close(marker);
+	*iterations = n;
+	return n ? c0 / n : 0;
+}
+
+/* Kthread at @period_us for @seconds: CPU seconds per sample. */
+static double kthread_run(double seconds, const char *period_us, long *samples)
+{
+	int pid = (int)status_ll("kthread_pid");
+	long long r0, r1, s0, s1;
+
+	if (pid <= 0) {
+		errno = ENOENT;
+		die("kthread_pid");
+	}
+	trace_reset();
+	write_str(PARAMS "/period_us", period_us);
+	write_str(TRACING "/events/powerpin/battery/enable", "1");
+	s0 = status_ll("samples");
+	r0 = task_runtime_ns(pid);
+	write_str(TRACING "/tracing_on", "1");
+	sleep_s(seconds);
+	write_str(TRACING "/tracing_on", "0");
+	sleep_s(0.05);
+	r1 = task_runtime_ns(pid);
+	s1 = status_ll("samples");
+	write_str(TRACING "/events/powerpin/battery/enable", "0");
+	*samples = s1 - s0;
+	return s1 > s0 ? (r1 - r0) / 1e9 / (s1 - s0) : 0;
+}
+
+/* First and last powerpin:battery timestamps in the trace, and the count. */
+static long trace_span(double *first, double *last)
+{
+	FILE *f = fopen(TRACING "/trace", "r");
+	char line[1024];
+	long n = 0;
+
+	if (!f)
+		die("trace");
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, ": battery: "), *q;
+
+		if (!p)
+			continue;
+		q = p;
+		while (q > line && ((q[-1] >= '0' && q[-1] <= '9') || q[-1] == '.'))
+			q--;
+		*last = strtod(q, NULL);
+		if (!n)
+			*first = *last;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	double cpu_secs = argc > 1 ? atof(argv[1]) : 10;
+	double drift_secs = argc > 2 ? atof(argv[2]) : 60;
+	double k_cpu, u_cpu, p_cpu, first = 0, last = 0, t0, rel_period;
+	long k_n, u_n, p_n, n, rel_n = 0;
+	long long m0, m1;
+	int marker;
+
+	if (cpu_secs <= 0 || drift_secs <= 0) {
+		fprintf(stderr, "usage: guest_sampler [CPU_SECONDS [DRIFT_SECONDS]]\n");
+		return 2;
+	}
+	if (access(STATUS, R_OK) || access(PSY, R_OK)) {
+		fprintf(stderr, "guest_sampler: needs powerpin.ko and the gauge emulator (run under scripts/vm-run)\n");
+		return 1;
+	}
+	write_str(TRACING "/buffer_size_kb", "8192");
+
+	/* 1. CPU per sample at 1 ms */
+	k_cpu = kthread_run(cpu_secs, "1000", &k_n);
+	trace_reset();
+	write_str(TRACING "/tracing_on", "1");
+	u_cpu = user_loop_abs(cpu_secs, 0.001, 0, &u_n);
+	p_cpu = user_loop_abs(cpu_secs, 0.001, 1, &p_n);
+	write_str(TRACING "/tracing_on", "0");
+	printf("bench sampler_cpu_kthread: %.1f us/sample (%ld samples in %.0f s)\n",
+	       k_cpu * 1e6, k_n, cpu_secs);
+	printf("bench sampler_cpu_userspace: %.1f us/sample open+read (%ld), %.1f us/sample pread (%ld)\n",
+	       u_cpu * 1e6, u_n, p_cpu * 1e6, p_n);
+	if (k_cpu > 0) {
+		printf("bench sampler_cpu: speedup %.1f (userspace/kthread)\n", u_cpu / k_cpu);
+		printf("bench sampler_cpu: speedup %.1f (userspace-pread/kthread)\n", p_cpu / k_cpu);
+	}
+
+	/* 2. period error at 10 ms */
+	m0 = status_ll("missed");
+	kthread_run(drift_secs, "10000", &k_n);
+	m1 = status_ll("missed");
+	n = trace_span(&first, &last);
+
+	trace_reset();
+	write_str(TRACING "/tracing_on", "1");
+	marker = open(TRACING "/trace_marker", O_WRONLY);
+	if (marker < 0)
+		die("trace_marker");
+	t0 = mono_s();
+	while (mono_s() - t0 < drift_secs) {
+		user_sample(marker, NULL);
+		usleep(10000);
+		rel_n++;
+	}
+	rel_period = (mono_s() - t0) / rel_n;
+	close(marker);
+	write_str(TRACING "/tracing_on", "0");
+	write_str(PARAMS "/period_us", "100000");
+	write_str(TRACING "/trace_clock", "local");
+
+	if (n > 1) {
+		/* interval per deadline, skipped deadlines included */
+		double per = (last - first) / (n - 1 + (m1 - m0));
+
+		printf("bench sampler_drift: kthread period error %+.1f us (%ld samples + %lld missed in %.0f s, expected %.0f)\n",
+		       (per - 0.010) * 1e6, n, m1 - m0, drift_secs, drift_secs / 0.010);
+	}
+	printf("bench sampler_drift: relative loop period error %+.1f us (%ld iterations in %.0f s, expected %.0f)\n",
+	       (rel_period - 0.010) * 1e6, rel_n, drift_secs, drift_secs / 0.010);
+	return 0;
+}
