@@ -285,6 +285,54 @@ TEST_F(zip, read_entry_inflates)
 	EXPECT_EQ(EFBIG, errno);
 }
 
+/*
+ * An APK Signing Block sits between the last entry and the central
+ * directory (the end record's offset points past it): offsets stay put.
+ */
+TEST_F(zip, signing_block_before_central_directory)
+{
+	const size_t block = 4096;
+	struct zip_index zi;
+	char err[512], p[160];
+	uint8_t *buf, *out;
+	uint32_t cd;
+	FILE *fp;
+	int i;
+
+	buf = malloc(self->size);
+	out = malloc(self->size + block);
+	fp = fopen(self->zip, "rb");
+	ASSERT_NE(NULL, fp);
+	ASSERT_EQ(self->size, fread(buf, 1, self->size, fp));
+	fclose(fp);
+	/* no archive comment, no ZIP64 end record: the end record is last */
+	ASSERT_EQ(0, memcmp(buf + self->size - 22, "PK\005\006", 4));
+	cd = buf[self->size - 6] | buf[self->size - 5] << 8 | buf[self->size - 4] << 16 |
+	     (uint32_t)buf[self->size - 3] << 24;
+	memcpy(out, buf, cd);
+	memset(out + cd, 0, block);
+	memcpy(out + cd + block - 16, "APK Sig Block 42", 16);
+	memcpy(out + cd + block, buf + cd, self->size - cd);
+	cd += block;
+	out[self->size + block - 6] = cd;
+	out[self->size + block - 5] = cd >> 8;
+	out[self->size + block - 4] = cd >> 16;
+	out[self->size + block - 3] = cd >> 24;
+	snprintf(p, sizeof(p), "%s/signed.apk", self->dir);
+	fp = fopen(p, "wb");
+	ASSERT_NE(NULL, fp);
+	ASSERT_EQ(self->size + block, fwrite(out, 1, self->size + block, fp));
+	fclose(fp);
+	free(buf);
+	free(out);
+
+	ASSERT_EQ(0, zip_index_open(p, &zi, err, sizeof(err)));
+	ASSERT_EQ(NR, zi.nr);
+	for (i = 0; i < NR; i++)
+		EXPECT_EQ(self->s[i].data_offset, zi.entries[i].data_offset);
+	zip_index_free(&zi);
+}
+
 /* No probe, no pinconfig: every entry's data, whole. */
 TEST_F(zip, pinlist_of_all_entries)
 {
