@@ -658,12 +658,23 @@ static void on_power(struct report *r, const struct trace_event *ev)
 	uint64_t ts = ev->ts_ns, dt;
 	bool repeated;
 
+	if (r->have_seq && (ev->power.has & TRACE_POWER_HAS_SEQ) &&
+	    ev->power.seq != r->last_seq + 1)
+		r->seq_gaps += (uint32_t)(ev->power.seq - r->last_seq - 1);
+	r->have_seq = ev->power.has & TRACE_POWER_HAS_SEQ;
+	r->last_seq = ev->power.seq;
+	/*
+	 * A failed read is reported as 0: such a sample is counted and left
+	 * out, and its neighbours' trapezoid bridges the interval.
+	 */
+	if (ev->power.flags & (POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN)) {
+		r->read_errors++;
+		return;
+	}
 	if (ev->power.flags & POWERPIN_SAMPLE_REPEATED)
 		r->flagged_repeated++;
 	if (ev->power.flags & POWERPIN_SAMPLE_LATE)
 		r->late++;
-	if (ev->power.flags & (POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN))
-		r->read_errors++;
 	if (ev->power.flags & POWERPIN_SAMPLE_MISSING)
 		r->missing++;
 
@@ -681,10 +692,6 @@ static void on_power(struct report *r, const struct trace_event *ev)
 		   (r->have_prev && v == r->prev_v && i == r->prev_i &&
 		    ev->power.charge_uah == r->prev_q);
 	r->repeated += repeated;
-
-	if (r->have_prev && (ev->power.has & r->prev_has & TRACE_POWER_HAS_SEQ) &&
-	    ev->power.seq != r->prev_seq + 1)
-		r->seq_gaps += (uint32_t)(ev->power.seq - r->prev_seq - 1);
 
 	hist_add(&r->volt, v);
 	hist_add(&r->cur, i);
@@ -726,8 +733,6 @@ static void on_power(struct report *r, const struct trace_event *ev)
 	r->prev_i = i;
 	r->prev_q = ev->power.charge_uah;
 	r->prev_p = p;
-	r->prev_seq = ev->power.seq;
-	r->prev_has = ev->power.has;
 }
 
 int report_event(const struct trace_event *ev, void *arg)

@@ -108,7 +108,8 @@ struct report {
 	/* samples */
 	uint64_t samples;
 	uint64_t first_ns, last_ns;
-	uint64_t repeated, flagged_repeated, late, read_errors, missing;
+	uint64_t repeated, flagged_repeated, late, missing;
+	uint64_t read_errors;		/* failed reads, left out of everything */
 	uint64_t seq_gaps;		/* samples missing by the seq counter */
 	uint64_t lost_events;		/* ring-buffer drops the input reports */
 	uint64_t lost_unknown;		/* drops of unknown size */
@@ -117,8 +118,8 @@ struct report {
 	bool have_prev;
 	int64_t prev_v, prev_i, prev_q;
 	double prev_p;			/* uW */
-	uint32_t prev_seq;
-	unsigned int prev_has;
+	bool have_seq;
+	uint32_t last_seq;		/* of the last sample, even a failed one */
 	bool have_charge;
 	int64_t first_charge, last_charge;
 

@@ -202,6 +202,9 @@ int report_write_text(const struct report *r, FILE *out)
 	fprintf(out, "gaps           %" PRIu64 " intervals over twice the median; %" PRIu64
 		" samples missing by seq; %" PRIu64 " lost events%s\n",
 		r->gaps, r->seq_gaps, r->lost_events, r->lost_unknown ? " (and drops of unknown size)" : "");
+	if (r->read_errors)
+		fprintf(out, "read errors    %" PRIu64 " samples the sampler could not read, left out\n",
+			r->read_errors);
 	fprintf(out, "sign           %s (%s); figures below count discharge as positive\n",
 		r->sign_name, r->sign_method);
 	text_stat(out, "voltage", "V", &r->voltage_v);

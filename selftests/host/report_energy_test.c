@@ -333,8 +333,13 @@ TEST_F(report, sample_quality)
 			    k % 2 ? 1 : 0);
 	}
 	gen_add(&self->g, T0 + 300 * MS, "CPU:1 [LOST 42 EVENTS]\n");
+	/* a failed read (0 V) between two samples: left out, not a seq gap */
+	gen_battery(&self->g, t + 5 * MS, 103, 0, 0, 0, 1U << 2);
+	gen_battery(&self->g, t + 10 * MS, 104, 4000000, -100000, 0, 0);
 	ASSERT_EQ(0, run(_metadata, self, NULL));
-	EXPECT_EQ(100U, self->r.samples);
+	EXPECT_EQ(101U, self->r.samples);
+	EXPECT_EQ(1U, self->r.read_errors);
+	EXPECT_NEAR(4.0, self->r.voltage_v.min, 1e-12);
 	EXPECT_EQ(50U, self->r.repeated);
 	EXPECT_EQ(50U, self->r.flagged_repeated);
 	EXPECT_EQ(3U, self->r.seq_gaps);
