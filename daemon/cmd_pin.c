@@ -821,7 +821,8 @@ static int pin_capture(int argc, char **argv)
 			goto out;
 		if (verbose)
 			fprintf(stderr, "powerpin pin capture: %s: %llu bytes resident before the workload\n",
-				files[i].path, (unsigned long long)pin_ranges_bytes(&files[i].seen));
+				files[i].path,
+				(unsigned long long)pin_ranges_bytes(&files[i].seen));
 		if (!interval_ms) {
 			/* without an interval only the final state counts */
 			pin_ranges_free(&files[i].seen);

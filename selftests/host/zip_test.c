@@ -97,7 +97,8 @@ static uint64_t build_zip(const char *path, struct spec *s, int n)
 		}
 		if (s[i].align) {
 			/* zipalign -p: an extra block sized so the data starts on a page */
-			uint64_t hdr = cursor + LOCAL_HDR + namelen + (s[i].zip64 ? ZIP64_LOCAL : 0);
+			uint64_t hdr = cursor + LOCAL_HDR + namelen +
+				       (s[i].zip64 ? ZIP64_LOCAL : 0);
 
 			extra_len = (PS - (hdr + 4) % PS) % PS + 4;
 			memset(extra, 0, sizeof(extra));
