@@ -553,6 +553,9 @@ int main(int argc, char **argv)
 		       strerror(errno));
 		return 1;
 	}
+	/* a gate that was already open when we came gets its capture too */
+	if (d.loaded)
+		resync(&d);
 	logmsg(&d, LOG_INFO, "ready: spool %s, %s", d.spool,
 	       d.loaded ? "powerpin.ko loaded" : "waiting for powerpin.ko");
 

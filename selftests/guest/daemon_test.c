@@ -508,6 +508,32 @@ TEST_F_TIMEOUT(ppd, sighup_rereads_config, 120)
 	EXPECT_EQ(0, kill(self->pid, 0));
 }
 
+TEST_F_TIMEOUT(ppd, starts_with_gate_open, 120)
+{
+	struct battery_events ev;
+	char trace[1024];
+	char *dir;
+
+	/* gate opened by hand before the daemon runs */
+	ASSERT_EQ(0, stop_daemon(self->pid, SIGTERM));
+	self->pid = 0;
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	usleep(300000);
+	self->pid = start_daemon(_metadata, self);
+	ASSERT_LT(0, self->pid);
+	usleep(1000000);
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	ASSERT_NE(NULL, dir);
+	EXPECT_EQ(1, summary_value(dir, "complete"));
+	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
+	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	EXPECT_LT(0, ev.count);
+	EXPECT_EQ(summary_value(dir, "samples"), ev.count);
+	free(dir);
+}
+
 TEST(bad_arguments_and_config)
 {
 	char dir[] = "/tmp/ppdbad.XXXXXX", path[128], cmd[512];
