@@ -168,6 +168,47 @@ TEST(normalize_by_rank_orders_by_first_touch)
 	pin_ranges_free(&out);
 }
 
+TEST(clip_and_subtract)
+{
+	struct pin_ranges a = { 0 }, b = { 0 }, out = { 0 };
+
+	ASSERT_EQ(0, pin_ranges_add(&a, 0, 100, 7));
+	ASSERT_EQ(0, pin_ranges_add(&a, 200, 100, 8));
+	ASSERT_EQ(0, pin_ranges_add(&a, 1000, 1000, 9));
+	/* clip to [50, 1500): three pieces, ranks kept */
+	ASSERT_EQ(0, pin_ranges_clip(&a, 50, 1500, &out));
+	ASSERT_EQ(3, out.nr);
+	EXPECT_EQ(50, out.v[0].offset);
+	EXPECT_EQ(50, out.v[0].length);
+	EXPECT_EQ(7, out.v[0].rank);
+	EXPECT_EQ(200, out.v[1].offset);
+	EXPECT_EQ(1000, out.v[2].offset);
+	EXPECT_EQ(500, out.v[2].length);
+	EXPECT_EQ(9, out.v[2].rank);
+	pin_ranges_free(&out);
+	/* a window between ranges: nothing */
+	ASSERT_EQ(0, pin_ranges_clip(&a, 300, 1000, &out));
+	EXPECT_EQ(0, out.nr);
+
+	/* a - b: holes punched in the middle, at the ends, and whole ranges */
+	ASSERT_EQ(0, pin_ranges_add(&b, 10, 20, 0));
+	ASSERT_EQ(0, pin_ranges_add(&b, 90, 150, 0));	/* end of a0, start of a1 */
+	ASSERT_EQ(0, pin_ranges_add(&b, 250, 50, 0));	/* end of a1 */
+	ASSERT_EQ(0, pin_ranges_add(&b, 1000, 1000, 0));	/* all of a2 */
+	ASSERT_EQ(0, pin_ranges_subtract(&a, &b, &out));
+	ASSERT_EQ(3, out.nr);
+	EXPECT_EQ(0, out.v[0].offset);
+	EXPECT_EQ(10, out.v[0].length);
+	EXPECT_EQ(30, out.v[1].offset);
+	EXPECT_EQ(60, out.v[1].length);
+	EXPECT_EQ(240, out.v[2].offset);
+	EXPECT_EQ(10, out.v[2].length);
+	EXPECT_EQ(8, out.v[2].rank);
+	pin_ranges_free(&a);
+	pin_ranges_free(&b);
+	pin_ranges_free(&out);
+}
+
 TEST(quota_exact_without_empty_tail)
 {
 	struct pin_ranges r = { 0 };
