@@ -183,6 +183,12 @@ int report_write_json(const struct report *r, FILE *out)
 	return finish_stream(out);
 }
 
+/* Rounding leaves -1e-15 where 0 is meant; print that as 0. */
+static double tidy(double v)
+{
+	return fabs(v) < 1e-9 ? 0.0 : v;
+}
+
 static void text_stat(FILE *out, const char *what, const char *unit, const struct report_stat *s)
 {
 	fprintf(out, "%-8s min %9.4f  mean %9.4f  p50 %9.4f  p95 %9.4f  max %9.4f %s\n", what,
@@ -210,7 +216,7 @@ int report_write_text(const struct report *r, FILE *out)
 	text_stat(out, "voltage", "V", &r->voltage_v);
 	text_stat(out, "current", "A", &r->current_a);
 	text_stat(out, "power", "W", &r->power_w);
-	fprintf(out, "energy         %.4f J (trapezoid of V x I)\n", r->energy_j + 0.0);
+	fprintf(out, "energy         %.4f J (trapezoid of V x I)\n", tidy(r->energy_j));
 	if (r->have_charge && r->last_charge == r->first_charge)
 		fprintf(out, "from charge    0 J: the charge counter did not change (too coarse for this capture)\n");
 	else if (r->have_charge)
@@ -222,7 +228,7 @@ int report_write_text(const struct report *r, FILE *out)
 		fprintf(out, "               (negative: the battery was charging)\n");
 	if (r->opt.baseline_s > 0)
 		fprintf(out, "baseline       %.4f W over the first %g s; energy above baseline %.4f J\n",
-			r->baseline_w, r->opt.baseline_s, r->energy_above_baseline_j);
+			tidy(r->baseline_w), r->opt.baseline_s, tidy(r->energy_above_baseline_j));
 	if (r->switches) {
 		fprintf(out, "\nenergy by process (CPU time share per sample interval):\n");
 		for (i = 0; i < r->nr_processes && shown < TEXT_TOP; i++, shown++)
@@ -235,22 +241,22 @@ int report_write_text(const struct report *r, FILE *out)
 		if (r->nr_processes > shown)
 			fprintf(out, "  (%u more processes in --json/--csv)\n",
 				r->nr_processes - shown);
-		fprintf(out, "  %10.4f J  %5.1f%%  <idle>\n", r->sign * r->idle_energy,
-			total ? 100 * r->sign * r->idle_energy / total : 0);
+		fprintf(out, "  %10.4f J  %5.1f%%  <idle>\n", tidy(r->sign * r->idle_energy),
+			total ? tidy(100 * r->sign * r->idle_energy / total) : 0);
 		fprintf(out, "  %10.4f J  %5.1f%%  <other> (CPU time with no known task)\n",
-			r->sign * r->other_energy + 0.0,
-			total ? 100 * r->sign * r->other_energy / total + 0.0 : 0);
+			tidy(r->sign * r->other_energy),
+			total ? tidy(100 * r->sign * r->other_energy / total) : 0);
 	}
 	if (r->nr_slice_stats) {
 		fprintf(out, "\nenergy by slice and marker:\n");
 		for (i = 0; i < r->nr_slice_stats; i++) {
 			const struct report_slice_stat *s = &r->slice_stats[i];
 
-			fprintf(out, "  %10.4f J  %-7s %-24s x%" PRIu64 ", %.3f s", r->sign * s->energy,
+			fprintf(out, "  %10.4f J  %-7s %-24s x%" PRIu64 ", %.3f s", tidy(r->sign * s->energy),
 				s->marker ? "marker" : "slice", s->name, s->count,
 				(double)s->duration_ns / 1e9);
 			if (r->opt.baseline_s > 0)
-				fprintf(out, ", %.4f J above baseline", slice_above(r, s));
+				fprintf(out, ", %.4f J above baseline", tidy(slice_above(r, s)));
 			fputc('\n', out);
 		}
 	}
