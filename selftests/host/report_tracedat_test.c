@@ -244,4 +244,49 @@ TEST_F(dat, agrees_with_trace_cmd_text)
 	report_free(&t);
 }
 
+static long vm_hwm_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * libtracecmd keeps the file mapped; the reader drops the pages it has
+ * read, so the peak resident set does not follow the file's size.
+ */
+TEST_F(dat, memory_flat_on_long_capture)
+{
+	long before, after;
+	struct stat st;
+	uint64_t t, sw[2] = { T0, T0 + 777 * 1000 };
+	int k = 0, cpu;
+
+	for (t = T0; t < T0 + 1200 * SEC; t += 10 * MS) {
+		for (cpu = 0; cpu < 2; cpu++)
+			for (; sw[cpu] < t; sw[cpu] += 5 * MS)
+				tdat_switch(&self->w, cpu, sw[cpu], "a", 100 + cpu, "b", 200 + cpu);
+		tdat_battery(&self->w, 0, t, 77, k++, 4000000, -500000, 0, 0);
+	}
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	ASSERT_EQ(0, stat(self->path, &st));
+	ASSERT_GT(st.st_size, 40L << 20);
+	before = vm_hwm_kb();
+	ASSERT_EQ(0, run(_metadata, self, self->path));
+	after = vm_hwm_kb();
+	TH_LOG("%lld MiB trace.dat: peak RSS %ld -> %ld KiB", (long long)st.st_size >> 20,
+	       before, after);
+	EXPECT_EQ(120000U, self->r.samples);
+	EXPECT_NEAR(2.0 * 1199.99, self->r.energy_j, 1e-6);
+	EXPECT_LT(after - before, 16L << 10);
+}
+
 TEST_HARNESS_MAIN
