@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scripts/install (make install / make uninstall) into a scratch DESTDIR:
+ * what lands where, the unit's paths, and that uninstall takes back exactly
+ * what install put there and leaves the administrator's config alone.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <kselftest_harness.h>
+
+__attribute__((format(printf, 1, 2)))
+static int run(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool has(const char *path, const char *needle)
+{
+	char buf[4096];
+	size_t n;
+	FILE *fp = fopen(path, "r");
+
+	if (!fp)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	return strstr(buf, needle) != NULL;
+}
+
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : st.st_mode & 07777;
+}
+
+FIXTURE(inst) {
+	char dest[64];
+	char kver[128];
+};
+
+FIXTURE_SETUP(inst)
+{
+	char ko[256];
+	FILE *p = popen("scripts/kver 6.12", "r");
+
+	ASSERT_NE(NULL, p);
+	ASSERT_NE(NULL, fgets(self->kver, sizeof(self->kver), p));
+	pclose(p);
+	self->kver[strcspn(self->kver, "\n")] = '\0';
+	snprintf(ko, sizeof(ko), "build/%s/powerpin.ko", self->kver);
+	if (access(ko, R_OK) || access("build/bin/powerpind", X_OK) ||
+	    access("build/bin/powerpin", X_OK))
+		SKIP(return, "module or binaries not built (make all)");
+	strcpy(self->dest, "/tmp/ppinstall.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dest));
+}
+
+FIXTURE_TEARDOWN(inst)
+{
+	if (self->dest[0])
+		run("rm -rf %s", self->dest);
+}
+
+TEST_F(inst, install_then_uninstall_prefix_usr_local)
+{
+	char p[512];
+
+	ASSERT_EQ(0, run("scripts/install install %s /usr/local %s 2>/dev/null",
+			 self->dest, self->kver));
+	snprintf(p, sizeof(p), "%s/lib/modules/%s/updates/powerpin.ko", self->dest, self->kver);
+	EXPECT_EQ(0644, mode_of(p));
+	snprintf(p, sizeof(p), "%s/usr/local/bin/powerpin", self->dest);
+	EXPECT_EQ(0755, mode_of(p));
+	snprintf(p, sizeof(p), "%s/usr/local/sbin/powerpind", self->dest);
+	EXPECT_EQ(0755, mode_of(p));
+	snprintf(p, sizeof(p), "%s/etc/powerpin/powerpind.conf.example", self->dest);
+	EXPECT_EQ(0644, mode_of(p));
+	/* a local prefix puts the unit where the administrator's units go */
+	snprintf(p, sizeof(p), "%s/etc/systemd/system/powerpind.service", self->dest);
+	EXPECT_TRUE(has(p, "ExecStart=/usr/local/sbin/powerpind --foreground --config /etc/powerpin/powerpind.conf\n"));
+	EXPECT_FALSE(has(p, "@"));
+
+	/* the administrator's own config survives uninstall */
+	snprintf(p, sizeof(p), "%s/etc/powerpin/powerpind.conf", self->dest);
+	ASSERT_EQ(0, run("echo 'report = no' > %s", p));
+	ASSERT_EQ(0, run("scripts/install uninstall %s /usr/local %s 2>/dev/null",
+			 self->dest, self->kver));
+	EXPECT_EQ(0644, mode_of(p));
+	/* and nothing else is left */
+	EXPECT_EQ(0, run("test \"$(find %s -type f | wc -l)\" = 1",
+			 self->dest));
+	/* uninstalling twice is harmless */
+	EXPECT_EQ(0, run("scripts/install uninstall %s /usr/local %s 2>/dev/null",
+			 self->dest, self->kver));
+}
+
+TEST_F(inst, prefix_usr_and_bad_arguments)
+{
+	char p[512];
+
+	ASSERT_EQ(0, run("scripts/install install %s /usr %s 2>/dev/null",
+			 self->dest, self->kver));
+	snprintf(p, sizeof(p), "%s/lib/systemd/system/powerpind.service", self->dest);
+	EXPECT_TRUE(has(p, "ExecStart=/usr/sbin/powerpind "));
+	ASSERT_EQ(0, run("scripts/install uninstall %s /usr %s 2>/dev/null",
+			 self->dest, self->kver));
+	EXPECT_EQ(0, run("test -z \"$(find %s -type f)\"", self->dest));
+
+	EXPECT_EQ(1, run("scripts/install install %s usr %s 2>/dev/null",
+			 self->dest, self->kver));
+	EXPECT_EQ(1, run("scripts/install reinstall %s /usr %s 2>/dev/null",
+			 self->dest, self->kver));
+	EXPECT_EQ(1, run("scripts/install install %s /usr %s 2>/dev/null",
+			 self->dest, "0.0-no-such-kernel"));
+	EXPECT_EQ(0, run("test -z \"$(find %s -type f)\"", self->dest));
+}
+
+TEST_HARNESS_MAIN
