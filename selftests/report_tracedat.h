@@ -117,7 +117,18 @@ struct tdat {
 	char *cmdlines;
 	size_t cmdlines_len;
 	FILE *cmdlines_f;
+	const char *cpustat[TDAT_MAX_CPUS + 1];	/* CPUSTAT option texts */
+	int nr_cpustat;
 };
+
+#define TDAT_OPTION_CPUSTAT	2
+
+/* Add a CPUSTAT option (the text `trace-cmd record` stores per CPU). */
+static inline void tdat_cpustat(struct tdat *w, const char *text)
+{
+	if (w->nr_cpustat <= TDAT_MAX_CPUS)
+		w->cpustat[w->nr_cpustat++] = text;
+}
 
 static inline int tdat_open(struct tdat *w, int nr_cpus)
 {
@@ -334,6 +345,13 @@ static inline int tdat_close(struct tdat *w, const char *path)
 	free(w->cmdlines);
 	tdat_u32(f, w->nr_cpus);
 	fwrite("options  ", 1, 10, f);
+	for (i = 0; i < w->nr_cpustat; i++) {
+		uint16_t id = TDAT_OPTION_CPUSTAT;
+
+		fwrite(&id, 2, 1, f);
+		tdat_u32(f, strlen(w->cpustat[i]) + 1);
+		fwrite(w->cpustat[i], 1, strlen(w->cpustat[i]) + 1, f);
+	}
 	fputc(0, f);				/* option id 0: end */
 	fputc(0, f);
 	fwrite("flyrecord", 1, 10, f);

@@ -761,7 +761,7 @@ int report_event(const struct trace_event *ev, void *arg)
 		break;
 	case TRACE_EV_LOST:
 		if (ev->lost.count)
-			r->lost_events += ev->lost.count;
+			r->lost_in_stream += ev->lost.count;
 		else
 			r->lost_unknown++;
 		break;
@@ -769,10 +769,19 @@ int report_event(const struct trace_event *ev, void *arg)
 	return 0;
 }
 
+void report_kernel_lost(uint64_t lost, void *arg)
+{
+	struct report *r = arg;
+
+	r->lost_kernel = lost;
+	r->have_lost_kernel = true;
+}
+
 const struct trace_input_ops report_input_ops = {
 	.event = report_event,
 	.cpus = report_cpus,
 	.comm = report_comm,
+	.kernel_lost = report_kernel_lost,
 };
 
 /* ---- finishing -------------------------------------------------------- */
@@ -880,6 +889,8 @@ int report_finish(struct report *r, char *err, size_t errlen)
 					    r->last_ns : r->open[0].begin_ns;
 		slice_done(r, 0, !r->slice_stats[r->open[0].stat].marker);
 	}
+	/* the same drops seen two ways: flagged pages and the kernel's counters */
+	r->lost_events = r->lost_in_stream > r->lost_kernel ? r->lost_in_stream : r->lost_kernel;
 	pick_sign(r);
 	r->duration_s = (double)(r->last_ns - r->first_ns) / NS_PER_S;
 	hist_stat(&r->volt, 1, 1e-6, &r->voltage_v);

@@ -111,8 +111,11 @@ struct report {
 	uint64_t repeated, flagged_repeated, late, missing;
 	uint64_t read_errors;		/* failed reads, left out of everything */
 	uint64_t seq_gaps;		/* samples missing by the seq counter */
-	uint64_t lost_events;		/* ring-buffer drops the input reports */
-	uint64_t lost_unknown;		/* drops of unknown size */
+	uint64_t lost_events;		/* drops: max of the two counts below */
+	uint64_t lost_in_stream;	/* drops flagged in the event stream */
+	uint64_t lost_unknown;		/* stream drops of unknown size */
+	uint64_t lost_kernel;		/* the kernel's counters in a trace.dat */
+	bool have_lost_kernel;
 	uint64_t zero_intervals;
 	uint64_t max_interval_ns;
 	bool have_prev;
@@ -187,6 +190,7 @@ void report_free(struct report *r);
 int report_event(const struct trace_event *ev, void *r);
 void report_cpus(int nr_cpus, void *r);
 void report_comm(int pid, const char *comm, void *r);
+void report_kernel_lost(uint64_t lost, void *r);
 extern const struct trace_input_ops report_input_ops;
 
 /*

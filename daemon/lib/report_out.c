@@ -85,8 +85,11 @@ int report_write_json(const struct report *r, FILE *out)
 		r->repeated, r->flagged_repeated);
 	fprintf(out, "  \"median_interval_s\": %.4f,\n  \"max_interval_s\": %.9f,\n  \"gaps\": %" PRIu64 ",\n",
 		r->median_interval_s, (double)r->max_interval_ns / 1e9, r->gaps);
-	fprintf(out, "  \"lost_events\": %" PRIu64 ",\n  \"lost_events_unknown_count\": %" PRIu64 ",\n",
-		r->lost_events, r->lost_unknown);
+	fprintf(out, "  \"lost_events\": %" PRIu64 ",\n  \"lost_events_in_stream\": %" PRIu64
+		",\n  \"lost_events_unknown_count\": %" PRIu64 ",\n",
+		r->lost_events, r->lost_in_stream, r->lost_unknown);
+	if (r->have_lost_kernel)
+		fprintf(out, "  \"lost_events_kernel\": %" PRIu64 ",\n", r->lost_kernel);
 	fprintf(out, "  \"seq_gaps\": %" PRIu64 ",\n  \"late_samples\": %" PRIu64 ",\n  \"read_error_samples\": %" PRIu64 ",\n",
 		r->seq_gaps, r->late, r->read_errors);
 	fprintf(out, "  \"sign_convention\": \"%s\",\n  \"sign_method\": \"%s\",\n",

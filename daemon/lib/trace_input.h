@@ -74,6 +74,11 @@ struct trace_input_ops {
 	void (*cpus)(int nr_cpus, void *arg);
 	/* Thread names as the input learns them (may be called repeatedly). */
 	void (*comm)(int pid, const char *comm, void *arg);
+	/*
+	 * Events the kernel's ring buffer dropped or overwrote during the
+	 * capture, from the counters a trace.dat stores (may not be called).
+	 */
+	void (*kernel_lost)(uint64_t lost, void *arg);
 };
 
 /*

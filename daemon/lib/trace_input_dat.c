@@ -17,6 +17,14 @@
 
 #include "trace_input.h"
 
+/*
+ * Exported by libtracecmd.so.1 but declared only in trace-cmd's private
+ * header: the CPUSTAT text stored in the file (per CPU "overrun:" and
+ * "dropped events:" lines, and the "powerpin: lost_events=N" line that
+ * powerpin record adds, see docs/capture-format.md).
+ */
+const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+
 /* Records between two trims of the input's mapped pages. */
 #define TRIM_EVERY	65536
 
@@ -239,6 +247,40 @@ static void dat_find_events(struct dat_reader *r)
 	}
 }
 
+/*
+ * Events lost during the capture by the kernel's own count: powerpin
+ * record's line (end minus start) when present, else the sum over CPUs of
+ * overruns and drops at the end (trace-cmd record starts from empty
+ * buffers).  Returns -1 when the file holds no statistics.
+ */
+static long long cpustats_lost(const char *stats)
+{
+	const char *p = stats;
+	long long lost = 0, n;
+	bool any = false;
+
+	if (!stats)
+		return -1;
+	p = strstr(stats, "powerpin: lost_events=");
+	if (p && sscanf(p, "powerpin: lost_events=%lld", &n) == 1)
+		return n;
+	for (p = stats; (p = strstr(p, "overrun: ")); p++) {
+		if (p != stats && p[-1] != '\n')
+			continue;	/* "commit overrun:" */
+		if (sscanf(p, "overrun: %lld", &n) == 1) {
+			lost += n;
+			any = true;
+		}
+	}
+	for (p = stats; (p = strstr(p, "dropped events: ")); p++) {
+		if (sscanf(p, "dropped events: %lld", &n) == 1) {
+			lost += n;
+			any = true;
+		}
+	}
+	return any ? lost : -1;
+}
+
 int trace_input_read_tracedat(const char *path, const struct trace_input_ops *ops,
 			      void *arg, char *err, size_t errlen)
 {
@@ -281,6 +323,12 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 	if (ops->cpus)
 		ops->cpus(tep_get_cpus(r.tep), arg);
 	tracecmd_iterate_events(handle, NULL, 0, dat_record, &r);
+	if (!r.ret && ops->kernel_lost) {
+		long long lost = cpustats_lost(tracecmd_get_cpustats(handle));
+
+		if (lost >= 0)
+			ops->kernel_lost(lost, arg);
+	}
 	tracecmd_close(handle);
 	if (r.ret == -2) {
 		snprintf(err, errlen, "%s: timestamps go backwards in the merged event stream",

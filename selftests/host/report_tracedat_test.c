@@ -182,6 +182,40 @@ TEST_F(dat, lost_events)
 	EXPECT_EQ(100U, self->r.samples);
 }
 
+/* The kernel's counters stored in the file: per CPU, or powerpin's total */
+TEST_F(dat, lost_events_kernel_counters)
+{
+	int k;
+
+	tdat_cpustat(&self->w, "CPU: 0\nentries: 10\noverrun: 5\ncommit overrun: 3\nbytes: 0\n"
+			       "dropped events: 2\nread events: 0\n");
+	tdat_cpustat(&self->w, "CPU: 1\nentries: 10\noverrun: 1\ncommit overrun: 0\nbytes: 0\n"
+			       "dropped events: 0\nread events: 0\n");
+	for (k = 0; k < 10; k++)
+		tdat_battery(&self->w, 0, T0 + k * 10 * MS, 77, k, 4000000, -100000, 0, 0);
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	ASSERT_EQ(0, run(_metadata, self, self->path));
+	EXPECT_TRUE(self->r.have_lost_kernel);
+	/* overruns and drops; "commit overrun" is not a loss of its own */
+	EXPECT_EQ(8U, self->r.lost_kernel);
+	EXPECT_EQ(8U, self->r.lost_events);
+	EXPECT_EQ(0U, self->r.lost_in_stream);
+	report_free(&self->r);
+
+	/* powerpin record's line is the capture's own delta and wins */
+	ASSERT_EQ(0, tdat_open(&self->w, 2));
+	tdat_cpustat(&self->w, "CPU: 0\nentries: 10\noverrun: 500\ndropped events: 0\n");
+	tdat_cpustat(&self->w, "powerpin: lost_events=3 pages=1 bytes=4096 duration_ns=100 samples=10\n");
+	tdat_lost(&self->w, 0, 2);
+	for (k = 0; k < 10; k++)
+		tdat_battery(&self->w, 0, T0 + k * 10 * MS, 77, k, 4000000, -100000, 0, 0);
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	ASSERT_EQ(0, run(_metadata, self, self->path));
+	EXPECT_EQ(3U, self->r.lost_kernel);
+	EXPECT_EQ(2U, self->r.lost_in_stream);
+	EXPECT_EQ(3U, self->r.lost_events);
+}
+
 /* Cut anywhere, a trace.dat is refused with a message naming it */
 TEST_F(dat, truncated_anywhere)
 {
