@@ -336,7 +336,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t samples0 = 0;
 	int64_t samples = -1;
 	double duration = 0, t0, last_progress = 0;
-	int was_on, c, ret = 1, child_status = 0;
+	int was_on, c, ret = 1, child_status = 0, lock;
 	pid_t child = -1;
 	char err[512];
 	char *end;
@@ -381,6 +381,12 @@ int cmd_record(int argc, char **argv)
 	if (access(tracefs_tracing_dir(), W_OK)) {
 		fprintf(stderr, "powerpin record: no write access to %s: %s (run as root)\n",
 			tracefs_tracing_dir(), strerror(errno));
+		return 1;
+	}
+
+	lock = pp_capture_lock();
+	if (lock < 0 && errno == EWOULDBLOCK) {
+		fprintf(stderr, "powerpin record: another capture (powerpind or powerpin record) is reading the ring buffer; try again when it ends\n");
 		return 1;
 	}
 
@@ -492,6 +498,7 @@ restore:
 	pp_events_restore(saved);
 out:
 	pp_genl_close(g);
+	pp_capture_unlock(lock);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return ret;

@@ -52,6 +52,7 @@ struct ppd {
 	bool powerpin_enabled_later;
 
 	struct pp_capture *cap;
+	int cap_lock;
 	char *cap_dir;
 	uint64_t cap_start_ns;
 	pid_t post_pid;		/* report/pinlist child */
@@ -131,16 +132,21 @@ static void capture_start(struct ppd *d, uint64_t start_ns)
 
 	if (d->cap)
 		return;
+	d->cap_lock = pp_capture_lock();
+	if (d->cap_lock < 0 && errno == EWOULDBLOCK) {
+		logmsg(d, LOG_INFO, "gate opened by another capture (powerpin record?); not capturing it");
+		return;
+	}
 	d->cap_dir = ppd_new_capture_dir(d->spool);
 	if (!d->cap_dir) {
 		logmsg(d, LOG_ERR, "cannot create a capture directory in %s: %s",
 		       d->spool, strerror(errno));
-		return;
+		goto unlock;
 	}
 	if (asprintf(&path, "%s/trace.dat", d->cap_dir) < 0) {
 		free(d->cap_dir);
 		d->cap_dir = NULL;
-		return;
+		goto unlock;
 	}
 	d->cap = pp_capture_start(path, err, sizeof(err));
 	free(path);
@@ -149,10 +155,14 @@ static void capture_start(struct ppd *d, uint64_t start_ns)
 		rmdir(d->cap_dir);
 		free(d->cap_dir);
 		d->cap_dir = NULL;
-		return;
+		goto unlock;
 	}
 	d->cap_start_ns = start_ns;
 	logmsg(d, LOG_INFO, "capture started: %s", d->cap_dir);
+	return;
+unlock:
+	pp_capture_unlock(d->cap_lock);
+	d->cap_lock = -1;
 }
 
 static int run_wait(char *const argv[], const char *out_path)
@@ -271,15 +281,19 @@ static void capture_stop(struct ppd *d, uint64_t stop_ns, int64_t samples,
 	struct ppd_summary sum;
 	char err[512];
 	pid_t pid;
+	int ret;
 
 	if (!d->cap)
 		return;
-	if (pp_capture_finish(d->cap, samples, &st, err, sizeof(err))) {
+	err[0] = '\0';
+	ret = pp_capture_finish(d->cap, samples, &st, err, sizeof(err));
+	d->cap = NULL;
+	pp_capture_unlock(d->cap_lock);
+	d->cap_lock = -1;
+	if (ret) {
 		logmsg(d, LOG_ERR, "capture %s lost: %s", d->cap_dir, err);
-		d->cap = NULL;
 		goto out;
 	}
-	d->cap = NULL;
 	sum = (struct ppd_summary){
 		.start_ns = d->cap_start_ns,
 		.stop_ns = stop_ns,
@@ -490,7 +504,7 @@ static void reap(struct ppd *d, bool block)
 
 int main(int argc, char **argv)
 {
-	struct ppd d = { .cfg = { .report = true } };
+	struct ppd d = { .cfg = { .report = true }, .cap_lock = -1 };
 	struct pollfd pfd[2];
 	struct signalfd_siginfo si;
 	bool missing;

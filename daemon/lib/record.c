@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <tracefs.h>
 
@@ -434,4 +435,26 @@ static void clean_one(const char *dir, int depth)
 void pp_capture_clean_dir(const char *dir)
 {
 	clean_one(dir, 1);
+}
+
+int pp_capture_lock(void)
+{
+	int fd = open(PP_CAPTURE_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+void pp_capture_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }

@@ -55,6 +55,17 @@ int pp_capture_finish(struct pp_capture *c, int64_t samples,
 /* Drop the capture and its temporary files. */
 void pp_capture_abort(struct pp_capture *c);
 
+/*
+ * One capture at a time: captures read the ring buffer destructively, so two
+ * of them would split its pages between their files.  powerpind and
+ * powerpin record both hold this flock while capturing.
+ */
+#define PP_CAPTURE_LOCK "/run/powerpin-capture.lock"
+/* Returns an fd holding the lock; -1 with EWOULDBLOCK if another capture
+ * holds it; -1 with another errno if no lock file can be made. */
+int pp_capture_lock(void);
+void pp_capture_unlock(int fd);
+
 /* Remove stale temporary files a killed capture left in @dir. */
 void pp_capture_clean_dir(const char *dir);
 

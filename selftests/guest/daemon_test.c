@@ -534,6 +534,42 @@ TEST_F_TIMEOUT(ppd, starts_with_gate_open, 120)
 	free(dir);
 }
 
+/* powerpin record and powerpind never read the ring buffer at once */
+TEST_F_TIMEOUT(ppd, one_capture_at_a_time, 120)
+{
+	struct battery_events ev;
+	char cmd[512], trace[256], *dir;
+
+	snprintf(trace, sizeof(trace), "%s/rec.dat", self->base);
+	snprintf(cmd, sizeof(cmd), "build/bin/powerpin record -q -d 1 -o %s", trace);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	EXPECT_LT(0, ev.count);
+	EXPECT_EQ(0, ev.bad_seq);
+	/* record's gate was seen by the daemon, which left it alone */
+	usleep(500000);
+	dir = find_capture(self->spool, "", 0);
+	EXPECT_EQ(NULL, dir);
+	free(dir);
+	EXPECT_TRUE(file_has(self->log, "not capturing it"));
+
+	/* while the daemon captures, record refuses */
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	dir = wait_capture(self->spool, "", 0, 5.0);
+	ASSERT_NE(NULL, dir);
+	free(dir);
+	snprintf(cmd, sizeof(cmd), "build/bin/powerpin record -q -d 1 -o %s 2>%s/rec.err",
+		 trace, self->base);
+	EXPECT_EQ(1, WEXITSTATUS(system(cmd)));
+	snprintf(cmd, sizeof(cmd), "%s/rec.err", self->base);
+	EXPECT_TRUE(file_has(cmd, "another capture"));
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	ASSERT_NE(NULL, dir);
+	EXPECT_EQ(1, summary_value(dir, "complete"));
+	free(dir);
+}
+
 TEST(bad_arguments_and_config)
 {
 	char dir[] = "/tmp/ppdbad.XXXXXX", path[128], cmd[512];
