@@ -55,7 +55,7 @@ struct ppd {
 	int cap_lock;
 	char *cap_dir;
 	uint64_t cap_start_ns;
-	pid_t post_pid;		/* report/pinlist child */
+	int nr_post;		/* report/pinlist children running */
 	bool stopping;
 };
 
@@ -311,7 +311,7 @@ static void capture_stop(struct ppd *d, uint64_t stop_ns, int64_t samples,
 	       (unsigned long long)st.lost_events,
 	       (unsigned long long)st.bytes, complete ? "" : " (interrupted)");
 
-	if (!complete || d->stopping || d->post_pid > 0)
+	if (!complete || d->stopping)
 		goto out;
 	if (!d->cfg.report && !d->cfg.nr_pin_files)
 		goto out;
@@ -321,7 +321,7 @@ static void capture_stop(struct ppd *d, uint64_t stop_ns, int64_t samples,
 	if (pid < 0)
 		logmsg(d, LOG_ERR, "cannot fork the report: %s", strerror(errno));
 	else
-		d->post_pid = pid;
+		d->nr_post++;
 out:
 	free(d->cap_dir);
 	d->cap_dir = NULL;
@@ -492,10 +492,9 @@ static void reap(struct ppd *d, bool block)
 	int status;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &status, block ? 0 : WNOHANG)) > 0) {
-		if (pid != d->post_pid)
-			continue;
-		d->post_pid = 0;
+	while (d->nr_post > 0 &&
+	       (pid = waitpid(-1, &status, block ? 0 : WNOHANG)) > 0) {
+		d->nr_post--;
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			logmsg(d, LOG_WARNING, "report set incomplete (status %d)",
 			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -613,8 +612,7 @@ int main(int argc, char **argv)
 	pp_events_restore(d.saved);
 	if (d.powerpin_enabled_later)
 		tracefs_event_disable(NULL, "powerpin", NULL);
-	if (d.post_pid > 0)
-		reap(&d, true);
+	reap(&d, true);
 	pp_genl_close(d.nl);
 	ppd_config_free(&d.cfg);
 	logmsg(&d, LOG_INFO, "exiting");
