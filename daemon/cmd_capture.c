@@ -17,6 +17,7 @@
 #include <tracefs.h>
 
 #include "commands.h"
+#include "util.h"
 #include "genl.h"
 #include "record.h"
 
@@ -67,30 +68,14 @@ static void status_usage(FILE *out)
 		"  -h, --help   this help\n");
 }
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
 static void print_status_json(FILE *out, const struct pp_status *st)
 {
 	fprintf(out, "{\"state\":\"%s\",\"event_enabled\":%s,\"tracing_on\":%s,\"supply\":",
 		pp_state_name(st->state), st->event_enabled ? "true" : "false",
 		st->tracing_on ? "true" : "false");
-	json_string(out, st->supply);
+	json_string(out, st->supply, SIZE_MAX);
 	fprintf(out, ",\"supply_bound\":");
-	json_string(out, st->supply_bound);
+	json_string(out, st->supply_bound, SIZE_MAX);
 	fprintf(out,
 		",\"supply_present\":%s,\"period_us\":%u,\"samples\":%llu,\"read_errors\":%llu,"
 		"\"missed\":%llu,\"supply_lost\":%llu,\"supply_found\":%llu,"

@@ -37,26 +37,6 @@ static const char * const embedded_pinlists[] = {
 
 /* ---- small helpers --------------------------------------------------- */
 
-/*
- * JSON strings by hand: the output is a handful of flat objects and the
- * project links no JSON library, so escaping is the only part needed.
- */
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void json_ranges(FILE *out, const struct pin_ranges *r)
 {
 	size_t i;
@@ -225,7 +205,7 @@ static void json_entries(FILE *out, const struct zip_coverage *cov, size_t nr)
 		const struct zip_entry *e = cov[i].entry;
 
 		fprintf(out, "%s{\"name\":", i ? "," : "");
-		json_str(out, e->name);
+		json_string(out, e->name, SIZE_MAX);
 		fprintf(out, ",\"data_offset\":%llu,\"compressed_size\":%llu,\"uncompressed_size\":%llu,\"method\":%u,\"resident_bytes\":%llu,\"ranges\":",
 			(unsigned long long)e->data_offset,
 			(unsigned long long)e->compressed_size,
@@ -354,15 +334,15 @@ static void file_print_json(const struct file_opts *o, uint64_t size,
 			    const struct pin_ranges *written)
 {
 	printf("{\"file\":");
-	json_str(stdout, o->path);
+	json_string(stdout, o->path, SIZE_MAX);
 	printf(",\"size\":%llu,\"page_size\":%ld,\"probe\":", (unsigned long long)size,
 	       sysconf(_SC_PAGESIZE));
 	if (o->gen_probe || o->use_probe) {
 		printf("{\"source\":");
-		json_str(stdout, o->gen_probe ? "gen-probe" : o->use_probe);
+		json_string(stdout, o->gen_probe ? "gen-probe" : o->use_probe, SIZE_MAX);
 		if (o->gen_probe) {
 			printf(",\"method\":");
-			json_str(stdout, probe_method_name(pr->method));
+			json_string(stdout, probe_method_name(pr->method), SIZE_MAX);
 		}
 		printf(",\"resident_bytes\":%llu,\"ranges\":",
 		       (unsigned long long)pin_ranges_bytes(probe));
@@ -381,7 +361,7 @@ static void file_print_json(const struct file_opts *o, uint64_t size,
 	}
 	if (o->output) {
 		printf(",\"pinlist\":{\"path\":");
-		json_str(stdout, o->output);
+		json_string(stdout, o->output, SIZE_MAX);
 		printf(",\"total_bytes_to_pin\":%llu,\"ranges\":",
 		       (unsigned long long)pin_ranges_bytes(written));
 		json_ranges(stdout, written);
@@ -601,7 +581,7 @@ int cmd_pinlist(int argc, char **argv)
 	}
 	if (json) {
 		printf("{\"file\":");
-		json_str(stdout, path);
+		json_string(stdout, path, SIZE_MAX);
 		printf(",\"pairs\":%zu,\"trailing_bytes\":%zu,\"total_bytes_to_pin\":%llu,\"ranges\":",
 		       r.nr, trailing, (unsigned long long)pin_ranges_bytes(&r));
 		json_ranges(stdout, &r);

@@ -11,29 +11,12 @@
 #include <string.h>
 
 #include "report.h"
+#include "util.h"
 
 #define TEXT_TOP		10
 #define HTML_TOP_THREADS	50
 #define HTML_BARS		12
 #define PERFETTO_BATTERY_PID	0x7ffffffe
-
-static void json_str(FILE *out, const char *s, size_t len)
-{
-	size_t i;
-
-	fputc('"', out);
-	for (i = 0; i < len && s[i]; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
 
 static void json_num(FILE *out, double v)
 {
@@ -127,7 +110,7 @@ int report_write_json(const struct report *r, FILE *out)
 
 		fprintf(out, "%s\n    {\"kind\": \"process\", \"tgid\": %d, \"comm\": ",
 			first ? "" : ",", p->tgid);
-		json_str(out, p->comm, sizeof(p->comm));
+		json_string(out, p->comm, sizeof(p->comm));
 		fprintf(out, ", \"threads\": %d, \"cpu_s\": %.9f, \"energy_j\": ", p->threads,
 			(double)p->cpu_ns / 1e9);
 		json_num(out, p->energy_j);
@@ -148,7 +131,7 @@ int report_write_json(const struct report *r, FILE *out)
 			continue;
 		fprintf(out, "%s\n    {\"pid\": %d, \"tgid\": %d, \"comm\": ", first ? "" : ",",
 			t->pid, t->tgid > 0 ? t->tgid : t->pid);
-		json_str(out, t->comm, sizeof(t->comm));
+		json_string(out, t->comm, sizeof(t->comm));
 		fprintf(out, ", \"cpu_s\": %.9f, \"energy_j\": ", (double)t->cpu_ns / 1e9);
 		json_num(out, r->sign * t->energy);
 		fputs("}", out);
@@ -161,7 +144,7 @@ int report_write_json(const struct report *r, FILE *out)
 
 		fprintf(out, "%s\n    {\"kind\": \"%s\", \"name\": ", first ? "" : ",",
 			s->marker ? "marker" : "slice");
-		json_str(out, s->name, strlen(s->name));
+		json_string(out, s->name, SIZE_MAX);
 		fprintf(out, ", \"count\": %" PRIu64 ", \"duration_s\": %.9f, \"energy_j\": ",
 			s->count, (double)s->duration_ns / 1e9);
 		json_num(out, r->sign * s->energy);
@@ -177,7 +160,7 @@ int report_write_json(const struct report *r, FILE *out)
 		const struct report_counter *c = &r->counters[i];
 
 		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-		json_str(out, c->name, strlen(c->name));
+		json_string(out, c->name, SIZE_MAX);
 		fprintf(out, ", \"source\": \"%s\", \"count\": %" PRIu64 ", \"min\": %" PRId64
 			", \"max\": %" PRId64 ", \"last\": %" PRId64 "}",
 			c->atrace ? "atrace" : "powerpin", c->count, c->min, c->max, c->last);
@@ -614,7 +597,7 @@ static void pf_mark(struct samples_writer *w, const struct trace_event *ev)
 		name++;
 		pf_sep(w);
 		fputs("{\"name\":", w->pf);
-		json_str(w->pf, name, end - name);
+		json_string(w->pf, name, end - name);
 		fprintf(w->pf, ",\"ph\":\"B\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d}", ev->ts_ns / 1e3,
 			tgid, ev->pid);
 	} else if (ev->mark.len >= 1 && s[0] == 'E' && (ev->mark.len == 1 || s[1] == '|')) {
@@ -637,13 +620,13 @@ static void pf_mark(struct samples_writer *w, const struct trace_event *ev)
 		num[len] = '\0';
 		pf_sep(w);
 		fputs("{\"name\":", w->pf);
-		json_str(w->pf, name, bar - name);
+		json_string(w->pf, name, bar - name);
 		fprintf(w->pf, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%lld}}",
 			ev->ts_ns / 1e3, tgid, strtoll(num, NULL, 10));
 	} else if (ev->mark.len > 9 && !strncmp(s, "powerpin:", 9)) {
 		pf_sep(w);
 		fputs("{\"name\":", w->pf);
-		json_str(w->pf, s + 9, ev->mark.len - 9);
+		json_string(w->pf, s + 9, ev->mark.len - 9);
 		fprintf(w->pf, ",\"ph\":\"i\",\"s\":\"g\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d}",
 			ev->ts_ns / 1e3, PERFETTO_BATTERY_PID, PERFETTO_BATTERY_PID);
 	}
@@ -686,7 +669,7 @@ static int samples_event(const struct trace_event *ev, void *arg)
 		if (w->pf) {
 			pf_sep(w);
 			fputs("{\"name\":", w->pf);
-			json_str(w->pf, ev->counter.track, strlen(ev->counter.track));
+			json_string(w->pf, ev->counter.track, SIZE_MAX);
 			fprintf(w->pf, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%" PRId64 "}}",
 				ev->ts_ns / 1e3, PERFETTO_BATTERY_PID, ev->counter.value);
 		}
@@ -719,7 +702,7 @@ int report_write_samples(const struct report *r, const char *path, FILE *csv, FI
 			pf_sep(&w);
 			fprintf(perfetto, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
 				t->tgid > 0 ? t->tgid : t->pid, t->pid);
-			json_str(perfetto, t->comm, sizeof(t->comm));
+			json_string(perfetto, t->comm, sizeof(t->comm));
 			fputs("}}", perfetto);
 		}
 	}

@@ -125,3 +125,21 @@ int parse_size(const char *s, unsigned long long *out)
 	*out = v * mul;
 	return 0;
 }
+
+void json_string(FILE *out, const char *s, size_t len)
+{
+	size_t i;
+
+	fputc('"', out);
+	for (i = 0; i < len && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}

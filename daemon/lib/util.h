@@ -4,6 +4,7 @@
 #define POWERPIN_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -24,5 +25,12 @@ void atomic_abort(struct atomic_file *af);
 /* Parse an unsigned decimal/hex/octal number with optional K/M/G suffix
  * (powers of 1024).  Returns 0, or -1 with errno = EINVAL/ERANGE. */
 int parse_size(const char *s, unsigned long long *out);
+
+/*
+ * Write @s as a JSON string literal: at most @len bytes, stopping at a NUL
+ * (pass SIZE_MAX for a plain C string).  The outputs are flat objects, so
+ * escaping is the only part of JSON the project needs; no library for it.
+ */
+void json_string(FILE *out, const char *s, size_t len);
 
 #endif
