@@ -84,13 +84,13 @@ TEST_F(inst, install_then_uninstall_prefix_usr_local)
 	ASSERT_EQ(0, run("scripts/install install %s /usr/local %s 2>/dev/null",
 			 self->dest, self->kver));
 	snprintf(p, sizeof(p), "%s/lib/modules/%s/updates/powerpin.ko", self->dest, self->kver);
-	EXPECT_EQ(0644, mode_of(p));
+	EXPECT_EQ((mode_t)0644, mode_of(p));
 	snprintf(p, sizeof(p), "%s/usr/local/bin/powerpin", self->dest);
-	EXPECT_EQ(0755, mode_of(p));
+	EXPECT_EQ((mode_t)0755, mode_of(p));
 	snprintf(p, sizeof(p), "%s/usr/local/sbin/powerpind", self->dest);
-	EXPECT_EQ(0755, mode_of(p));
+	EXPECT_EQ((mode_t)0755, mode_of(p));
 	snprintf(p, sizeof(p), "%s/etc/powerpin/powerpind.conf.example", self->dest);
-	EXPECT_EQ(0644, mode_of(p));
+	EXPECT_EQ((mode_t)0644, mode_of(p));
 	/* a local prefix puts the unit where the administrator's units go */
 	snprintf(p, sizeof(p), "%s/etc/systemd/system/powerpind.service", self->dest);
 	EXPECT_TRUE(has(p, "ExecStart=/usr/local/sbin/powerpind --foreground --config /etc/powerpin/powerpind.conf\n"));
@@ -101,7 +101,7 @@ TEST_F(inst, install_then_uninstall_prefix_usr_local)
 	ASSERT_EQ(0, run("echo 'report = no' > %s", p));
 	ASSERT_EQ(0, run("scripts/install uninstall %s /usr/local %s 2>/dev/null",
 			 self->dest, self->kver));
-	EXPECT_EQ(0644, mode_of(p));
+	EXPECT_EQ((mode_t)0644, mode_of(p));
 	/* and nothing else is left */
 	EXPECT_EQ(0, run("test \"$(find %s -type f | wc -l)\" = 1",
 			 self->dest));
