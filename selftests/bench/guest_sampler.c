@@ -10,7 +10,8 @@
  *     reads voltage_now, current_now and charge_counter from sysfs and
  *     writes one line to trace_marker (this process's CPU time over its
  *     iterations).  Also the same loop keeping the sysfs files open and
- *     re-reading them with pread(), userspace's best case.
+ *     re-reading them with pread(), userspace's best case, and the loop
+ *     doing nothing but wake up (the share of the timer wake-up).
  *       bench sampler_cpu: speedup X (userspace/kthread)
  *       bench sampler_cpu: speedup X (userspace-pread/kthread)
  *
@@ -149,7 +150,11 @@ static void user_sample(int marker, const int *fds)
 		die("trace_marker");
 }
 
-/* Userspace loop at absolute deadlines; returns CPU seconds per iteration. */
+/*
+ * Userspace loop at absolute deadlines; returns CPU seconds per iteration.
+ * @keep_open: 0 open+read+close each file, 1 pread on open files, -1 no
+ * work at all (what the timer wake-up alone costs).
+ */
 static double user_loop_abs(double seconds, double period, int keep_open,
 			    long *iterations)
 {
@@ -161,7 +166,7 @@ static double user_loop_abs(double seconds, double period, int keep_open,
 
 	if (marker < 0)
 		die("trace_marker");
-	for (i = 0; i < 3 && keep_open; i++) {
+	for (i = 0; i < 3 && keep_open > 0; i++) {
 		fds[i] = open(psy_files[i], O_RDONLY);
 		if (fds[i] < 0)
 			die(psy_files[i]);
@@ -170,7 +175,8 @@ static double user_loop_abs(double seconds, double period, int keep_open,
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	end = mono_s() + seconds;
 	while (mono_s() < end) {
-		user_sample(marker, keep_open ? fds : NULL);
+		if (keep_open >= 0)
+			user_sample(marker, keep_open ? fds : NULL);
 		n++;
 		next.tv_nsec += (long)(period * 1e9);
 		while (next.tv_nsec >= 1000000000L) {
@@ -180,7 +186,7 @@ static double user_loop_abs(double seconds, double period, int keep_open,
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 	}
 	c0 = cpu_s() - c0;
-	for (i = 0; i < 3 && keep_open; i++)
+	for (i = 0; i < 3 && keep_open > 0; i++)
 		close(fds[i]);
 	close(marker);
 	*iterations = n;
@@ -252,8 +258,8 @@ int main(int argc, char **argv)
 	double cpu_secs = argc > 1 ? atof(argv[1]) : 10;
 	double drift_secs = argc > 2 ? atof(argv[2]) : 60;
 	double k_cpu, u_cpu, p_cpu, first = 0, last = 0, t0, rel_period;
-	double k_read_ns = 0, read_ns;
-	long k_n, u_n, p_n, n, rel_n = 0;
+	double k_read_ns = 0, read_ns, w_cpu;
+	long k_n, u_n, p_n, w_n, n, rel_n = 0;
 	long long m0, m1;
 	int marker;
 
@@ -274,11 +280,14 @@ int main(int argc, char **argv)
 	write_str(TRACING "/tracing_on", "1");
 	u_cpu = user_loop_abs(cpu_secs, 0.001, 0, &u_n);
 	p_cpu = user_loop_abs(cpu_secs, 0.001, 1, &p_n);
+	w_cpu = user_loop_abs(cpu_secs, 0.001, -1, &w_n);
 	write_str(TRACING "/tracing_on", "0");
 	printf("bench sampler_cpu_kthread: %.1f us/sample (%ld samples in %.0f s), of which %.1f us reading the supply (6 properties, wall time)\n",
 	       k_cpu * 1e6, k_n, cpu_secs, k_read_ns / 1e3);
 	printf("bench sampler_cpu_userspace: %.1f us/sample open+read (%ld), %.1f us/sample pread (%ld)\n",
 	       u_cpu * 1e6, u_n, p_cpu * 1e6, p_n);
+	printf("bench sampler_cpu_wakeup: %.1f us/iteration for a userspace 1 ms timer wake-up alone (%ld)\n",
+	       w_cpu * 1e6, w_n);
 	if (k_cpu > 0) {
 		printf("bench sampler_cpu: speedup %.1f (userspace/kthread)\n", u_cpu / k_cpu);
 		printf("bench sampler_cpu: speedup %.1f (userspace-pread/kthread)\n", p_cpu / k_cpu);
