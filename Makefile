@@ -11,6 +11,11 @@ TOP     := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 B       := $(TOP)/build
 CACHE   ?= $(or $(POWERPIN_CACHE),/var/cache/powerpin)
 GUEST   ?= 6.12
+# A KDIR given alone names its own kernel: take KVER from the tree, so the
+# module lands in build/<that kernel>/ and never over a guest kernel's.
+ifneq ($(KDIR),)
+KVER    ?= $(or $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null),unknown)
+endif
 KVER    ?= $(shell $(TOP)/scripts/kver $(GUEST))
 KDIR    ?= /lib/modules/$(KVER)/build
 KSRC    := $(CACHE)/ksrc

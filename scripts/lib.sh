@@ -2,6 +2,8 @@
 # Shared helpers for powerpin's scripts (sourced, not run).
 
 PP_CACHE=${POWERPIN_CACHE:-/var/cache/powerpin}
+# depmod, modprobe and mkfs.ext4 live in sbin, off a normal user's PATH
+PATH=$PATH:/usr/sbin:/sbin
 # Kernel matrix: name -> Debian meta package of the image.
 PP_KERNELS=${POWERPIN_KERNELS:-"6.1 6.12"}
 
