@@ -6,8 +6,9 @@
  * "other" (CPU time nobody can be named for), and between the atrace slices
  * and powerpin marker spans that overlap it.
  *
- * Percentiles come from fixed-resolution histograms (REPORT_*_RES_*), so
- * memory is constant; min, max and mean are exact.
+ * Percentiles come from histograms of a fixed number of bins that start at
+ * REPORT_*_RES_* and widen when the values spread further, so memory is
+ * constant and any range of values fits; min, max and mean are exact.
  */
 #include <errno.h>
 #include <math.h>
@@ -23,30 +24,76 @@
 #define MAX_OPEN_SLICES		4096
 #define MARKER_PREFIX		"powerpin:"
 
-static int hist_init(struct report_hist *h, int64_t lo, int64_t hi, int64_t res)
+/*
+ * Values beyond this count as this in the histograms (the mean stays exact):
+ * it keeps the bin arithmetic inside int64_t, and no battery reads 4.5e9 V.
+ */
+#define HIST_LIMIT		(1LL << 52)
+
+static int hist_init(struct report_hist *h, int64_t res)
 {
 	memset(h, 0, sizeof(*h));
+	h->res = res;
+	h->bins = calloc(REPORT_HIST_BINS, sizeof(*h->bins));
+	return h->bins ? 0 : -1;
+}
+
+/* Largest multiple of @res not above @v (@res > 0). */
+static int64_t floor_to(int64_t v, int64_t res)
+{
+	int64_t q = v / res;
+
+	if (q * res > v)
+		q--;
+	return q * res;
+}
+
+/*
+ * Make room for @v: double the bin width until the values seen so far and
+ * @v fit in one window, then merge the old bins into the new ones.  Bin
+ * edges stay multiples of the width, so every old bin falls inside one new
+ * bin.  Returns -1 (histogram unchanged) when out of memory.
+ */
+static int hist_widen(struct report_hist *h, int64_t v)
+{
+	int64_t lo_need = v < h->min ? v : h->min;
+	int64_t hi_need = (v > h->max ? v : h->max) + 1;
+	int64_t res = h->res, lo;
+	uint32_t *bins, i;
+
+	do
+		res *= 2;
+	while (hi_need - lo_need > (int64_t)REPORT_HIST_BINS * res - res);
+	lo = floor_to(lo_need, res);
+	bins = calloc(REPORT_HIST_BINS, sizeof(*bins));
+	if (!bins)
+		return -1;
+	for (i = 0; i < REPORT_HIST_BINS; i++)
+		if (h->bins[i])
+			bins[(h->lo + (int64_t)i * h->res - lo) / res] += h->bins[i];
+	free(h->bins);
+	h->bins = bins;
 	h->lo = lo;
 	h->res = res;
-	h->nbins = (uint32_t)((hi - lo) / res);
-	h->bins = calloc(h->nbins, sizeof(*h->bins));
-	return h->bins ? 0 : -1;
+	return 0;
 }
 
 static void hist_add(struct report_hist *h, int64_t v)
 {
-	int64_t idx = v - h->lo;
+	int64_t b = v < -HIST_LIMIT ? -HIST_LIMIT : v > HIST_LIMIT ? HIST_LIMIT : v;
 
-	idx = idx < 0 ? -1 : idx / h->res;
-	if (idx < 0)
-		idx = 0;
-	if (idx >= h->nbins)
-		idx = h->nbins - 1;
-	h->bins[idx]++;
-	if (!h->n || v < h->min)
-		h->min = v;
-	if (!h->n || v > h->max)
-		h->max = v;
+	if (!h->n) {
+		/* the first value in the middle of the window */
+		h->lo = floor_to(b - (int64_t)(REPORT_HIST_BINS / 2) * h->res, h->res);
+	} else if ((b < h->lo || b - h->lo >= (int64_t)REPORT_HIST_BINS * h->res) &&
+		   hist_widen(h, b)) {
+		b = b < h->lo ? h->lo : h->lo + (int64_t)(REPORT_HIST_BINS - 1) * h->res;
+	}
+	h->bins[(b - h->lo) / h->res]++;
+	if (!h->n || b < h->min)
+		h->min = b;
+	if (!h->n || b > h->max)
+		h->max = b;
 	h->n++;
 	h->sum += v;
 }
@@ -58,13 +105,13 @@ static int64_t hist_rank(const struct report_hist *h, uint64_t rank)
 	int64_t v;
 	uint32_t i;
 
-	for (i = 0; i < h->nbins; i++) {
+	for (i = 0; i < REPORT_HIST_BINS; i++) {
 		seen += h->bins[i];
 		if (seen >= rank)
 			break;
 	}
-	if (i == h->nbins)
-		i = h->nbins - 1;
+	if (i == REPORT_HIST_BINS)
+		i = REPORT_HIST_BINS - 1;
 	v = h->lo + (int64_t)i * h->res;
 	if (v < h->min)
 		v = h->min;
@@ -111,9 +158,9 @@ int report_init(struct report *r, const struct report_options *opt)
 	r->interval_bins = INTERVAL_BINS;
 	r->interval_ms = calloc(INTERVAL_BINS + 1, sizeof(*r->interval_ms));
 	if (!r->interval_ms ||
-	    hist_init(&r->volt, 0, 10000000, REPORT_VOLTAGE_RES_UV) ||
-	    hist_init(&r->cur, -20000000, 20000000, REPORT_CURRENT_RES_UA) ||
-	    hist_init(&r->pow, -200000000, 200000000, REPORT_POWER_RES_UW)) {
+	    hist_init(&r->volt, REPORT_VOLTAGE_RES_UV) ||
+	    hist_init(&r->cur, REPORT_CURRENT_RES_UA) ||
+	    hist_init(&r->pow, REPORT_POWER_RES_UW)) {
 		report_free(r);
 		errno = ENOMEM;
 		return -1;
@@ -695,7 +742,7 @@ static void on_power(struct report *r, const struct trace_event *ev)
 
 	hist_add(&r->volt, v);
 	hist_add(&r->cur, i);
-	hist_add(&r->pow, (int64_t)llround(p));
+	hist_add(&r->pow, llround(fmax(-HIST_LIMIT, fmin(HIST_LIMIT, p))));
 	r->samples++;
 
 	if (r->have_prev) {

@@ -19,7 +19,12 @@
 /* Plots keep this many min/max buckets; bucket width doubles as needed. */
 #define REPORT_PLOT_BUCKETS	1024
 
-/* Percentile resolution (histogram bin widths). */
+/*
+ * Percentiles come from histograms of REPORT_HIST_BINS bins, at these widths
+ * while the values seen span less than REPORT_HIST_BINS bins (26 V, 26 A,
+ * 262 W); a wider spread doubles the width as often as needed.
+ */
+#define REPORT_HIST_BINS	(1U << 18)
 #define REPORT_VOLTAGE_RES_UV	100
 #define REPORT_CURRENT_RES_UA	100
 #define REPORT_POWER_RES_UW	1000
@@ -37,8 +42,7 @@ struct report_options {
 
 struct report_hist {
 	int64_t lo, res;		/* value of bin 0's lower edge, bin width */
-	uint32_t nbins;
-	uint32_t *bins;
+	uint32_t *bins;			/* REPORT_HIST_BINS */
 	uint64_t n;
 	double sum;
 	int64_t min, max;

@@ -95,8 +95,7 @@ int report_write_json(const struct report *r, FILE *out)
 	json_stat(out, "current_a", &r->current_a);
 	json_stat(out, "power_w", &r->power_w);
 	fprintf(out, "  \"percentile_resolution\": {\"voltage_v\": %g, \"current_a\": %g, \"power_w\": %g},\n",
-		REPORT_VOLTAGE_RES_UV * 1e-6, REPORT_CURRENT_RES_UA * 1e-6,
-		REPORT_POWER_RES_UW * 1e-6);
+		r->volt.res * 1e-6, r->cur.res * 1e-6, r->pow.res * 1e-6);
 	fprintf(out, "  \"cpus\": %d,\n  \"sched_switches\": %" PRIu64 ",\n",
 		r->nr_cpus > r->nr_cpus_hint ? r->nr_cpus : r->nr_cpus_hint, r->switches);
 	fputs("  \"idle_j\": ", out);

@@ -176,6 +176,60 @@ TEST_F(report, percentiles)
 }
 
 /*
+ * A laptop's BAT0: 14.02 .. 16.00 V and 2.02 .. 4.00 A discharge, so power
+ * 28 .. 64 W.  Percentiles at full resolution, well away from any fixed range.
+ */
+TEST_F(report, percentiles_laptop_15_volts)
+{
+	int k;
+
+	for (k = 1; k <= 100; k++) {
+		int j = (k * 37) % 100 + 1;
+
+		gen_battery(&self->g, T0 + k * 10 * MS, k, 14000000 + j * 20000,
+			    -(2000000 + j * 20000), 0, 0);
+	}
+	ASSERT_EQ(0, run(_metadata, self, NULL));
+	EXPECT_STREQ("discharge-negative", self->r.sign_name);
+	EXPECT_NEAR(15.00, self->r.voltage_v.p50, 1e-9);
+	EXPECT_NEAR(15.90, self->r.voltage_v.p95, 1e-9);
+	EXPECT_NEAR(14.02, self->r.voltage_v.min, 1e-9);
+	EXPECT_NEAR(16.00, self->r.voltage_v.max, 1e-9);
+	EXPECT_NEAR(3.00, self->r.current_a.p50, 1e-9);
+	EXPECT_NEAR(3.90, self->r.current_a.p95, 1e-9);
+	/* voltage and current rise together: the 50th power is 15 V x 3 A */
+	EXPECT_NEAR(45.00, self->r.power_w.p50, 1e-9);
+	EXPECT_NEAR(15.90 * 3.90, self->r.power_w.p95, 1e-9);
+	EXPECT_NEAR(64.00, self->r.power_w.max, 1e-9);
+	/* no widening was needed */
+	EXPECT_EQ(REPORT_VOLTAGE_RES_UV, self->r.volt.res);
+	EXPECT_EQ(REPORT_CURRENT_RES_UA, self->r.cur.res);
+	EXPECT_EQ(REPORT_POWER_RES_UW, self->r.pow.res);
+}
+
+/* -25 .. +25 A at 20 V: wider than the bins at 100 uA, so they widen */
+TEST_F(report, percentiles_widen_past_the_window)
+{
+	struct report_options opt = { .sign = REPORT_SIGN_DISCHARGE_POSITIVE };
+	int k;
+
+	for (k = 0; k <= 1000; k++)
+		gen_battery(&self->g, T0 + k * 10 * MS, k, 20000000, -25000000 + k * 50000, 0, 0);
+	ASSERT_EQ(0, run(_metadata, self, &opt));
+	/* 50 A in 2^18 bins: 200 uA; 1000 W: 4 mW */
+	EXPECT_EQ(200, self->r.cur.res);
+	EXPECT_EQ(4000, self->r.pow.res);
+	EXPECT_NEAR(-25.0, self->r.current_a.min, 1e-12);
+	EXPECT_NEAR(25.0, self->r.current_a.max, 1e-12);
+	EXPECT_NEAR(0.0, self->r.current_a.p50, 1e-12);
+	EXPECT_NEAR(22.5, self->r.current_a.p95, 1e-12);
+	EXPECT_NEAR(0.0, self->r.power_w.p50, 1e-12);
+	EXPECT_NEAR(450.0, self->r.power_w.p95, 1e-12);
+	EXPECT_NEAR(-500.0, self->r.power_w.min, 1e-12);
+	EXPECT_EQ(1001U, self->r.cur.n);
+}
+
+/*
  * Two CPUs, 2 W.  CPU 0 runs process 100 (threads 100 and 101) all the time;
  * CPU 1 runs process 200 a third of the time and idles otherwise, so process
  * 100 has 75% of the busy time.
