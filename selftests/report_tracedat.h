@@ -109,6 +109,7 @@ struct tdat_cpu {
 	uint64_t lost;		/* events dropped before this page */
 	uint64_t last_ts;
 	uint64_t pages;
+	uint64_t file_offset;	/* where tdat_close put this CPU's pages */
 };
 
 struct tdat {
@@ -358,6 +359,7 @@ static inline int tdat_close(struct tdat *w, const char *path)
 	off = ftell(f) + 16 * w->nr_cpus;
 	off = (off + TDAT_PAGE - 1) / TDAT_PAGE * TDAT_PAGE;
 	for (i = 0; i < w->nr_cpus; i++) {
+		w->cpu[i].file_offset = off;
 		tdat_u64(f, off);
 		tdat_u64(f, sizes[i]);
 		off += sizes[i];

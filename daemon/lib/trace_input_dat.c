@@ -24,6 +24,11 @@
  * powerpin record adds, see docs/capture-format.md).
  */
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+/*
+ * The same: exported, declared privately.  The last record of a CPU's data,
+ * found from the end of the data rather than by reading up to it.
+ */
+struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
 
 /* Records between two trims of the input's mapped pages. */
 #define TRIM_EVERY	65536
@@ -37,6 +42,9 @@ struct dat_reader {
 	int ret;
 	uint64_t last_ts;
 	unsigned long records;
+	/* per CPU: file offset of the last record delivered, 0 none */
+	unsigned long long *last_offset;
+	int nr_cpus;
 	struct tep_event *battery, *counter, *sched_switch, *print;
 	struct tep_format_field *b_seq, *b_volt, *b_cur, *b_charge, *b_flags;
 	struct tep_format_field *c_track, *c_value;
@@ -134,6 +142,8 @@ static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int
 		return -1;
 	}
 	r->last_ts = rec->ts;
+	if (cpu >= 0 && cpu < r->nr_cpus)
+		r->last_offset[cpu] = rec->offset;
 	if (rec->missed_events) {
 		memset(&ev, 0, sizeof(ev));
 		ev.kind = TRACE_EV_LOST;
@@ -281,9 +291,31 @@ static long long cpustats_lost(const char *stats)
 	return any ? lost : -1;
 }
 
+/*
+ * libtracecmd ends a CPU's stream at the first page it cannot load (a bad
+ * commit size, a failed map or decompression) exactly as at the end of the
+ * data, and tracecmd_iterate_events() returns success.  So check that each
+ * CPU's stream got to that CPU's last record.  Returns the first CPU that
+ * did not, or -1.
+ */
+static int dat_incomplete_cpu(struct tracecmd_input *handle, const struct dat_reader *r)
+{
+	struct tep_record *last;
+	int cpu, bad = -1;
+
+	for (cpu = 0; cpu < r->nr_cpus && bad < 0; cpu++) {
+		last = tracecmd_read_cpu_last(handle, cpu);
+		if (last ? last->offset != r->last_offset[cpu] : r->last_offset[cpu] != 0)
+			bad = cpu;
+		tracecmd_free_record(last);
+	}
+	return bad;
+}
+
 int trace_input_read_tracedat(const char *path, const struct trace_input_ops *ops,
 			      void *arg, char *err, size_t errlen)
 {
+	int ret, bad_cpu = -1;
 	struct tracecmd_input *handle;
 	struct dat_reader r;
 	struct stat st;
@@ -319,10 +351,24 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 		return -1;
 	}
 	r.tep = tracecmd_get_tep(handle);
+	r.nr_cpus = tep_get_cpus(r.tep);
+	r.last_offset = calloc(r.nr_cpus > 0 ? r.nr_cpus : 1, sizeof(*r.last_offset));
+	if (!r.last_offset) {
+		tracecmd_close(handle);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
 	dat_find_events(&r);
 	if (ops->cpus)
-		ops->cpus(tep_get_cpus(r.tep), arg);
-	tracecmd_iterate_events(handle, NULL, 0, dat_record, &r);
+		ops->cpus(r.nr_cpus, arg);
+	ret = tracecmd_iterate_events(handle, NULL, 0, dat_record, &r);
+	if (!r.ret && ret < 0)
+		r.ret = -3;
+	if (!r.ret) {
+		bad_cpu = dat_incomplete_cpu(handle, &r);
+		if (bad_cpu >= 0)
+			r.ret = -4;
+	}
 	if (!r.ret && ops->kernel_lost) {
 		long long lost = cpustats_lost(tracecmd_get_cpustats(handle));
 
@@ -330,9 +376,20 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 			ops->kernel_lost(lost, arg);
 	}
 	tracecmd_close(handle);
-	if (r.ret == -2) {
+	free(r.last_offset);
+	switch (r.ret) {
+	case -2:
 		snprintf(err, errlen, "%s: timestamps go backwards in the merged event stream",
 			 path);
+		return -1;
+	case -3:
+		snprintf(err, errlen, "%s: reading events failed: %s", path,
+			 strerror(errno ? errno : EIO));
+		return -1;
+	case -4:
+		snprintf(err, errlen,
+			 "%s: unreadable trace.dat (corrupt: CPU %d's data stops at a page that cannot be loaded)",
+			 path, bad_cpu);
 		return -1;
 	}
 	return r.ret;

@@ -242,6 +242,38 @@ TEST_F(dat, truncated_anywhere)
 	}
 }
 
+/*
+ * A page that cannot be read in the middle of a CPU's data: libtracecmd
+ * ends that CPU there as if it were the end, so the reader must notice
+ * that it did not get to the CPU's last record.
+ */
+TEST_F(dat, unreadable_page_midway)
+{
+	uint64_t commit = 0x7fffffff;
+	struct report r;
+	char err[512];
+	FILE *f;
+
+	constant_capture(&self->w);
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	/* each page holds 50-odd samples: CPU 0 has 10 pages */
+	ASSERT_GE(self->w.cpu[0].pages, 5U);
+	ASSERT_EQ(0, report_init(&r, NULL));
+	ASSERT_EQ(0, report_run(&r, self->path, err, sizeof(err))) TH_LOG("%s", err);
+	report_free(&r);
+
+	f = fopen(self->path, "r+");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, fseek(f, self->w.cpu[0].file_offset + 3 * TDAT_PAGE + 8, SEEK_SET));
+	ASSERT_EQ(1U, fwrite(&commit, 8, 1, f));
+	ASSERT_EQ(0, fclose(f));
+	ASSERT_EQ(0, report_init(&r, NULL));
+	EXPECT_EQ(-1, report_run(&r, self->path, err, sizeof(err)));
+	TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "trace.dat: unreadable trace.dat (corrupt: CPU 0's data stops"));
+	report_free(&r);
+}
+
 /* trace-cmd's text of the same file gives the same report */
 TEST_F(dat, agrees_with_trace_cmd_text)
 {
