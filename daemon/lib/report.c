@@ -313,14 +313,6 @@ void report_comm(int pid, const char *comm, void *arg)
 		snprintf(t->comm, sizeof(t->comm), "%s", comm);
 }
 
-void report_cpus(int nr_cpus, void *arg)
-{
-	struct report *r = arg;
-
-	if (nr_cpus > 0 && nr_cpus <= 65536)
-		r->nr_cpus_hint = nr_cpus;
-}
-
 static struct report_cpu *cpu_get(struct report *r, int cpu)
 {
 	struct report_cpu *c;
@@ -333,13 +325,26 @@ static struct report_cpu *cpu_get(struct report *r, int cpu)
 		if (!c)
 			return NULL;
 		for (i = r->nr_cpus; i <= cpu; i++) {
+			memset(&c[i], 0, sizeof(c[i]));
 			c[i].pid = -1;
-			c[i].since_ns = 0;
+			/* counted from the open interval on */
+			c[i].since_ns = r->have_prev ? r->last_ns : 0;
 		}
 		r->cpus = c;
 		r->nr_cpus = cpu + 1;
 	}
 	return &r->cpus[cpu];
+}
+
+void report_cpus(int nr_cpus, void *arg)
+{
+	struct report *r = arg;
+
+	if (nr_cpus > 0 && nr_cpus <= 65536) {
+		r->nr_cpus_hint = nr_cpus;
+		/* every CPU's time counts, even before its first switch */
+		cpu_get(r, nr_cpus - 1);
+	}
 }
 
 /* Charge a CPU's running task up to @ts_ns (inside the open interval). */
@@ -348,14 +353,16 @@ static void cpu_account(struct report *r, struct report_cpu *c, uint64_t ts_ns, 
 	struct report_task *t;
 	uint64_t ns;
 
-	if (c->pid < 0 || ts_ns <= c->since_ns) {
-		c->since_ns = ts_ns > c->since_ns ? ts_ns : c->since_ns;
+	if (ts_ns <= c->since_ns)
 		return;
-	}
 	ns = ts_ns - c->since_ns;
 	c->since_ns = ts_ns;
 	if (!r->have_prev)
 		return;		/* before the first sample: nothing to charge */
+	if (c->pid < 0) {
+		c->unknown_ns += ns;
+		return;
+	}
 	if (c->pid == 0) {
 		*idle_ns += ns;
 		return;
@@ -363,6 +370,37 @@ static void cpu_account(struct report *r, struct report_cpu *c, uint64_t ts_ns, 
 	t = task_get(r, c->pid);
 	if (t)
 		task_touch(r, t, ns);
+}
+
+/*
+ * A CPU's first sched_switch names the task that ran there until then
+ * (prev_pid, 0 for idle): it gets the CPU's time so far, moved out of other.
+ */
+static void cpu_first_switch(struct report *r, struct report_cpu *c, int prev_pid)
+{
+	struct report_task *t = NULL;
+
+	if (prev_pid < 0)
+		return;
+	if (prev_pid > 0) {
+		t = task_get(r, prev_pid);
+		if (!t)
+			return;
+	}
+	c->pid = prev_pid;
+	if (t) {
+		t->energy += c->pending_energy;
+		t->cpu_ns += c->pending_ns;
+		if (c->unknown_ns)
+			task_touch(r, t, c->unknown_ns);
+	} else {
+		r->idle_energy += c->pending_energy;
+		r->interval_idle_ns += c->unknown_ns;
+	}
+	r->other_energy -= c->pending_energy;
+	c->pending_energy = 0;
+	c->pending_ns = 0;
+	c->unknown_ns = 0;
 }
 
 static void on_switch(struct report *r, const struct trace_event *ev)
@@ -373,6 +411,8 @@ static void on_switch(struct report *r, const struct trace_event *ev)
 		return;
 	r->switches++;
 	cpu_account(r, c, ev->ts_ns, &r->interval_idle_ns);
+	if (c->pid < 0)
+		cpu_first_switch(r, c, ev->sw.prev_pid);
 	c->pid = ev->sw.next_pid;
 	c->since_ns = ev->ts_ns;
 }
@@ -385,11 +425,20 @@ static void attribute_interval(struct report *r, uint64_t t0, uint64_t t1, doubl
 	uint32_t i;
 	int cpu;
 
-	for (cpu = 0; cpu < r->nr_cpus; cpu++)
-		cpu_account(r, &r->cpus[cpu], t1, &r->interval_idle_ns);
 	if (ncpus < 1)
 		ncpus = 1;
 	total = (double)ncpus * (double)(t1 - t0);
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		struct report_cpu *c = &r->cpus[cpu];
+
+		cpu_account(r, c, t1, &r->interval_idle_ns);
+		if (c->unknown_ns) {
+			/* other until the CPU's first switch says whose it was */
+			c->pending_energy += energy * (double)c->unknown_ns / total;
+			c->pending_ns += c->unknown_ns;
+			c->unknown_ns = 0;
+		}
+	}
 	for (i = 0; i < r->nr_touched; i++) {
 		struct report_task *t = &r->tasks[r->touched[i]];
 

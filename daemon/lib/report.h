@@ -104,6 +104,14 @@ struct report_bucket {
 struct report_cpu {
 	int pid;			/* running task, -1 unknown */
 	uint64_t since_ns;
+	/*
+	 * Before a CPU's first sched_switch its task is unknown: that time is
+	 * kept here (in the open interval, and as energy of closed ones, which
+	 * counts as other meanwhile) until the switch names the task as prev.
+	 */
+	uint64_t unknown_ns;
+	uint64_t pending_ns;
+	double pending_energy;
 };
 
 struct report {

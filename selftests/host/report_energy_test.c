@@ -282,22 +282,55 @@ TEST_F(report, attribution_75_25)
 	EXPECT_NEAR(10.0, self->r.processes[0].cpu_ns / 1e9, 0.001);
 }
 
-/* CPU time with no switch seen yet goes to "other"; the parts still add up */
+/* CPU time on a CPU that never switches goes to "other"; the parts add up */
 TEST_F(report, attribution_other)
 {
 	int k;
 
 	self->g.nr_cpus = 2;
-	/* CPU 1 is never seen; CPU 0 starts running 300 half way through */
+	/* CPU 1 is never seen; CPU 0 idles, then runs 300 from half way */
 	gen_switch(&self->g, T0 + 5 * SEC, 0, "swapper/0", 0, 0, "late", 300);
 	for (k = 0; k <= 100; k++)
 		gen_battery(&self->g, T0 + k * 100 * MS, k, 4000000, -250000, 0, 0);
 	ASSERT_EQ(0, run(_metadata, self, NULL));
 	EXPECT_NEAR(10.0, self->r.energy_j, 1e-9);
 	ASSERT_EQ(1U, self->r.nr_processes);
-	/* 5 s of one of two CPUs */
+	/* 5 s of one of two CPUs each: 300, idle before it (prev_pid 0), CPU 1 */
 	EXPECT_NEAR(2.5, self->r.processes[0].energy_j, 1e-9);
-	EXPECT_NEAR(7.5, self->r.sign * self->r.other_energy, 1e-9);
+	EXPECT_NEAR(2.5, self->r.sign * self->r.idle_energy, 1e-9);
+	EXPECT_NEAR(5.0, self->r.sign * self->r.other_energy, 1e-9);
+}
+
+/*
+ * The first switch on a CPU names, as prev, the task that ran there before:
+ * CPU 0 ran 400 until 4.05 s, then idled; CPU 1 idled until 6.05 s, then
+ * ran 500.  Nothing is left for "other".
+ */
+TEST_F(report, attribution_before_first_switch)
+{
+	const struct report_task *t;
+	int k;
+
+	self->g.nr_cpus = 2;
+	gen_switch(&self->g, T0 + 4050 * MS, 0, "early", 400, 400, "swapper/0", 0);
+	gen_switch(&self->g, T0 + 6050 * MS, 1, "swapper/1", 0, 0, "late", 500);
+	for (k = 0; k <= 100; k++)
+		gen_battery(&self->g, T0 + k * 100 * MS, k, 4000000, -250000, 0, 0);
+	ASSERT_EQ(0, run(_metadata, self, NULL));
+	EXPECT_NEAR(10.0, self->r.energy_j, 1e-9);
+	ASSERT_EQ(2U, self->r.nr_processes);
+	/* 1 W over two CPUs: 0.5 W per CPU */
+	EXPECT_EQ(400, self->r.processes[0].tgid);
+	EXPECT_STREQ("early", self->r.processes[0].comm);
+	EXPECT_NEAR(2.025, self->r.processes[0].energy_j, 1e-9);
+	EXPECT_NEAR(4.05, self->r.processes[0].cpu_ns / 1e9, 1e-9);
+	EXPECT_EQ(500, self->r.processes[1].tgid);
+	EXPECT_NEAR(1.975, self->r.processes[1].energy_j, 1e-9);
+	EXPECT_NEAR(2.975 + 3.025, self->r.sign * self->r.idle_energy, 1e-9);
+	EXPECT_NEAR(0.0, self->r.sign * self->r.other_energy, 1e-9);
+	t = report_find_task(&self->r, 400);
+	ASSERT_NE(NULL, t);
+	EXPECT_NEAR(2.025, self->r.sign * t->energy, 1e-9);
 }
 
 /* Slices get the energy of their span; markers span to the next marker */
