@@ -126,20 +126,66 @@ int parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
+/*
+ * The UTF-8 sequence at @s, of at most @n bytes: its length if it is well
+ * formed (no overlong forms, surrogates or code points past U+10FFFF),
+ * else minus the length of its longest valid-looking start (at least 1),
+ * which is what one U+FFFD replaces.
+ */
+static long utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		lo = s[0] == 0xe0 ? 0xa0 : 0x80;
+		hi = s[0] == 0xed ? 0x9f : 0xbf;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		lo = s[0] == 0xf0 ? 0x90 : 0x80;
+		hi = s[0] == 0xf4 ? 0x8f : 0xbf;
+	} else {
+		return -1;
+	}
+	for (i = 1; i < len; i++) {
+		if (i >= n || s[i] < lo || s[i] > hi)
+			return -(long)i;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return (long)len;
+}
+
 void json_string(FILE *out, const char *s, size_t len)
 {
-	size_t i;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	long n;
 
 	fputc('"', out);
-	for (i = 0; i < len && s[i]; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
+	while (i < len && u[i]) {
+		if (u[i] == '"' || u[i] == '\\') {
+			fprintf(out, "\\%c", u[i++]);
+			continue;
+		}
+		if (u[i] < 0x20) {
+			fprintf(out, "\\u%04x", u[i++]);
+			continue;
+		}
+		n = utf8_seq(u + i, len - i);
+		if (n < 0) {
+			/* a name cut inside a character (comm is 16 bytes), or not UTF-8 */
+			fputs("\\ufffd", out);
+			i += -n;
+		} else {
+			fwrite(u + i, 1, n, out);
+			i += n;
+		}
 	}
 	fputc('"', out);
 }

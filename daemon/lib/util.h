@@ -28,8 +28,11 @@ int parse_size(const char *s, unsigned long long *out);
 
 /*
  * Write @s as a JSON string literal: at most @len bytes, stopping at a NUL
- * (pass SIZE_MAX for a plain C string).  The outputs are flat objects, so
- * escaping is the only part of JSON the project needs; no library for it.
+ * (pass SIZE_MAX for a plain C string).  Control characters are escaped,
+ * and bytes that are not well-formed UTF-8 (a task name the kernel cut at
+ * 16 bytes inside a character, say) become U+FFFD, so strict parsers
+ * accept the output.  The outputs are flat objects, so escaping is the
+ * only part of JSON the project needs; no library for it.
  */
 void json_string(FILE *out, const char *s, size_t len);
 
