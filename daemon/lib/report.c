@@ -23,6 +23,7 @@
 #define INTERVAL_BINS		60000	/* 1 ms bins up to a minute */
 #define MAX_OPEN_SLICES		4096
 #define MARKER_PREFIX		"powerpin:"
+#define CHARGE_JUMP_SLACK_UAH	10000.0
 
 /*
  * Values beyond this count as this in the histograms (the mean stays exact):
@@ -747,6 +748,29 @@ static void baseline_interval(struct report *r, uint64_t t0, double p0, uint64_t
 	}
 }
 
+/*
+ * One step of the charge counter.  A step larger than the current could
+ * have moved it since the counter's last reading (four times the integral
+ * of |I|, plus CHARGE_JUMP_SLACK_UAH for coarse counters and late updates)
+ * is a discontinuity: a gauge reset or recalibration, or a wrap of its
+ * register (the MAX17042's QH is 16 bits of 0.5 mAh).  It is counted and
+ * left out of the counter's delta, which loses at most that one step's
+ * real change.
+ */
+static void charge_step(struct report *r, int64_t q, uint64_t ts)
+{
+	int64_t step = q - r->last_charge;
+
+	if (fabs((double)step) > 4 * r->charge_bound_uah + CHARGE_JUMP_SLACK_UAH)
+		r->charge_jumps++;
+	else
+		r->charge_delta_uah += step;
+	r->charge_bound_uah = 0;
+	r->last_charge = q;
+	r->last_charge_ns = ts;
+	r->voltage_int_charge = r->voltage_int;
+}
+
 static void on_power(struct report *r, const struct trace_event *ev)
 {
 	int64_t v = ev->power.voltage_uv, i = ev->power.current_ua;
@@ -774,15 +798,8 @@ static void on_power(struct report *r, const struct trace_event *ev)
 	if (ev->power.flags & POWERPIN_SAMPLE_MISSING)
 		r->missing++;
 
-	if (!r->samples) {
+	if (!r->samples)
 		r->first_ns = ts;
-		if (ev->power.has & TRACE_POWER_HAS_CHARGE) {
-			r->have_charge = true;
-			r->first_charge = ev->power.charge_uah;
-		}
-	}
-	if (r->have_charge && (ev->power.has & TRACE_POWER_HAS_CHARGE))
-		r->last_charge = ev->power.charge_uah;
 
 	repeated = (ev->power.flags & POWERPIN_SAMPLE_REPEATED) ||
 		   (r->have_prev && v == r->prev_v && i == r->prev_i &&
@@ -808,6 +825,9 @@ static void on_power(struct report *r, const struct trace_event *ev)
 			r->energy += e;
 			r->charge_int_uah += ((double)r->prev_i + (double)i) / 2 *
 					     (double)dt / NS_PER_S / 3600;
+			r->voltage_int += ((double)r->prev_v + (double)v) / 2 * (double)dt;
+			r->charge_bound_uah += fmax(fabs((double)r->prev_i), fabs((double)i)) *
+					       (double)dt / NS_PER_S / 3600;
 			baseline_interval(r, r->last_ns, r->prev_p, ts, p);
 			attribute_interval(r, r->last_ns, ts, e);
 			slices_interval(r, r->last_ns, r->prev_p, ts, p, true);
@@ -821,7 +841,14 @@ static void on_power(struct report *r, const struct trace_event *ev)
 				r->cpus[cpu].since_ns = ts;
 		r->interval_idle_ns = 0;
 		slices_interval(r, ts, p, ts, p, false);
+		if (ev->power.has & TRACE_POWER_HAS_CHARGE) {
+			r->have_charge = true;
+			r->first_charge = r->last_charge = ev->power.charge_uah;
+			r->last_charge_ns = ts;
+		}
 	}
+	if (r->have_charge && r->have_prev && (ev->power.has & TRACE_POWER_HAS_CHARGE))
+		charge_step(r, ev->power.charge_uah, ts);
 	plot_add(r, ts, v, i, p);
 	r->have_prev = true;
 	r->last_ns = ts;
@@ -884,7 +911,7 @@ const struct trace_input_ops report_input_ops = {
 
 static void pick_sign(struct report *r)
 {
-	int64_t dq = r->last_charge - r->first_charge;
+	int64_t dq = r->charge_delta_uah;
 
 	switch (r->opt.sign) {
 	case REPORT_SIGN_DISCHARGE_NEGATIVE:
@@ -992,13 +1019,15 @@ int report_finish(struct report *r, char *err, size_t errlen)
 	hist_stat(&r->volt, 1, 1e-6, &r->voltage_v);
 	hist_stat(&r->cur, r->sign, 1e-6, &r->current_a);
 	hist_stat(&r->pow, r->sign, 1e-6, &r->power_w);
-	r->mean_voltage_v = r->voltage_v.mean;
+	/* time-weighted over the counter's span: uneven sampling does not skew it */
+	r->mean_voltage_v = r->last_charge_ns > r->first_ns ?
+		r->voltage_int_charge / (double)(r->last_charge_ns - r->first_ns) * 1e-6 :
+		r->voltage_v.mean;
 	r->energy_j = r->sign * r->energy;
-	r->energy_from_charge_j = r->have_charge ?
-		-(double)(r->last_charge - r->first_charge) * 1e-6 * 3600 * r->mean_voltage_v : NAN;
-	/* a counter that never moved says nothing about the energy */
-	r->discrepancy_pct = r->have_charge && r->energy_j != 0 &&
-			     r->last_charge != r->first_charge ?
+	/* a counter that is missing or never moved says nothing about the energy */
+	r->energy_from_charge_j = r->have_charge && r->charge_delta_uah ?
+		-(double)r->charge_delta_uah * 1e-6 * 3600 * r->mean_voltage_v : NAN;
+	r->discrepancy_pct = isfinite(r->energy_from_charge_j) && r->energy_j != 0 ?
 		(r->energy_from_charge_j - r->energy_j) / fabs(r->energy_j) * 100 : NAN;
 	if (r->opt.baseline_s > 0 && r->baseline_time_s > 0) {
 		r->baseline_w = r->sign * r->baseline_energy / r->baseline_time_s;

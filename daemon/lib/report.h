@@ -137,6 +137,12 @@ struct report {
 	uint32_t last_seq;		/* of the last sample, even a failed one */
 	bool have_charge;
 	int64_t first_charge, last_charge;
+	uint64_t last_charge_ns;
+	int64_t charge_delta_uah;	/* sum of the counter's steps, jumps left out */
+	uint64_t charge_jumps;		/* steps the current cannot explain */
+	double charge_bound_uah;	/* integral of |I| since the last counter reading */
+	double voltage_int;		/* trapezoid of V over time, uV ns */
+	double voltage_int_charge;	/* the same up to the last counter reading */
 
 	struct report_hist volt, cur, pow;
 	uint32_t *interval_ms;		/* histogram of sample intervals, 1 ms bins */
@@ -185,7 +191,7 @@ struct report {
 	const char *sign_method;
 	double duration_s;
 	double energy_j, energy_from_charge_j, discrepancy_pct;
-	double mean_voltage_v;
+	double mean_voltage_v;		/* time-weighted, over the charge counter's span */
 	double baseline_w, energy_above_baseline_j;
 	struct report_stat voltage_v, current_a, power_w;
 	double median_interval_s;

@@ -83,6 +83,14 @@ int report_write_json(const struct report *r, FILE *out)
 	json_num(out, r->energy_from_charge_j);
 	fputs(",\n  \"energy_discrepancy_pct\": ", out);
 	json_num(out, r->discrepancy_pct);
+	fputs(",\n  \"charge_counter_delta_uah\": ", out);
+	if (r->have_charge)
+		fprintf(out, "%" PRId64, r->charge_delta_uah);
+	else
+		fputs("null", out);
+	fprintf(out, ",\n  \"charge_counter_jumps\": %" PRIu64 ",\n  \"charge_mean_voltage_v\": ",
+		r->charge_jumps);
+	json_num(out, r->have_charge ? r->mean_voltage_v : NAN);
 	fputs(",\n", out);
 	if (r->opt.baseline_s > 0) {
 		fprintf(out, "  \"baseline_s\": %g,\n  \"baseline_w\": ", r->opt.baseline_s);
@@ -202,13 +210,19 @@ int report_write_text(const struct report *r, FILE *out)
 	text_stat(out, "current", "A", &r->current_a);
 	text_stat(out, "power", "W", &r->power_w);
 	fprintf(out, "energy         %.4f J (trapezoid of V x I)\n", tidy(r->energy_j));
-	if (r->have_charge && r->last_charge == r->first_charge)
-		fprintf(out, "from charge    0 J: the charge counter did not change (too coarse for this capture)\n");
-	else if (r->have_charge)
-		fprintf(out, "from charge    %.4f J (charge counter delta x mean voltage), discrepancy %+.2f%%\n",
+	if (!r->have_charge)
+		fprintf(out, "from charge    n/a (no charge counter in the input)\n");
+	else if (!isfinite(r->energy_from_charge_j))
+		fprintf(out, "from charge    n/a: the charge counter did not change (too coarse for this capture)\n");
+	else if (isfinite(r->discrepancy_pct))
+		fprintf(out, "from charge    %.4f J (charge counter delta x time-weighted mean voltage), discrepancy %+.2f%%\n",
 			r->energy_from_charge_j + 0.0, r->discrepancy_pct);
 	else
-		fprintf(out, "from charge    n/a (no charge counter in the input)\n");
+		fprintf(out, "from charge    %.4f J (charge counter delta x time-weighted mean voltage)\n",
+			r->energy_from_charge_j + 0.0);
+	if (r->charge_jumps)
+		fprintf(out, "               %" PRIu64 " charge counter jump%s the current cannot explain (reset, recalibration or wrap) left out\n",
+			r->charge_jumps, r->charge_jumps == 1 ? "" : "s");
 	if (total < 0)
 		fprintf(out, "               (negative: the battery was charging)\n");
 	if (r->opt.baseline_s > 0)
@@ -477,7 +491,7 @@ int report_write_html(const struct report *r, const char *title, FILE *out)
 	html_esc(out, title);
 	fprintf(out, ": %.3f s, %" PRIu64 " samples, energy <b>%.4f J</b>", r->duration_s, r->samples,
 		r->energy_j);
-	if (r->have_charge && r->last_charge != r->first_charge)
+	if (isfinite(r->discrepancy_pct))
 		fprintf(out, " (%.4f J from the charge counter, %+.2f%%)",
 			r->energy_from_charge_j + 0.0, r->discrepancy_pct);
 	fprintf(out, ". Sign convention %s, %s; discharge is shown positive.</p>\n", r->sign_name,

@@ -341,7 +341,7 @@ TEST_F(cli, outputs)
 {
 	static const char * const keys[] = {
 		"\"duration_s\": 2.000000000", "\"samples\": 201,", "\"energy_j\": 4,",
-		"\"energy_from_charge_j\": ", "\"voltage_v\": {\"min\": 4, \"mean\": 4, \"p50\": 4, \"p95\": 4, \"max\": 4}",
+		"\"energy_from_charge_j\": null,", "\"charge_counter_jumps\": 0,", "\"voltage_v\": {\"min\": 4, \"mean\": 4, \"p50\": 4, \"p95\": 4, \"max\": 4}",
 		"\"current_a\": {\"min\": 0.5, \"mean\": 0.5, \"p50\": 0.5, \"p95\": 0.5, \"max\": 0.5}",
 		"\"power_w\": {\"min\": 2, ", "\"processes\": [", "\"threads\": [",
 		"\"slices\": [", "\"lost_events\": 0,", "\"comm\": \"spin\"",
