@@ -7,10 +7,18 @@
  * voltage x current over the timestamps.  Wall time and peak RSS of each.
  *
  *   bench report: speedup X (adhoc/powerpin)
+ *   bench report: target speedup >= 5: met|missed
+ *   bench report: target peak RSS < 64 MiB: met|missed
+ *   bench report: energy check: ...
+ *
+ * The targets are reported, not enforced: timings on a shared machine
+ * vary.  The two energies must agree within 0.1%, or the benchmark fails:
+ * that is a correctness check of the report against an independent sum.
  *
  * POWERPIN_BENCH_SECONDS shortens the capture (default 3600).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +33,9 @@
 
 #define POWERPIN	"build/bin/powerpin"
 #define SWITCH_HZ	200	/* per CPU */
+#define TARGET_SPEEDUP	5.0
+#define TARGET_RSS_MIB	64.0
+#define ENERGY_TOL	0.001	/* relative */
 
 static const char *const tasks[] = { "swapper", "surfaceflinger", "RenderThread", "kworker/0:1",
 				     "binder:501_2", "app_main", "audio_hal" };
@@ -122,11 +133,11 @@ static int timed(const char *cmd, struct run *out)
 static double json_energy(const char *path)
 {
 	char line[512];
-	double e = -1;
+	double e = NAN;
 	FILE *f = fopen(path, "r");
 
 	if (!f)
-		return -1;
+		return NAN;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "  \"energy_j\": %lf", &e) == 1)
 			break;
@@ -141,7 +152,7 @@ int main(void)
 	unsigned int seconds = env ? (unsigned int)atoi(env) : 3600;
 	struct run pp, ah;
 	struct stat st;
-	double e_adhoc = -1, e_pp;
+	double e_adhoc = NAN, e_pp, speedup, rss_mib;
 	FILE *f;
 	int ret = 1;
 
@@ -184,7 +195,7 @@ int main(void)
 	}
 	f = fopen(adhoc, "r");
 	if (!f || fscanf(f, "%lf", &e_adhoc) != 1)
-		e_adhoc = -1;
+		e_adhoc = NAN;
 	if (f)
 		fclose(f);
 	e_pp = json_energy(json);
@@ -192,7 +203,21 @@ int main(void)
 	printf("bench report: powerpin report %.2f s, peak %.1f MiB; trace-cmd report | awk %.2f s, peak %.1f MiB\n",
 	       pp.wall_s, pp.maxrss_kb / 1024.0, ah.wall_s, ah.maxrss_kb / 1024.0);
 	printf("bench report: energy %.3f J (powerpin), %.3f J (awk)\n", e_pp, e_adhoc);
-	printf("bench report: speedup %.1f (adhoc/powerpin)\n", ah.wall_s / pp.wall_s);
+	speedup = ah.wall_s / pp.wall_s;
+	rss_mib = pp.maxrss_kb / 1024.0;
+	printf("bench report: speedup %.1f (adhoc/powerpin)\n", speedup);
+	printf("bench report: target speedup >= %.0f: %s (%.1f)\n", TARGET_SPEEDUP,
+	       speedup >= TARGET_SPEEDUP ? "met" : "missed", speedup);
+	printf("bench report: target peak RSS < %.0f MiB: %s (%.1f MiB)\n", TARGET_RSS_MIB,
+	       rss_mib < TARGET_RSS_MIB ? "met" : "missed", rss_mib);
+	if (!isfinite(e_pp) || !isfinite(e_adhoc) ||
+	    fabs(e_pp - e_adhoc) > ENERGY_TOL * fabs(e_adhoc)) {
+		printf("bench report: energy check: FAILED, powerpin %.6f J and awk %.6f J differ by more than %.1f%%\n",
+		       e_pp, e_adhoc, ENERGY_TOL * 100);
+		goto out;
+	}
+	printf("bench report: energy check: agree within %.1f%% (difference %.2g%%)\n",
+	       ENERGY_TOL * 100, fabs(e_pp - e_adhoc) / fabs(e_adhoc) * 100);
 	ret = 0;
 out:
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
