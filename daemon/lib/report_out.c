@@ -498,7 +498,8 @@ int report_write_html(const struct report *r, const char *title, FILE *out)
 		r->sign_method);
 	html_plot(out, r, PLOT_VOLTAGE, "Voltage", "V", "#59a14f");
 	html_plot(out, r, PLOT_CURRENT, "Current", "A", "#e15759");
-	html_plot(out, r, PLOT_POWER, "Power", "W", "#4e79a7");
+	/* each plot and the bar chart in a colour of its own */
+	html_plot(out, r, PLOT_POWER, "Power", "W", "#b07aa1");
 	html_bars(out, r);
 
 	fputs("<h3>Summary</h3>\n<table><tr><th></th><th>min</th><th>mean</th><th>p50</th><th>p95</th><th>max</th></tr>\n",

@@ -3,7 +3,7 @@
  * The HTML report in a real browser: Debian's chromium, headless, opens the
  * page offline with no console messages, its DOM holds the three plots,
  * the shaded slices and the bar chart, and its screenshot shows the plot
- * lines in their colours.  Skipped when chromium is not installed.
+ * lines and the bars, each in a colour of its own and in its place.  Skipped when chromium is not installed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +117,17 @@ static int count(const char *hay, const char *needle)
 	return n;
 }
 
+/* The text of the SVG element that starts at @id, up to its end, or NULL. */
+static char *svg_of(const char *page, const char *id)
+{
+	const char *start = strstr(page, id), *end;
+
+	if (!start)
+		return NULL;
+	end = strstr(start, "</svg>");
+	return end ? strndup(start, end - start) : NULL;
+}
+
 /* Console output chromium logs for a page: "CONSOLE(...)" lines. */
 static int console_lines(const char *log)
 {
@@ -152,6 +163,32 @@ TEST_F_TIMEOUT(html, dom_and_console, 300)
 	EXPECT_EQ(3 * buckets, count(text, "<rect class=\"slice\""));
 	/* render, decoder, <idle>, <other> */
 	EXPECT_EQ(4, count(text, "<rect class=\"bar\""));
+	/* each plot draws its own mean line and envelope in its own colour */
+	for (k = 0; k < 3; k++) {
+		static const char *const colour[] = { "#59a14f", "#e15759", "#b07aa1" };
+		char id[32], stroke[48], fill[48];
+		char *svg;
+
+		snprintf(id, sizeof(id), "id=\"plot-%d\"", k);
+		snprintf(stroke, sizeof(stroke), "class=\"mean\" fill=\"none\" stroke=\"%s\"",
+			 colour[k]);
+		snprintf(fill, sizeof(fill), "class=\"envelope\" fill=\"%s\"", colour[k]);
+		svg = svg_of(text, id);
+		ASSERT_NE(NULL, svg) TH_LOG("no %s", id);
+		EXPECT_EQ(1, count(svg, stroke)) TH_LOG("%s", id);
+		EXPECT_EQ(1, count(svg, fill)) TH_LOG("%s", id);
+		/* a line with points, not an empty one */
+		EXPECT_EQ(NULL, strstr(svg, "points=\"\"")) TH_LOG("%s", id);
+		EXPECT_EQ(NULL, strstr(svg, "#4e79a7")) TH_LOG("%s uses the bars' colour", id);
+		free(svg);
+	}
+	{
+		char *bars = svg_of(text, "<svg class=\"bars\"");
+
+		ASSERT_NE(NULL, bars);
+		EXPECT_EQ(4, count(bars, "fill=\"#4e79a7\""));
+		free(bars);
+	}
 	EXPECT_EQ(0, console_lines(err)) TH_LOG("console output:\n%s", err);
 	free(text);
 	free(err);
@@ -276,37 +313,67 @@ out:
 	return ret;
 }
 
-static int pixels_near(const struct image *img, int r, int g, int b, int tol)
+struct colour_rows {
+	int n;			/* pixels of the colour */
+	int top, bottom;	/* rows holding them */
+};
+
+static struct colour_rows pixels_near(const struct image *img, int r, int g, int b, int tol)
 {
-	size_t i, n = 0;
+	struct colour_rows c = { 0, -1, -1 };
+	uint32_t x, y;
 
-	for (i = 0; i < (size_t)img->w * img->h; i++) {
-		const uint8_t *p = img->px + i * img->bpp;
+	for (y = 0; y < img->h; y++) {
+		for (x = 0; x < img->w; x++) {
+			const uint8_t *p = img->px + ((size_t)y * img->w + x) * img->bpp;
 
-		n += abs(p[0] - r) <= tol && abs(p[1] - g) <= tol && abs(p[2] - b) <= tol;
+			if (abs(p[0] - r) > tol || abs(p[1] - g) > tol || abs(p[2] - b) > tol)
+				continue;
+			c.n++;
+			if (c.top < 0)
+				c.top = y;
+			c.bottom = y;
+		}
 	}
-	return (int)n;
+	return c;
 }
 
 TEST_F_TIMEOUT(html, screenshot_shows_plots, 300)
 {
 	char shot[160], what[300], out[160], log[160];
+	struct colour_rows volt, cur, power, bars;
 	struct image img;
 
 	snprintf(shot, sizeof(shot), "%s/shot.png", self->dir);
 	snprintf(out, sizeof(out), "%s/out.txt", self->dir);
 	snprintf(log, sizeof(log), "%s/chromium.log", self->dir);
-	snprintf(what, sizeof(what), "--window-size=1000,1000 --screenshot=%s", shot);
+	snprintf(what, sizeof(what), "--window-size=1000,1400 --screenshot=%s", shot);
 	ASSERT_EQ(0, chromium(self->dir, what, self->page, out, log));
 	ASSERT_EQ(0, png_decode(shot, &img));
 	EXPECT_EQ(1000U, img.w);
-	EXPECT_EQ(1000U, img.h);
-	/* each plot's mean line, in its colour, spans most of the 800 px width */
-	EXPECT_GT(pixels_near(&img, 0x59, 0xa1, 0x4f, 8), 400);	/* voltage */
-	EXPECT_GT(pixels_near(&img, 0xe1, 0x57, 0x59, 8), 400);	/* current */
-	EXPECT_GT(pixels_near(&img, 0x4e, 0x79, 0xa7, 8), 400);	/* power */
+	EXPECT_EQ(1400U, img.h);
+	/* each plot's mean line, in its own colour, spans most of the 800 px width */
+	volt = pixels_near(&img, 0x59, 0xa1, 0x4f, 8);
+	cur = pixels_near(&img, 0xe1, 0x57, 0x59, 8);
+	power = pixels_near(&img, 0xb0, 0x7a, 0xa1, 8);
+	bars = pixels_near(&img, 0x4e, 0x79, 0xa7, 8);
+	EXPECT_GT(volt.n, 400);
+	EXPECT_GT(cur.n, 400);
+	EXPECT_GT(power.n, 400);
+	/* the bars are 16 px tall, the longest 550 px */
+	EXPECT_GT(bars.n, 16 * 400);
+	/* and each where it belongs: the plots in order, then the bar chart */
+	TH_LOG("rows: voltage %d-%d, current %d-%d, power %d-%d, bars %d-%d", volt.top,
+	       volt.bottom, cur.top, cur.bottom, power.top, power.bottom, bars.top, bars.bottom);
+	EXPECT_LT(volt.bottom, cur.top);
+	EXPECT_LT(cur.bottom, power.top);
+	EXPECT_LT(power.bottom, bars.top);
+	/* each plot area is 170 px tall */
+	EXPECT_LE(volt.bottom - volt.top, 170);
+	EXPECT_LE(cur.bottom - cur.top, 170);
+	EXPECT_LE(power.bottom - power.top, 170);
 	/* slice shading: #f2c14e at 25% over the plot background */
-	EXPECT_GT(pixels_near(&img, 249, 237, 208, 6), 10000);
+	EXPECT_GT(pixels_near(&img, 249, 237, 208, 6).n, 10000);
 	free(img.px);
 }
 
