@@ -21,9 +21,9 @@
 
 #define NS_PER_S		1e9
 #define INTERVAL_BINS		60000	/* 1 ms bins up to a minute */
-#define MAX_OPEN_SLICES		4096
 #define MARKER_PREFIX		"powerpin:"
 #define CHARGE_JUMP_SLACK_UAH	10000.0
+#define SEQ_WRAP_SLACK		(1U << 20)
 
 /*
  * Values beyond this count as this in the histograms (the mean stays exact):
@@ -488,8 +488,8 @@ static void slice_begin(struct report *r, int pid, const char *name, size_t len,
 	struct report_open_slice *o;
 	int stat;
 
-	if (r->nr_open >= MAX_OPEN_SLICES) {
-		r->marks_ignored++;
+	if (r->nr_open >= REPORT_MAX_OPEN_SLICES) {
+		r->slices_dropped++;
 		return;
 	}
 	stat = slice_stat_get(r, name, len, marker);
@@ -523,7 +523,7 @@ static void slice_end(struct report *r, int pid, bool marker, uint64_t ts)
 		return;
 	}
 	if (!marker)
-		r->marks_ignored++;	/* E without B */
+		r->slice_ends_unmatched++;	/* E without B */
 }
 
 /* Shade the plot buckets a slice covers (kept per bucket: constant memory). */
@@ -771,6 +771,23 @@ static void charge_step(struct report *r, int64_t q, uint64_t ts)
 	r->voltage_int_charge = r->voltage_int;
 }
 
+/*
+ * The sampler numbers its samples from 1 after the module loads.  A seq
+ * that goes forward by more than one is that many samples missing; one
+ * that goes back (or repeats) is the module starting again, not 4e9
+ * missing samples, unless it is the u32 wrapping round.
+ */
+static void seq_check(struct report *r, uint32_t seq)
+{
+	bool wrapped = seq < r->last_seq && r->last_seq > UINT32_MAX - SEQ_WRAP_SLACK &&
+		       seq < SEQ_WRAP_SLACK;
+
+	if (seq > r->last_seq || wrapped)
+		r->seq_gaps += (uint32_t)(seq - r->last_seq - 1);
+	else
+		r->seq_resets++;
+}
+
 static void on_power(struct report *r, const struct trace_event *ev)
 {
 	int64_t v = ev->power.voltage_uv, i = ev->power.current_ua;
@@ -778,9 +795,8 @@ static void on_power(struct report *r, const struct trace_event *ev)
 	uint64_t ts = ev->ts_ns, dt;
 	bool repeated;
 
-	if (r->have_seq && (ev->power.has & TRACE_POWER_HAS_SEQ) &&
-	    ev->power.seq != r->last_seq + 1)
-		r->seq_gaps += (uint32_t)(ev->power.seq - r->last_seq - 1);
+	if (r->have_seq && (ev->power.has & TRACE_POWER_HAS_SEQ))
+		seq_check(r, ev->power.seq);
 	r->have_seq = ev->power.has & TRACE_POWER_HAS_SEQ;
 	r->last_seq = ev->power.seq;
 	/*

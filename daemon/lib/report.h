@@ -16,6 +16,9 @@
 
 #include "trace_input.h"
 
+/* Slices open at once (all threads); more are counted as dropped. */
+#define REPORT_MAX_OPEN_SLICES	4096
+
 /* Plots keep this many min/max buckets; bucket width doubles as needed. */
 #define REPORT_PLOT_BUCKETS	1024
 
@@ -120,15 +123,17 @@ struct report {
 	/* samples */
 	uint64_t samples;
 	uint64_t first_ns, last_ns;
-	uint64_t repeated, flagged_repeated, late, missing;
+	uint64_t repeated, flagged_repeated, late;
+	uint64_t missing;		/* flagged: a property the supply lacks */
 	uint64_t read_errors;		/* failed reads, left out of everything */
 	uint64_t seq_gaps;		/* samples missing by the seq counter */
+	uint64_t seq_resets;		/* seq went back: the module started again */
 	uint64_t lost_events;		/* drops: max of the two counts below */
 	uint64_t lost_in_stream;	/* drops flagged in the event stream */
 	uint64_t lost_unknown;		/* stream drops of unknown size */
 	uint64_t lost_kernel;		/* the kernel's counters in a trace.dat */
 	bool have_lost_kernel;
-	uint64_t zero_intervals;
+	uint64_t zero_intervals;		/* samples at the previous one's time */
 	uint64_t max_interval_ns;
 	bool have_prev;
 	int64_t prev_v, prev_i, prev_q;
@@ -175,7 +180,9 @@ struct report {
 	uint32_t nr_open, cap_open;
 	uint64_t slices_total;
 	int marker_open;		/* index into open[] of the marker span, -1 none */
-	uint64_t marks_ignored;
+	uint64_t slices_dropped;	/* begun with REPORT_MAX_OPEN_SLICES open */
+	uint64_t slice_ends_unmatched;	/* E with no open slice on that thread */
+	uint64_t marks_ignored;		/* not atrace or a powerpin marker, or malformed */
 
 	struct report_counter *counters;
 	uint32_t nr_counters, cap_counters;

@@ -73,8 +73,13 @@ int report_write_json(const struct report *r, FILE *out)
 		r->lost_events, r->lost_in_stream, r->lost_unknown);
 	if (r->have_lost_kernel)
 		fprintf(out, "  \"lost_events_kernel\": %" PRIu64 ",\n", r->lost_kernel);
-	fprintf(out, "  \"seq_gaps\": %" PRIu64 ",\n  \"late_samples\": %" PRIu64 ",\n  \"read_error_samples\": %" PRIu64 ",\n",
-		r->seq_gaps, r->late, r->read_errors);
+	fprintf(out, "  \"seq_gaps\": %" PRIu64 ",\n  \"seq_resets\": %" PRIu64
+		",\n  \"late_samples\": %" PRIu64 ",\n  \"read_error_samples\": %" PRIu64
+		",\n  \"missing_property_samples\": %" PRIu64 ",\n  \"zero_intervals\": %" PRIu64 ",\n",
+		r->seq_gaps, r->seq_resets, r->late, r->read_errors, r->missing, r->zero_intervals);
+	fprintf(out, "  \"slices_dropped\": %" PRIu64 ",\n  \"slice_ends_unmatched\": %" PRIu64
+		",\n  \"marks_ignored\": %" PRIu64 ",\n",
+		r->slices_dropped, r->slice_ends_unmatched, r->marks_ignored);
 	fprintf(out, "  \"sign_convention\": \"%s\",\n  \"sign_method\": \"%s\",\n",
 		r->sign_name, r->sign_method);
 	fputs("  \"energy_j\": ", out);
@@ -204,6 +209,20 @@ int report_write_text(const struct report *r, FILE *out)
 	if (r->read_errors)
 		fprintf(out, "read errors    %" PRIu64 " samples the sampler could not read, left out\n",
 			r->read_errors);
+	if (r->seq_resets)
+		fprintf(out, "seq resets     %" PRIu64 " times the sampler's seq went back (module reloaded); not counted as missing\n",
+			r->seq_resets);
+	if (r->missing)
+		fprintf(out, "missing        %" PRIu64 " samples flagged with a property the supply does not provide (read as 0)\n",
+			r->missing);
+	if (r->zero_intervals)
+		fprintf(out, "same time      %" PRIu64 " samples at the previous sample's timestamp (no interval)\n",
+			r->zero_intervals);
+	if (r->slices_dropped || r->slice_ends_unmatched || r->marks_ignored)
+		fprintf(out, "slices         %" PRIu64 " not tracked (%d already open), %" PRIu64
+			" ends without a begin, %" PRIu64 " trace_marker writes ignored\n",
+			r->slices_dropped, REPORT_MAX_OPEN_SLICES, r->slice_ends_unmatched,
+			r->marks_ignored);
 	fprintf(out, "sign           %s (%s); figures below count discharge as positive\n",
 		r->sign_name, r->sign_method);
 	text_stat(out, "voltage", "V", &r->voltage_v);

@@ -529,6 +529,99 @@ TEST_F(report, sample_quality)
 	EXPECT_EQ(500 * MS, self->r.max_interval_ns);
 }
 
+/* Everything left out is counted and shown: JSON always, text when non-zero */
+TEST_F(report, drops_and_resets_reported)
+{
+	char *text = NULL, *json = NULL;
+	size_t tlen = 0, jlen = 0;
+	uint64_t t = T0;
+	char mark[32];
+	FILE *f;
+	int k, seq = 0;
+
+	for (k = 0; k < 150; k++) {
+		if (k == 100)
+			seq = 0;	/* the module reloaded */
+		if (k == 120)
+			seq += 2;	/* two samples lost */
+		t += k == 60 ? 0 : 10 * MS;	/* one sample at the previous one's time */
+		gen_battery(&self->g, t, ++seq, 4000000, -100000, 0, k >= 10 && k < 13 ? 1U << 1 : 0);
+	}
+	gen_mark(&self->g, T0 + 100 * MS, 0, "app", 501, 500, "E|500");
+	gen_mark(&self->g, T0 + 110 * MS, 0, "app", 501, 500, "hello, not atrace");
+	gen_mark(&self->g, T0 + 120 * MS, 0, "app", 501, 500, "B|500");
+	for (k = 0; k < REPORT_MAX_OPEN_SLICES + 4; k++) {
+		snprintf(mark, sizeof(mark), "B|500|level%d", k % 3);
+		gen_mark(&self->g, T0 + 200 * MS + k * 1000, 0, "app", 501, 500, mark);
+	}
+	ASSERT_EQ(0, run(_metadata, self, NULL));
+	EXPECT_EQ(150U, self->r.samples);
+	EXPECT_EQ(1U, self->r.seq_resets);
+	EXPECT_EQ(2U, self->r.seq_gaps);
+	EXPECT_EQ(1U, self->r.zero_intervals);
+	EXPECT_EQ(3U, self->r.missing);
+	EXPECT_EQ(4U, self->r.slices_dropped);
+	EXPECT_EQ(1U, self->r.slice_ends_unmatched);
+	EXPECT_EQ(2U, self->r.marks_ignored);
+
+	f = open_memstream(&json, &jlen);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, report_write_json(&self->r, f));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(json, "\"seq_gaps\": 2,\n  \"seq_resets\": 1,"));
+	EXPECT_NE(NULL, strstr(json, "\"missing_property_samples\": 3,"));
+	EXPECT_NE(NULL, strstr(json, "\"zero_intervals\": 1,"));
+	EXPECT_NE(NULL, strstr(json, "\"slices_dropped\": 4,"));
+	EXPECT_NE(NULL, strstr(json, "\"slice_ends_unmatched\": 1,"));
+	EXPECT_NE(NULL, strstr(json, "\"marks_ignored\": 2,"));
+	f = open_memstream(&text, &tlen);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, report_write_text(&self->r, f));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "2 samples missing by seq;"));
+	EXPECT_NE(NULL, strstr(text, "seq resets     1 times"));
+	EXPECT_NE(NULL, strstr(text, "missing        3 samples flagged"));
+	EXPECT_NE(NULL, strstr(text, "same time      1 samples"));
+	EXPECT_NE(NULL, strstr(text, "slices         4 not tracked (4096 already open), 1 ends without a begin, 2 trace_marker writes ignored"));
+	free(text);
+	free(json);
+}
+
+/* A capture without any of those shows none of those lines */
+TEST_F(report, clean_capture_text)
+{
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *f;
+	int k;
+
+	for (k = 0; k < 10; k++)
+		gen_battery(&self->g, T0 + k * 10 * MS, k + 1, 4000000, -100000, 0, 0);
+	ASSERT_EQ(0, run(_metadata, self, NULL));
+	f = open_memstream(&text, &tlen);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, report_write_text(&self->r, f));
+	fclose(f);
+	EXPECT_EQ(NULL, strstr(text, "seq resets"));
+	EXPECT_EQ(NULL, strstr(text, "flagged with a property"));
+	EXPECT_EQ(NULL, strstr(text, "same time"));
+	EXPECT_EQ(NULL, strstr(text, "trace_marker writes ignored"));
+	free(text);
+}
+
+/* The u32 seq wrapping round is not a reset, and loses nothing */
+TEST_F(report, seq_wraps_round)
+{
+	static const unsigned int seqs[] = { 4294967293U, 4294967294U, 4294967295U, 0, 1, 3 };
+	int k;
+
+	for (k = 0; k < 6; k++)
+		gen_battery(&self->g, T0 + k * 10 * MS, seqs[k], 4000000, -100000, 0, 0);
+	ASSERT_EQ(0, run(_metadata, self, NULL));
+	EXPECT_EQ(0U, self->r.seq_resets);
+	EXPECT_EQ(1U, self->r.seq_gaps);
+}
+
 /* Memory: the plot keeps REPORT_PLOT_BUCKETS min/max buckets, extremes kept */
 TEST_F(report, plot_decimation_keeps_extremes)
 {
