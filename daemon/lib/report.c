@@ -1077,7 +1077,14 @@ int report_finish(struct report *r, char *err, size_t errlen)
 
 int report_run(struct report *r, const char *path, char *err, size_t errlen)
 {
+	char why[256];
+
 	if (trace_input_read(path, &report_input_ops, r, err, errlen))
 		return -1;
-	return report_finish(r, err, errlen);
+	if (report_finish(r, why, sizeof(why))) {
+		/* like the readers' messages: the input first */
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
+	return 0;
 }

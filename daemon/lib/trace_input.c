@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace_input.h"
@@ -32,10 +33,21 @@
 enum trace_format trace_input_detect(const char *path, char *err, size_t errlen)
 {
 	unsigned char buf[4096];
+	struct stat st;
 	ssize_t n;
 	ssize_t i;
 	int fd;
 
+	/*
+	 * Sniffing reads the start, and the readers read again from the start
+	 * (a report's second pass too): a pipe would lose what was read.
+	 */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen,
+			 "%s: not a regular file: a pipe, FIFO or device cannot be read more than once; copy it to a file first",
+			 path);
+		return TRACE_FORMAT_UNKNOWN;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

@@ -83,7 +83,9 @@ struct trace_input_ops {
 
 /*
  * Sniff @path's content.  Returns the format, or TRACE_FORMAT_UNKNOWN with a
- * reason in @err (empty file, binary data, not a trace).
+ * reason in @err (not a regular file, empty file, binary data, not a trace).
+ * The input is read from its start again after sniffing, so it must be a
+ * regular file; a front end copies a pipe or FIFO to one first.
  */
 enum trace_format trace_input_detect(const char *path, char *err, size_t errlen);
 

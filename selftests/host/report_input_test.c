@@ -17,6 +17,7 @@
 
 #include "report.h"
 #include "report_gen.h"
+#include "report_tracedat.h"
 
 #define POWERPIN	"build/bin/powerpin"
 
@@ -411,6 +412,83 @@ TEST_F(cli, outputs)
 	}
 	/* written through temporary files: none left */
 	EXPECT_EQ(5, dir_entries(self->dir));
+}
+
+/*
+ * Input that can be read only once (standard input, a FIFO) is copied to a
+ * temporary file, so the second pass (CSV, Perfetto) sees all of it too,
+ * and messages name the input as the user gave it.
+ */
+TEST_F(cli, stdin_and_fifo)
+{
+	char args[800], csv[160], fifo[160], dat[160], pf[160];
+	struct gen g = { .nr_cpus = 1 };
+	struct tdat w;
+	char *json;
+	int k;
+
+	/* over 4 KiB, the part format sniffing reads */
+	for (k = 0; k <= 200; k++)
+		gen_battery(&g, 100000000000ULL + k * 10000000ULL, k, 4000000, -500000, 5000, 0);
+	ASSERT_EQ(0, gen_write(&g, self->in));
+	snprintf(csv, sizeof(csv), "%s/samples.csv", self->dir);
+	snprintf(pf, sizeof(pf), "%s/trace.json", self->dir);
+
+	snprintf(args, sizeof(args), "- --json %s --csv %s --perfetto %s < %s", self->out, csv, pf,
+		 self->in);
+	ASSERT_EQ(0, report_cli(self, args)) TH_LOG("%s", self->err);
+	json = slurp(self->out);
+	ASSERT_NE(NULL, json);
+	EXPECT_NE(NULL, strstr(json, "\"samples\": 201,"));
+	free(json);
+	EXPECT_EQ(202, count_lines(csv, NULL));
+	EXPECT_EQ(201, count_lines(pf, "\"battery power_w\""));
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", self->dir);
+	ASSERT_EQ(0, mkfifo(fifo, 0600));
+	unlink(csv);
+	/* the writer in the background, blocked until the report opens the FIFO */
+	snprintf(args, sizeof(args), "(cat %s > %s) &", self->in, fifo);
+	ASSERT_EQ(0, system(args));
+	snprintf(args, sizeof(args), "%s --csv %s", fifo, csv);
+	ASSERT_EQ(0, report_cli(self, args)) TH_LOG("%s", self->err);
+	EXPECT_EQ(202, count_lines(csv, NULL));
+
+	/* a trace.dat through a pipe: libtracecmd maps the copy */
+	snprintf(dat, sizeof(dat), "%s/capture.dat", self->dir);
+	ASSERT_EQ(0, tdat_open(&w, 2));
+	for (k = 0; k <= 100; k++)
+		tdat_battery(&w, k % 2, 5000000000ULL + k * 10000000ULL, 77, k + 1, 3800000,
+			     -500000, 0, 0);
+	ASSERT_EQ(0, tdat_close(&w, dat));
+	snprintf(args, sizeof(args), "- --json %s < %s", self->out, dat);
+	ASSERT_EQ(0, report_cli(self, args)) TH_LOG("%s", self->err);
+	json = slurp(self->out);
+	ASSERT_NE(NULL, json);
+	EXPECT_NE(NULL, strstr(json, "\"samples\": 101,"));
+	EXPECT_NE(NULL, strstr(json, "\"energy_j\": 1.9,"));
+	free(json);
+
+	/* messages name what the user gave */
+	EXPECT_EQ(1, report_cli(self, "- < /dev/null"));
+	EXPECT_NE(NULL, strstr(self->err, "powerpin report: <stdin>: empty file"))
+		TH_LOG("got \"%s\"", self->err);
+	snprintf(args, sizeof(args), "(printf 'Dear reader,\\n' > %s) &", fifo);
+	ASSERT_EQ(0, system(args));
+	EXPECT_EQ(1, report_cli(self, fifo));
+	snprintf(args, sizeof(args), "powerpin report: %s: no power samples", fifo);
+	EXPECT_NE(NULL, strstr(self->err, args)) TH_LOG("got \"%s\"", self->err);
+}
+
+/* The library itself refuses what it could read only once */
+TEST_F(cli, library_refuses_fifo)
+{
+	char fifo[160], err[512];
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", self->dir);
+	ASSERT_EQ(0, mkfifo(fifo, 0600));
+	EXPECT_EQ((int)TRACE_FORMAT_UNKNOWN, (int)trace_input_detect(fifo, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "fifo: not a regular file")) TH_LOG("got \"%s\"", err);
 }
 
 TEST_HARNESS_MAIN
