@@ -15,14 +15,12 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <tracefs.h>
+#include <linux/powerpin.h>
 
 #include "commands.h"
 #include "util.h"
 #include "genl.h"
 #include "record.h"
-
-#define PERIOD_US_MIN 1000U
-#define PERIOD_US_MAX 60000000U
 
 /* Open the family or say why not. */
 static struct pp_genl *open_family(const char *cmd, bool quiet_absent)
@@ -195,7 +193,7 @@ static int parse_period_ms(const char *s, uint32_t *us)
 	if (errno || end == s || *end || !isfinite(ms))
 		return -1;
 	v = ms * 1000.0;
-	if (v < PERIOD_US_MIN || v > PERIOD_US_MAX || v != floor(v))
+	if (v < POWERPIN_PERIOD_US_MIN || v > POWERPIN_PERIOD_US_MAX || v != floor(v))
 		return -1;
 	*us = (uint32_t)v;
 	return 0;

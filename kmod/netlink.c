@@ -8,13 +8,15 @@
  * command are refused with -EINVAL and an extack message):
  *
  *   GET_STATUS   no attributes.  Reply: every status attribute.
- *   SET_CONFIG   PERIOD_US (u32, 1000..60000000, else -ERANGE) and/or
- *                SUPPLY (NUL-terminated, at most 63 bytes, else -EINVAL).
- *                Neither given: -EINVAL.  Needs CAP_NET_ADMIN (-EPERM).
- *                Either both values are applied or neither.
+ *   SET_CONFIG   PERIOD_US (u32, POWERPIN_PERIOD_US_MIN..MAX, else
+ *                -ERANGE) and/or SUPPLY (NUL-terminated, at most 63 bytes,
+ *                else -EINVAL).  Neither given: -EINVAL.  Both are checked
+ *                (by the policy) before either is applied: both values are
+ *                applied or neither.  Needs CAP_NET_ADMIN.
  *
- * Anything else (including the event commands sent as requests) gets
- * -EOPNOTSUPP from the genetlink core.
+ * The genetlink core answers -EPERM to SET_CONFIG without CAP_NET_ADMIN and
+ * -EOPNOTSUPP to anything else (the event commands sent as requests too),
+ * without an extack message.
  *
  * Events on the "events" group, sent from the sampler's kthread:
  *
@@ -35,9 +37,6 @@
 #include <linux/powerpin.h>
 
 #include "powerpin.h"
-
-#define POWERPIN_PERIOD_US_MIN	1000
-#define POWERPIN_PERIOD_US_MAX	60000000
 
 enum powerpin_mcgrp {
 	POWERPIN_MCGRP_EVENTS,
@@ -147,41 +146,20 @@ static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *period_attr = info->attrs[POWERPIN_ATTR_PERIOD_US];
 	struct nlattr *supply_attr = info->attrs[POWERPIN_ATTR_SUPPLY];
-	struct powerpin_status *old;
-	int ret = 0;
+	u32 period_us = 0;
+	int ret;
 
 	if (!period_attr && !supply_attr) {
 		GENL_SET_ERR_MSG(info, "SET_CONFIG needs PERIOD_US or SUPPLY");
 		return -EINVAL;
 	}
-
-	old = kzalloc(sizeof(*old), GFP_KERNEL);
-	if (!old)
-		return -ENOMEM;
-	powerpin_sampler_get_status(old);
-	old->supply[sizeof(old->supply) - 1] = '\0';
-
-	if (supply_attr) {
-		ret = powerpin_sampler_set_supply(nla_data(supply_attr));
-		if (ret) {
-			NL_SET_ERR_MSG_ATTR(info->extack, supply_attr,
-					    "sampler refused the supply name");
-			goto out;
-		}
-	}
-	if (period_attr) {
-		ret = powerpin_sampler_set_period(nla_get_u32(period_attr));
-		if (ret) {
-			NL_SET_ERR_MSG_ATTR(info->extack, period_attr,
-					    "sampler refused the period");
-			/* all or nothing: put the supply back */
-			if (supply_attr)
-				powerpin_sampler_set_supply(old->supply);
-			goto out;
-		}
-	}
-out:
-	kfree(old);
+	if (period_attr)
+		period_us = nla_get_u32(period_attr);
+	/* the policy has checked both values: the sampler takes both at once */
+	ret = powerpin_sampler_set_config(period_attr ? &period_us : NULL,
+					  supply_attr ? nla_data(supply_attr) : NULL);
+	if (ret)
+		GENL_SET_ERR_MSG(info, "sampler refused the configuration");
 	return ret;
 }
 

@@ -39,8 +39,7 @@ struct powerpin_status {
 int powerpin_sampler_init(void);
 void powerpin_sampler_exit(void);
 void powerpin_sampler_get_status(struct powerpin_status *st);
-int powerpin_sampler_set_period(u32 period_us);
-int powerpin_sampler_set_supply(const char *name);
+int powerpin_sampler_set_config(const u32 *period_us, const char *supply);
 
 /* residency.c */
 long powerpin_residency_ioctl(struct file *file, unsigned int cmd,

@@ -77,8 +77,7 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
-#define POWERPIN_PERIOD_US_MIN		1000
-#define POWERPIN_PERIOD_US_MAX		60000000
+/* POWERPIN_PERIOD_US_MIN and _MAX come from the uapi header */
 #define POWERPIN_PERIOD_US_DEFAULT	100000
 #define POWERPIN_POLL_US_MIN		10000
 #define POWERPIN_POLL_US_MAX		100000
@@ -531,29 +530,25 @@ static int powerpin_sampler_thread(void *unused)
 
 /* ---- configuration ------------------------------------------------------- */
 
-int powerpin_sampler_set_period(u32 period_us)
+/*
+ * Set the period and/or the supply name (NULL: leave it).  Both are checked
+ * before either is applied, so a refused call changes nothing.
+ */
+int powerpin_sampler_set_config(const u32 *period_us, const char *supply)
 {
 	unsigned long irqflags;
 
-	if (period_us < POWERPIN_PERIOD_US_MIN ||
-	    period_us > POWERPIN_PERIOD_US_MAX)
+	if (period_us && (*period_us < POWERPIN_PERIOD_US_MIN ||
+			  *period_us > POWERPIN_PERIOD_US_MAX))
+		return -EINVAL;
+	if (supply &&
+	    strnlen(supply, POWERPIN_SUPPLY_NAME_MAX) >= POWERPIN_SUPPLY_NAME_MAX)
 		return -EINVAL;
 	spin_lock_irqsave(&powerpin_lock, irqflags);
-	powerpin_period_us = period_us;
-	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-	powerpin_sampler_kick();
-	return 0;
-}
-
-int powerpin_sampler_set_supply(const char *name)
-{
-	unsigned long irqflags;
-
-	if (strnlen(name, POWERPIN_SUPPLY_NAME_MAX) >= POWERPIN_SUPPLY_NAME_MAX)
-		return -EINVAL;
-	spin_lock_irqsave(&powerpin_lock, irqflags);
-	if (strcmp(powerpin_supply, name)) {
-		strscpy(powerpin_supply, name, sizeof(powerpin_supply));
+	if (period_us)
+		powerpin_period_us = *period_us;
+	if (supply && strcmp(powerpin_supply, supply)) {
+		strscpy(powerpin_supply, supply, sizeof(powerpin_supply));
 		powerpin_supply_gen++;
 	}
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
@@ -581,7 +576,7 @@ static int powerpin_param_set_period(const char *val,
 
 	if (kstrtou32(val, 0, &period_us))
 		return -EINVAL;
-	return powerpin_sampler_set_period(period_us);
+	return powerpin_sampler_set_config(&period_us, NULL);
 }
 
 static int powerpin_param_get_period(char *buf, const struct kernel_param *kp)
@@ -612,7 +607,7 @@ static int powerpin_param_set_supply(const char *val,
 		return -EINVAL;
 	memcpy(name, val, len);
 	name[len] = '\0';
-	return powerpin_sampler_set_supply(name);
+	return powerpin_sampler_set_config(NULL, name);
 }
 
 static int powerpin_param_get_supply(char *buf, const struct kernel_param *kp)

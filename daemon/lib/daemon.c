@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <linux/powerpin.h>
 
 #include "daemon.h"
 #include "util.h"
@@ -64,7 +65,8 @@ static int parse_line(struct ppd_config *c, char *key, char *val,
 		ms = strtod(val, &end);
 		us = ms * 1000.0;
 		if (errno || end == val || *end || !isfinite(ms) ||
-		    us < 1000 || us > 60000000 || us != floor(us)) {
+		    us < POWERPIN_PERIOD_US_MIN || us > POWERPIN_PERIOD_US_MAX ||
+		    us != floor(us)) {
 			snprintf(msg, msglen,
 				 "period_ms '%s': expected 1 to 60000 in steps of 0.001",
 				 val);

@@ -167,7 +167,9 @@ TEST_F(nl, set_config_wrong_types)
 
 TEST_F(nl, set_config_out_of_range)
 {
-	static const uint32_t bad[] = { 0, 999, 60000001, 0xffffffffu };
+	static const uint32_t bad[] = {
+		0, POWERPIN_PERIOD_US_MIN - 1, POWERPIN_PERIOD_US_MAX + 1, 0xffffffffu
+	};
 	struct pp_status after;
 	size_t i;
 
@@ -187,7 +189,7 @@ TEST_F(nl, set_config_out_of_range)
 TEST_F(nl, set_config_applies)
 {
 	uint32_t period = self->before.period_us == 50000 ? 40000 : 50000;
-	uint32_t edge_lo = 1000, edge_hi = 60000000;
+	uint32_t edge_lo = POWERPIN_PERIOD_US_MIN, edge_hi = POWERPIN_PERIOD_US_MAX;
 	struct pp_status after;
 	char buf[64];
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <linux/powerpin.h>
 #include <kselftest_harness.h>
 
 #include "daemon.h"
@@ -96,6 +97,38 @@ TEST(config_errors_name_the_line)
 			TH_LOG("case %zu: got '%s', want '%s'", i, err, bad[i].msg);
 		EXPECT_EQ(20000U, cfg.period_us);
 	}
+	ppd_config_free(&cfg);
+}
+
+/* The period range is the module's, from the uapi header. */
+TEST(config_period_limits)
+{
+	struct ppd_config cfg = { 0 };
+	char err[256];
+
+	ASSERT_EQ(0, parse("period_ms = 1\n", &cfg, err, sizeof(err)));
+	EXPECT_EQ((uint32_t)POWERPIN_PERIOD_US_MIN, cfg.period_us);
+	ASSERT_EQ(0, parse("period_ms = 60000\n", &cfg, err, sizeof(err)));
+	EXPECT_EQ((uint32_t)POWERPIN_PERIOD_US_MAX, cfg.period_us);
+	EXPECT_EQ(-1, parse("period_ms = 0.999\n", &cfg, err, sizeof(err)));
+	EXPECT_EQ(-1, parse("period_ms = 60000.001\n", &cfg, err, sizeof(err)));
+	EXPECT_EQ((uint32_t)POWERPIN_PERIOD_US_MAX, cfg.period_us);
+	ppd_config_free(&cfg);
+}
+
+/* The example that install puts in /etc/powerpin parses as it ships. */
+TEST(config_example_is_valid)
+{
+	struct ppd_config cfg = { 0 };
+	char err[256] = "";
+
+	ASSERT_EQ(0, ppd_config_load("daemon/powerpind.conf.example", true, &cfg,
+				     err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_STREQ(PPD_DEFAULT_SPOOL, cfg.spool);
+	EXPECT_TRUE(cfg.report);
+	EXPECT_FALSE(cfg.have_period);
+	EXPECT_EQ(NULL, cfg.supply);
 	ppd_config_free(&cfg);
 }
 

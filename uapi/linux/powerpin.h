@@ -89,10 +89,16 @@ struct powerpin_residency {
 
 /*
  * Strict policies: unknown or misplaced attributes and wrong lengths get
- * -EINVAL, PERIOD_US outside 1000..60000000 gets -ERANGE, SET_CONFIG without
- * CAP_NET_ADMIN gets -EPERM, event commands sent as requests -EOPNOTSUPP;
- * each with an extack message.  Details in kmod/netlink.c.
+ * -EINVAL and PERIOD_US outside POWERPIN_PERIOD_US_MIN..MAX gets -ERANGE,
+ * each with an extack message.  SET_CONFIG without CAP_NET_ADMIN gets -EPERM
+ * and commands the family does not have (the event commands sent as
+ * requests too) -EOPNOTSUPP, both from the genetlink core, which sends no
+ * extack message with them.  Details in kmod/netlink.c.
  */
+
+/* Sampling period limits (POWERPIN_ATTR_PERIOD_US, module parameter period_us) */
+#define POWERPIN_PERIOD_US_MIN		1000
+#define POWERPIN_PERIOD_US_MAX		60000000
 
 #define POWERPIN_GENL_NAME		"powerpin"
 #define POWERPIN_GENL_VERSION		1
