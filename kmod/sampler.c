@@ -18,7 +18,10 @@
  * already passed when the thread gets to it (slow bus, busy CPU) is counted
  * in "missed" and skipped, so samples + missed follows wall time and late
  * samples never come in a burst.  The next sample carries
- * POWERPIN_SAMPLE_LATE.
+ * POWERPIN_SAMPLE_LATE.  No sleep lasts longer than 100 ms, whatever the
+ * period: the thread wakes to look at the gate and goes back to sleep
+ * until the same deadline, so `echo 0 > tracing_on` closes the capture
+ * within 100 ms even at a 60 s period.
  *
  * Supply.  Looked up by name ("" = the first present battery-type supply)
  * only while the gate is open, and again at every deadline until found.  The
@@ -505,7 +508,16 @@ static int powerpin_sampler_thread(void *unused)
 
 		now = ktime_get();
 		if (ktime_before(now, run.next)) {
-			powerpin_sleep_until(run.next, period_ns / 1000);
+			/*
+			 * A long period still looks at the gate every
+			 * POWERPIN_POLL_US_MAX; the deadline stays where it is.
+			 */
+			ktime_t poll = ktime_add_us(now, POWERPIN_POLL_US_MAX);
+
+			if (ktime_before(poll, run.next))
+				powerpin_sleep_until(poll, NSEC_PER_MSEC);
+			else
+				powerpin_sleep_until(run.next, period_ns / 1000);
 			continue;
 		}
 		/* deadlines that passed while we were away are skipped */
