@@ -30,6 +30,9 @@
  * which is exactly what a driver unbind in the middle of a capture does.
  * After unregister, power_supply_get_property() answers -ENODEV, and that is
  * how the thread notices the supply went away (counted in supply_lost).
+ * Between two reads (gate closed, long period) a status query looks the
+ * bound name up itself, so supply_present says whether the supply is still
+ * registered rather than what the last read found.
  * The lookup walks the power_supply class: 6.9 made the class static and
  * exports power_supply_for_each_device() instead, older kernels export the
  * class itself for class_for_each_device() (kmod/Kbuild tells which from the
@@ -42,7 +45,7 @@
  *   tracing_on       top-level tracing_on
  *   supply           configured supply name (empty = first battery)
  *   supply_bound     supply in use, empty if none
- *   supply_present   1 while a supply is bound
+ *   supply_present   1 while a supply is bound and still registered
  *   period_us        sampling period
  *   samples          samples emitted since load (= last_seq)
  *   read_errors      samples with POWERPIN_SAMPLE_READ_ERROR
@@ -568,8 +571,16 @@ int powerpin_sampler_set_config(const u32 *period_us, const char *supply)
 	return 0;
 }
 
+/*
+ * Snapshot for netlink and debugfs (process context: the class walk may
+ * sleep).  The thread notices a supply that went away only at its next
+ * read, a whole period later or, with the gate closed, not at all; so the
+ * bound name is looked up again here, a name compare per registered supply
+ * and no property read.
+ */
 void powerpin_sampler_get_status(struct powerpin_status *st)
 {
+	struct power_supply *psy;
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
@@ -579,6 +590,17 @@ void powerpin_sampler_get_status(struct powerpin_status *st)
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 	st->event_enabled = atomic_read(&powerpin_events_enabled) > 0;
 	st->tracing_on = tracing_is_on();
+
+	st->supply_bound[sizeof(st->supply_bound) - 1] = '\0';
+	if (st->supply_present && st->supply_bound[0]) {
+		psy = powerpin_find_supply(st->supply_bound);
+		if (psy) {
+			put_device(&psy->dev);
+		} else {
+			st->supply_present = false;
+			st->supply_bound[0] = '\0';
+		}
+	}
 }
 
 static int powerpin_param_set_period(const char *val,
