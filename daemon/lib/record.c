@@ -51,13 +51,14 @@ const char *const pp_capture_events[] = {
 	NULL,
 };
 
+/* Every event a capture enabled, one by one, and whether it was on before. */
 struct pp_events_saved {
-	int n;
+	int n, cap;
 	struct {
 		char *system;
-		char *event;	/* NULL: the whole system */
+		char *event;
 		bool was_enabled;
-	} ev[16];
+	} *ev;
 };
 
 struct pp_capture {
@@ -93,10 +94,50 @@ static int split_event(const char *spec, char **system, char **event)
 	return *system ? 0 : -1;
 }
 
+/*
+ * Note the state of one event and enable it.  Returns 0, 1 if the event
+ * does not exist, -1 with errno if it cannot be enabled.
+ */
+static int enable_one(struct pp_events_saved *s, const char *system,
+		      const char *event)
+{
+	enum tracefs_enable_state st;
+
+	st = tracefs_event_is_enabled(NULL, system, event);
+	if (st == TRACEFS_ERROR)
+		return 1;
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 8;
+		void *ev = realloc(s->ev, cap * sizeof(*s->ev));
+
+		if (!ev)
+			return -1;
+		s->ev = ev;
+		s->cap = cap;
+	}
+	s->ev[s->n].system = strdup(system);
+	s->ev[s->n].event = strdup(event);
+	if (!s->ev[s->n].system || !s->ev[s->n].event) {
+		free(s->ev[s->n].system);
+		free(s->ev[s->n].event);
+		errno = ENOMEM;
+		return -1;
+	}
+	s->ev[s->n].was_enabled = st == TRACEFS_ALL_ENABLED;
+	s->n++;
+	if (tracefs_event_enable(NULL, system, event)) {
+		if (!errno)
+			errno = EACCES;
+		return -1;
+	}
+	return 0;
+}
+
 struct pp_events_saved *pp_events_enable(bool *missing_powerpin)
 {
 	struct pp_events_saved *s = calloc(1, sizeof(*s));
 	const char *const *spec;
+	int i, ret, e;
 
 	if (!s)
 		return NULL;
@@ -107,34 +148,32 @@ struct pp_events_saved *pp_events_enable(bool *missing_powerpin)
 		return NULL;
 	}
 	for (spec = pp_capture_events; *spec; spec++) {
-		char *system, *event;
-		enum tracefs_enable_state st;
+		char *system, *event, **events = NULL;
 
 		if (split_event(*spec, &system, &event))
-			continue;
-		st = tracefs_event_is_enabled(NULL, system, event);
-		if (st == TRACEFS_ERROR) {
-			if (!strcmp(system, "powerpin"))
+			goto fail;
+		/* a whole system goes event by event, each put back on its own */
+		if (!event) {
+			events = tracefs_system_events(NULL, system);
+			if (!events && !strcmp(system, "powerpin"))
 				*missing_powerpin = true;
-			free(system);
-			free(event);
-			continue;
+			for (i = 0, ret = 0; events && events[i] && ret >= 0; i++)
+				ret = enable_one(s, system, events[i]);
+			tracefs_list_free(events);
+		} else {
+			ret = enable_one(s, system, event);
 		}
-		if (tracefs_event_enable(NULL, system, event)) {
-			int e = errno ? errno : EACCES;
-
-			free(system);
-			free(event);
-			pp_events_restore(s);
-			errno = e;
-			return NULL;
-		}
-		s->ev[s->n].system = system;
-		s->ev[s->n].event = event;
-		s->ev[s->n].was_enabled = st == TRACEFS_ALL_ENABLED;
-		s->n++;
+		free(system);
+		free(event);
+		if (ret < 0)
+			goto fail;
 	}
 	return s;
+fail:
+	e = errno ? errno : ENOMEM;
+	pp_events_restore(s);
+	errno = e;
+	return NULL;
 }
 
 void pp_events_restore(struct pp_events_saved *s)
@@ -150,6 +189,7 @@ void pp_events_restore(struct pp_events_saved *s)
 		free(s->ev[i].system);
 		free(s->ev[i].event);
 	}
+	free(s->ev);
 	free(s);
 }
 

@@ -17,9 +17,12 @@ extern const char *const pp_capture_events[];
 struct pp_events_saved;
 
 /*
- * Enable every capture event.  Events that do not exist are skipped;
- * *missing_powerpin is set when the powerpin system is absent (module not
- * loaded).  Returns NULL with errno on failure (EACCES: no tracefs access).
+ * Enable every capture event, noting each event's own enable state first
+ * (a system such as powerpin is taken event by event), so that
+ * pp_events_restore() disables exactly the events that were off.  Events
+ * that do not exist are skipped; *missing_powerpin is set when the powerpin
+ * system is absent (module not loaded).  Returns NULL with errno on failure
+ * (EACCES: no tracefs access).
  */
 struct pp_events_saved *pp_events_enable(bool *missing_powerpin);
 void pp_events_restore(struct pp_events_saved *saved);
