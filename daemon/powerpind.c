@@ -274,34 +274,43 @@ static void post_process(struct ppd *d, const char *dir)
 	_exit(bad);
 }
 
-static void capture_stop(struct ppd *d, uint64_t stop_ns, int64_t samples,
-			 bool complete)
+/*
+ * Finish the open capture, if any.  Returns -1 if it failed: then there is
+ * no trace.dat, and summary.txt says complete=0 and why.
+ */
+static int capture_stop(struct ppd *d, uint64_t stop_ns, int64_t samples,
+			bool complete)
 {
-	struct pp_capture_stats st;
+	struct pp_capture_stats st = { 0 };
 	struct ppd_summary sum;
 	char err[512];
 	pid_t pid;
 	int ret;
 
 	if (!d->cap)
-		return;
+		return 0;
 	err[0] = '\0';
 	ret = pp_capture_finish(d->cap, samples, &st, err, sizeof(err));
 	d->cap = NULL;
 	pp_capture_unlock(d->cap_lock);
 	d->cap_lock = -1;
-	if (ret) {
-		logmsg(d, LOG_ERR, "capture %s lost: %s", d->cap_dir, err);
-		goto out;
-	}
 	sum = (struct ppd_summary){
 		.start_ns = d->cap_start_ns,
 		.stop_ns = stop_ns,
 		.samples = samples,
 		.lost_events = st.lost_events,
 		.bytes = st.bytes,
-		.complete = complete,
+		.complete = complete && !ret,
+		.error = ret ? err : NULL,
 	};
+	if (ret) {
+		logmsg(d, LOG_ERR, "capture %s failed: %s", d->cap_dir, err);
+		if (ppd_write_summary(d->cap_dir, &sum))
+			logmsg(d, LOG_ERR, "cannot write %s/summary.txt: %s",
+			       d->cap_dir, strerror(errno));
+		ret = -1;
+		goto out;
+	}
 	if (ppd_write_summary(d->cap_dir, &sum))
 		logmsg(d, LOG_ERR, "cannot write %s/summary.txt: %s", d->cap_dir,
 		       strerror(errno));
@@ -325,6 +334,7 @@ static void capture_stop(struct ppd *d, uint64_t stop_ns, int64_t samples,
 out:
 	free(d->cap_dir);
 	d->cap_dir = NULL;
+	return ret;
 }
 
 static void on_event(const struct pp_event *ev, void *arg)
@@ -509,7 +519,7 @@ int main(int argc, char **argv)
 	bool missing;
 	char err[512];
 	sigset_t mask;
-	int ret;
+	int ret, status = 0;
 
 	/* signals wait in the signalfd, even those that come during setup */
 	sigemptyset(&mask);
@@ -575,8 +585,11 @@ int main(int argc, char **argv)
 	while (!d.stopping) {
 		int n = poll(pfd, 2, d.cap ? 100 : -1);
 
-		if (n < 0 && errno != EINTR)
+		if (n < 0 && errno != EINTR) {
+			logmsg(&d, LOG_ERR, "poll: %s", strerror(errno));
+			status = 1;
 			break;
+		}
 		if (pfd[0].revents & POLLIN) {
 			if (pp_genl_read_events(d.nl, on_event, &d) < 0) {
 				logmsg(&d, LOG_WARNING, "netlink events lost (%s); resyncing",
@@ -584,9 +597,9 @@ int main(int argc, char **argv)
 				resync(&d);
 			}
 		}
+		/* a capture that cannot be written is over: say so, free its space */
 		if (d.cap && pp_capture_drain(d.cap) < 0)
-			logmsg(&d, LOG_WARNING, "ring buffer read failed: %s",
-			       strerror(errno));
+			capture_stop(&d, boottime_ns(), -1, false);
 		if (pfd[1].revents & POLLIN &&
 		    read(pfd[1].fd, &si, sizeof(si)) == sizeof(si)) {
 			switch (si.ssi_signo) {
@@ -608,13 +621,15 @@ int main(int argc, char **argv)
 		}
 	}
 
-	capture_stop(&d, boottime_ns(), -1, false);
+	if (capture_stop(&d, boottime_ns(), -1, false))
+		status = 1;
 	pp_events_restore(d.saved);
 	if (d.powerpin_enabled_later)
 		tracefs_event_disable(NULL, "powerpin", NULL);
 	reap(&d, true);
 	pp_genl_close(d.nl);
 	ppd_config_free(&d.cfg);
-	logmsg(&d, LOG_INFO, "exiting");
-	return 0;
+	logmsg(&d, status ? LOG_ERR : LOG_INFO, "exiting%s",
+	       status ? " with status 1" : "");
+	return status;
 }

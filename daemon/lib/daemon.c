@@ -220,10 +220,20 @@ int ppd_write_summary(const char *dir, const struct ppd_summary *s)
 	if (ret)
 		return -1;
 	fprintf(af.fp, "start_ns=%llu\nstop_ns=%llu\nsamples=%lld\nlost_events=%llu\n"
-		"bytes=%llu\ntrace=trace.dat\ncomplete=%d\n",
+		"bytes=%llu\ntrace=%s\ncomplete=%d\n",
 		(unsigned long long)s->start_ns, (unsigned long long)s->stop_ns,
 		(long long)s->samples, (unsigned long long)s->lost_events,
-		(unsigned long long)s->bytes, s->complete ? 1 : 0);
+		(unsigned long long)s->bytes, s->error ? "" : "trace.dat",
+		s->complete && !s->error ? 1 : 0);
+	if (s->error) {
+		const char *p;
+
+		/* one line, whatever the message holds */
+		fputs("error=", af.fp);
+		for (p = s->error; *p; p++)
+			fputc(*p == '\n' || *p == '\r' ? ' ' : *p, af.fp);
+		fputc('\n', af.fp);
+	}
 	fchmod(fileno(af.fp), 0644);
 	return atomic_commit(&af);
 }

@@ -39,11 +39,15 @@ struct ppd_summary {
 	uint64_t lost_events;
 	uint64_t bytes;
 	bool complete;
+	const char *error;	/* NULL, or why the capture failed (no trace.dat) */
 };
 
 /* Create SPOOL/capture-YYYYMMDD-HHMMSS[-N]; returns a malloc'ed path. */
 char *ppd_new_capture_dir(const char *spool);
-/* Write DIR/summary.txt atomically (docs/capture-format.md). */
+/*
+ * Write DIR/summary.txt atomically (docs/capture-format.md).  A failed
+ * capture (@s->error set) gets an empty trace= and an error= line.
+ */
 int ppd_write_summary(const char *dir, const struct ppd_summary *s);
 
 #endif

@@ -72,6 +72,8 @@ struct pp_capture {
 	uint64_t *lost0;	/* per-CPU overrun + dropped at the start */
 	uint64_t bytes;
 	struct timespec t0;
+	int error;		/* first write error (errno), sticky */
+	char *error_file;	/* where it happened */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -253,6 +255,7 @@ static void capture_free(struct pp_capture *c, bool unlink_all)
 	free(c->lost0);
 	free(c->tmp);
 	free(c->path);
+	free(c->error_file);
 	free(c);
 }
 
@@ -330,17 +333,59 @@ err:
 	return NULL;
 }
 
+/*
+ * Note the first write error of a capture.  Once there is one, the capture
+ * is lost: nothing more is read, and pp_capture_finish() fails with it.
+ */
+static void capture_error(struct pp_capture *c, int cpu, int e)
+{
+	if (c->error)
+		return;
+	c->error = e ? e : EIO;
+	c->error_file = strdup(c->files[cpu]);
+}
+
+/*
+ * Move what CPU @cpu has into its file: tracefs_cpu_write() answers with
+ * bytes moved, 0 or EAGAIN when there is nothing (more) to read; anything
+ * else is an error of the write side (ENOSPC, EIO, ...).
+ */
+static int drain_cpu(struct pp_capture *c, int cpu, bool flush)
+{
+	int n;
+
+	for (;;) {
+		errno = 0;
+		n = flush ? tracefs_cpu_flush_write(c->tcpu[cpu], c->fd[cpu]) :
+			    tracefs_cpu_write(c->tcpu[cpu], c->fd[cpu], true);
+		if (n > 0) {
+			c->bytes += n;
+			continue;
+		}
+		if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK ||
+		    errno == EINTR)
+			return 0;
+		capture_error(c, cpu, errno);
+		return -1;
+	}
+}
+
 long pp_capture_drain(struct pp_capture *c)
 {
-	long total = 0;
-	int i, n;
+	uint64_t before = c->bytes;
+	int i;
 
-	for (i = 0; i < c->ncpus; i++) {
-		while ((n = tracefs_cpu_write(c->tcpu[i], c->fd[i], true)) > 0)
-			total += n;
+	if (c->error) {
+		errno = c->error;
+		return -1;
 	}
-	c->bytes += total;
-	return total;
+	for (i = 0; i < c->ncpus; i++) {
+		if (drain_cpu(c, i, false)) {
+			errno = c->error;
+			return -1;
+		}
+	}
+	return c->bytes - before;
 }
 
 uint64_t pp_capture_lost(struct pp_capture *c)
@@ -373,15 +418,22 @@ int pp_capture_finish(struct pp_capture *c, int64_t samples,
 {
 	uint64_t lost = 0;
 	char line[256];
-	int i, n, fd;
+	int i, fd;
 
 	pp_capture_drain(c);
+	for (i = 0; i < c->ncpus && !c->error; i++)
+		drain_cpu(c, i, true);
+	if (c->error) {
+		set_err(err, errlen, "cannot write %s: %s; capture %s not written",
+			c->error_file ? c->error_file : c->tmp,
+			strerror(c->error), c->path);
+		errno = c->error;
+		goto err;
+	}
 	for (i = 0; i < c->ncpus; i++) {
 		char *text = NULL;
 		uint64_t now;
 
-		while ((n = tracefs_cpu_flush_write(c->tcpu[i], c->fd[i])) > 0)
-			c->bytes += n;
 		now = cpu_lost(i, &text);
 		if (now > c->lost0[i])
 			lost += now - c->lost0[i];

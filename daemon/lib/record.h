@@ -43,8 +43,12 @@ struct pp_capture_stats {
  */
 struct pp_capture *pp_capture_start(const char *path, char *err,
 				    size_t errlen);
-/* Move what the kernel has buffered into the capture; never blocks.
- * Returns bytes moved, or -1. */
+/*
+ * Move what the kernel has buffered into the capture; never blocks.
+ * Returns bytes moved, or -1 with errno when writing the capture failed
+ * (ENOSPC, EIO, ...).  Such an error is final: the data is incomplete, every
+ * later drain returns it again and pp_capture_finish() fails with it.
+ */
 long pp_capture_drain(struct pp_capture *c);
 /* Events lost since the start, from the kernel's per-CPU stats. */
 uint64_t pp_capture_lost(struct pp_capture *c);
@@ -52,6 +56,8 @@ uint64_t pp_capture_bytes(const struct pp_capture *c);
 /*
  * Drain the rest, append the data and rename the file into place.  @samples
  * goes into the summary option (-1 unknown).  Frees @c whatever happens.
+ * Returns -1 with a message in @err, and leaves no file, if anything could
+ * not be written, a drain error earlier in the capture included.
  */
 int pp_capture_finish(struct pp_capture *c, int64_t samples,
 		      struct pp_capture_stats *st, char *err, size_t errlen);

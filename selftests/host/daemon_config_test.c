@@ -175,6 +175,22 @@ TEST(spool_dirs_and_summary)
 	EXPECT_STREQ("start_ns=100\nstop_ns=2000000100\nsamples=20\nlost_events=3\n"
 		     "bytes=8192\ntrace=trace.dat\ncomplete=1\n", buf);
 
+	/* a failed capture: no trace, not complete, and why, on one line */
+	s.complete = true;
+	s.error = "cannot write x: No space left on device\nsecond line";
+	ASSERT_EQ(0, ppd_write_summary(b, &s));
+	snprintf(path, sizeof(path), "%s/summary.txt", b);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	buf[n] = '\0';
+	EXPECT_STREQ("start_ns=100\nstop_ns=2000000100\nsamples=20\nlost_events=3\n"
+		     "bytes=8192\ntrace=\ncomplete=0\n"
+		     "error=cannot write x: No space left on device second line\n", buf);
+	unlink(path);
+
 	/* leftovers of a killed capture go, real files stay */
 	snprintf(path, sizeof(path), "%s/trace.dat.tmp.AbC123", a);
 	ASSERT_EQ(0, close(open(path, O_CREAT | O_WRONLY, 0644)));
