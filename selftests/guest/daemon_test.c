@@ -15,9 +15,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <linux/powerpin.h>
 
 #include <kselftest_harness.h>
 
@@ -204,6 +206,91 @@ static void busy_for(double seconds)
 		waitpid(pid, NULL, 0);
 }
 
+static bool no_temp_files(const char *dir)
+{
+	struct dirent *de;
+	bool clean = true;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return false;
+	while ((de = readdir(dp)))
+		if (strstr(de->d_name, ".tmp.") || strstr(de->d_name, ".cpu"))
+			clean = false;
+	closedir(dp);
+	return clean;
+}
+
+/* Wait until the sampler's gate is closed (GET_STATUS says idle). */
+static int wait_idle(double timeout_s)
+{
+	double end = now_s() + timeout_s;
+	struct pp_genl *g = pp_genl_open();
+	struct pp_status st;
+	int ret = -1;
+
+	if (!g)
+		return -1;
+	do {
+		if (!pp_genl_get_status(g, &st) &&
+		    st.state == POWERPIN_STATE_IDLE) {
+			ret = 0;
+			break;
+		}
+		usleep(20000);
+	} while (now_s() < end);
+	pp_genl_close(g);
+	return ret;
+}
+
+/* Sleep in short naps for @seconds: a steady stream of sched_switch events. */
+static void switch_for(double seconds)
+{
+	double end = now_s() + seconds;
+
+	while (now_s() < end)
+		usleep(100);
+}
+
+/* Write @path until the file system is full; true if it ended in ENOSPC. */
+static bool fill_fs(const char *path)
+{
+	static char buf[1 << 20];
+	size_t chunk = sizeof(buf);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int e = 0;
+
+	if (fd < 0)
+		return false;
+	while (chunk >= 4096) {
+		if (write(fd, buf, chunk) < 0) {
+			e = errno;
+			if (e != ENOSPC)
+				break;
+			chunk /= 2;
+		}
+	}
+	close(fd);
+	return e == ENOSPC;
+}
+
+/* Enable state of one event: '0', '1', or '?' if it cannot be read. */
+static char event_state(const char *event)
+{
+	char path[256], buf[16];
+
+	snprintf(path, sizeof(path), TRACING "/events/%s/enable", event);
+	return read_file(path, buf, sizeof(buf)) ? '?' : buf[0];
+}
+
+static int set_event(const char *event, const char *on)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TRACING "/events/%s/enable", event);
+	return write_file(path, on);
+}
+
 FIXTURE(ppd) {
 	char base[64];
 	char spool[128];
@@ -306,6 +393,9 @@ FIXTURE_TEARDOWN(ppd)
 	write_file(TRACING "/tracing_on", "0");
 	if (self->pid > 0)
 		stop_daemon(self->pid, SIGTERM);
+	/* a test that put the spool on a small tmpfs */
+	if (self->spool[0])
+		umount2(self->spool, MNT_DETACH);
 	write_file(EMU "/vcell_raw", "-1");
 	write_file(EMU "/current_raw", "-1");
 	if (self->period[0])
@@ -580,6 +670,100 @@ TEST_F_TIMEOUT(ppd, one_capture_at_a_time, 120)
 	free(dir);
 }
 
+/* Events that were on stay on, those that were off go back off. */
+TEST_F_TIMEOUT(ppd, puts_each_event_back, 120)
+{
+	int status;
+
+	ASSERT_EQ(0, stop_daemon(self->pid, SIGTERM));
+	self->pid = 0;
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/enable", "0"));
+	ASSERT_EQ(0, set_event("powerpin/battery", "1"));
+	ASSERT_EQ(0, set_event("sched/sched_process_fork", "1"));
+	ASSERT_EQ(0, set_event("sched/sched_switch", "0"));
+	self->pid = start_daemon(_metadata, self);
+	ASSERT_LT(0, self->pid);
+	EXPECT_EQ('1', event_state("powerpin/counter"));
+	EXPECT_EQ('1', event_state("sched/sched_switch"));
+
+	status = stop_daemon(self->pid, SIGTERM);
+	self->pid = 0;
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ('1', event_state("powerpin/battery"));
+	EXPECT_EQ('0', event_state("powerpin/counter"));
+	EXPECT_EQ('1', event_state("sched/sched_process_fork"));
+	EXPECT_EQ('0', event_state("sched/sched_switch"));
+	set_event("powerpin/battery", "0");
+	set_event("sched/sched_process_fork", "0");
+}
+
+/*
+ * The spool's file system fills up mid-capture: the capture fails loudly
+ * (log, summary.txt with complete=0 and the reason, no trace.dat) instead
+ * of ending as a silently truncated trace.dat once space is back, and the
+ * next capture works.
+ */
+TEST_F_TIMEOUT(ppd, disk_full_fails_the_capture, 180)
+{
+	char fill[256], path[1024], *dir, *next;
+	double end;
+	int status;
+
+	ASSERT_EQ(0, stop_daemon(self->pid, SIGTERM));
+	self->pid = 0;
+	ASSERT_EQ(0, mount("tmpfs", self->spool, "tmpfs", 0, "size=64m"));
+	self->pid = start_daemon(_metadata, self);
+	ASSERT_LT(0, self->pid);
+
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	end = now_s() + 10;
+	while (now_s() < end && !file_has(self->log, "capture started"))
+		usleep(20000);
+	ASSERT_TRUE(file_has(self->log, "capture started"));
+	snprintf(fill, sizeof(fill), "%s/fill", self->spool);
+	ASSERT_TRUE(fill_fs(fill));
+	end = now_s() + 10;
+	while (now_s() < end && !file_has(self->log, "failed: cannot write"))
+		switch_for(0.1);
+	/* space again: nothing may come back of the capture now */
+	unlink(fill);
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	EXPECT_TRUE(file_has(self->log, "No space left on device"));
+	/* the sampler closes the gate at its next poll */
+	ASSERT_EQ(0, wait_idle(5.0));
+
+	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	ASSERT_NE(NULL, dir);
+	EXPECT_EQ(0, summary_value(dir, "complete"));
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	EXPECT_TRUE(file_has(path, "\ntrace=\n"));
+	EXPECT_TRUE(file_has(path, "\nerror=cannot write "));
+	snprintf(path, sizeof(path), "%s/trace.dat", dir);
+	EXPECT_NE(0, access(path, F_OK));
+	EXPECT_TRUE(no_temp_files(dir));
+
+	/* the daemon goes on: the next gate opening is a good capture */
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	busy_for(1.0);
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	next = wait_capture(self->spool, "trace.dat", 0, 10.0);
+	ASSERT_NE(NULL, next);
+	EXPECT_NE(0, strcmp(dir, next));
+	snprintf(path, sizeof(path), "%s/summary.txt", next);
+	end = now_s() + 5;
+	while (now_s() < end && access(path, F_OK))
+		usleep(50000);
+	EXPECT_EQ(1, summary_value(next, "complete"));
+
+	status = stop_daemon(self->pid, SIGTERM);
+	self->pid = 0;
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	free(dir);
+	free(next);
+}
+
 TEST(bad_arguments_and_config)
 {
 	char dir[] = "/tmp/ppdbad.XXXXXX", path[128], cmd[512];
@@ -606,21 +790,6 @@ TEST(bad_arguments_and_config)
 
 /* ---- powerpin record: the same capture without the daemon ------------- */
 
-static bool no_temp_files(const char *dir)
-{
-	struct dirent *de;
-	bool clean = true;
-	DIR *dp = opendir(dir);
-
-	if (!dp)
-		return false;
-	while ((de = readdir(dp)))
-		if (strstr(de->d_name, ".tmp.") || strstr(de->d_name, ".cpu"))
-			clean = false;
-	closedir(dp);
-	return clean;
-}
-
 FIXTURE(rec) {
 	char dir[64];
 	char trace[128];
@@ -645,6 +814,8 @@ FIXTURE_TEARDOWN(rec)
 	write_file(EMU "/vcell_raw", "-1");
 	write_file(EMU "/current_raw", "-1");
 	if (self->dir[0]) {
+		snprintf(cmd, sizeof(cmd), "%s/small", self->dir);
+		umount2(cmd, MNT_DETACH);
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
 		system(cmd);
 	}
@@ -717,6 +888,76 @@ TEST_F_TIMEOUT(rec, sigint_leaves_valid_file, 120)
 	EXPECT_LT(0, ev.count);
 	EXPECT_TRUE(no_temp_files(self->dir));
 	EXPECT_TRUE(file_has(TRACING "/tracing_on", "0"));
+}
+
+/* record puts back each event as it was, not whole systems */
+TEST_F_TIMEOUT(rec, puts_each_event_back, 120)
+{
+	char cmd[512];
+
+	ASSERT_EQ(0, set_event("powerpin/battery", "1"));
+	ASSERT_EQ(0, set_event("sched/sched_process_fork", "1"));
+	ASSERT_EQ(0, set_event("sched/sched_switch", "0"));
+	snprintf(cmd, sizeof(cmd), "build/bin/powerpin record -q -d 0.5 -o %s",
+		 self->trace);
+	EXPECT_EQ(0, system(cmd));
+	EXPECT_EQ('1', event_state("powerpin/battery"));
+	EXPECT_EQ('0', event_state("powerpin/counter"));
+	EXPECT_EQ('1', event_state("sched/sched_process_fork"));
+	EXPECT_EQ('0', event_state("sched/sched_switch"));
+	set_event("powerpin/battery", "0");
+	set_event("sched/sched_process_fork", "0");
+}
+
+/*
+ * The output's file system fills up mid-capture and has room again before
+ * the end: record must not write what is left as if it were the capture.
+ * It exits 1, says why, and leaves no file behind.
+ */
+TEST_F_TIMEOUT(rec, disk_full_fails, 120)
+{
+	char small[128], out[160], fill[160], errf[160];
+	double end;
+	int status;
+	pid_t pid;
+
+	snprintf(small, sizeof(small), "%s/small", self->dir);
+	snprintf(out, sizeof(out), "%s/t.dat", small);
+	snprintf(fill, sizeof(fill), "%s/fill", small);
+	snprintf(errf, sizeof(errf), "%s/err", self->dir);
+	ASSERT_EQ(0, mkdir(small, 0755));
+	ASSERT_EQ(0, mount("tmpfs", small, "tmpfs", 0, "size=64m"));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(fd, STDERR_FILENO);
+		execl("build/bin/powerpin", "powerpin", "record", "-q", "-d", "8",
+		      "-o", out, NULL);
+		_exit(127);
+	}
+	/* tracing_on 1: record has written its headers and is capturing */
+	end = now_s() + 15;
+	while (now_s() < end && !file_has(TRACING "/tracing_on", "1"))
+		usleep(20000);
+	ASSERT_TRUE(file_has(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(fill_fs(fill));
+	/* a page or more per CPU while the disk is full */
+	switch_for(1.5);
+	unlink(fill);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	EXPECT_TRUE(file_has(errf, "No space left on device"));
+	EXPECT_TRUE(file_has(errf, "not written"));
+	EXPECT_NE(0, access(out, F_OK));
+	EXPECT_TRUE(no_temp_files(small));
+	/* and it still put tracing back */
+	EXPECT_TRUE(file_has(TRACING "/tracing_on", "0"));
+	EXPECT_EQ('0', event_state("powerpin/battery"));
+	EXPECT_EQ(0, umount2(small, 0));
 }
 
 TEST_HARNESS_MAIN
