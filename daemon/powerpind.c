@@ -40,6 +40,7 @@
 
 struct ppd {
 	bool foreground;
+	bool check_config;
 	const char *config_path;
 	bool config_explicit;
 	const char *spool_arg;
@@ -85,13 +86,15 @@ static uint64_t boottime_ns(void)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: powerpind [--foreground] [--config FILE] [--spool DIR]\n\n"
+		"usage: powerpind [--foreground] [--config FILE] [--spool DIR] [--check-config]\n\n"
 		"Capture power samples whenever tracing_on opens the powerpin sampler's gate.\n\n"
 		"  -f, --foreground   stay in the foreground and log to stderr (else syslog)\n"
 		"  -c, --config FILE  configuration (default " PPD_DEFAULT_CONFIG ",\n"
 		"                     optional when not given explicitly)\n"
 		"  -s, --spool DIR    where captures go (default: the config's spool, else\n"
 		"                     " PPD_DEFAULT_SPOOL ")\n"
+		"      --check-config read the configuration, print what would be used and\n"
+		"                     exit: 0 if powerpind would start with it, else 1\n"
 		"  -h, --help         this help\n\n"
 		"Signals: SIGTERM/SIGINT finish an open capture and exit, SIGHUP rereads\n"
 		"the configuration.  Capture layout: docs/capture-format.md.\n");
@@ -453,6 +456,7 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "spool", required_argument, NULL, 's' },
+		{ "check-config", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -480,6 +484,9 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 				return 2;
 			}
 			d->spool_arg = optarg;
+			break;
+		case 'C':
+			d->check_config = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -511,6 +518,29 @@ static void reap(struct ppd *d, bool block)
 	}
 }
 
+/* --check-config: what the daemon would run with, on stdout. */
+static int print_config(const struct ppd *d)
+{
+	int i;
+
+	printf("config: %s%s\n", d->config_path,
+	       access(d->config_path, F_OK) ? " (not present: defaults)" : "");
+	printf("spool: %s\n", d->spool_arg ? d->spool_arg :
+	       d->cfg.spool ? d->cfg.spool : PPD_DEFAULT_SPOOL);
+	if (d->cfg.have_period)
+		printf("period_us: %u\n", d->cfg.period_us);
+	else
+		printf("period_us: the module's own\n");
+	if (d->cfg.supply)
+		printf("supply: \"%s\"\n", d->cfg.supply);
+	else
+		printf("supply: the module's own\n");
+	printf("report: %s\n", d->cfg.report ? "yes" : "no");
+	for (i = 0; i < d->cfg.nr_pin_files; i++)
+		printf("pin_file: %s\n", d->cfg.pin_files[i]);
+	return fflush(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ppd d = { .cfg = { .report = true }, .cap_lock = -1 };
@@ -536,6 +566,11 @@ int main(int argc, char **argv)
 			    sizeof(err))) {
 		fprintf(stderr, "powerpind: %s\n", err);
 		return 1;
+	}
+	if (d.check_config) {
+		ret = print_config(&d);
+		ppd_config_free(&d.cfg);
+		return ret;
 	}
 	if (!tracefs_tracing_dir() || access(tracefs_tracing_dir(), W_OK)) {
 		fprintf(stderr, "powerpind: no write access to tracefs (mounted? root?)\n");

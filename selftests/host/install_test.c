@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * scripts/install (make install / make uninstall) into a scratch DESTDIR:
- * what lands where, the unit's paths, and that uninstall takes back exactly
- * what install put there and leaves the administrator's config alone.
+ * what lands where, the unit's paths, that the unit's ExecStart would start
+ * on a fresh install, and that uninstall takes back exactly what install put
+ * there and leaves the administrator's config alone.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +50,40 @@ static mode_t mode_of(const char *path)
 	return stat(path, &st) ? 0 : st.st_mode & 07777;
 }
 
+/*
+ * Run the unit's ExecStart as systemd would on the installed tree, with
+ * every absolute path moved under @dest and --check-config added, so the
+ * daemon reads its configuration as it would at start and exits.  Returns
+ * its exit status (0: it would start), -1 if the unit has no ExecStart.
+ */
+static int run_exec_start(const char *unit, const char *dest)
+{
+	char line[1024], cmd[4096], *tok, *save;
+	bool found = false;
+	size_t len = 0;
+	FILE *fp = fopen(unit, "r");
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		if (!strncmp(line, "ExecStart=", 10)) {
+			found = true;
+			break;
+		}
+	}
+	fclose(fp);
+	if (!found)
+		return -1;
+	line[strcspn(line, "\n")] = '\0';
+	cmd[0] = '\0';
+	for (tok = strtok_r(line + 10, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save))
+		len += snprintf(cmd + len, sizeof(cmd) - len, "'%s%s' ",
+				tok[0] == '/' ? dest : "", tok);
+	snprintf(cmd + len, sizeof(cmd) - len, "--check-config >/dev/null");
+	return run("%s", cmd);
+}
+
 FIXTURE(inst) {
 	char dest[64];
 	char kver[128];
@@ -93,8 +128,16 @@ TEST_F(inst, install_then_uninstall_prefix_usr_local)
 	EXPECT_EQ((mode_t)0644, mode_of(p));
 	/* a local prefix puts the unit where the administrator's units go */
 	snprintf(p, sizeof(p), "%s/etc/systemd/system/powerpind.service", self->dest);
-	EXPECT_TRUE(has(p, "ExecStart=/usr/local/sbin/powerpind --foreground --config /etc/powerpin/powerpind.conf\n"));
+	EXPECT_TRUE(has(p, "ExecStart=/usr/local/sbin/powerpind --foreground\n"));
 	EXPECT_FALSE(has(p, "@"));
+	/*
+	 * Fresh install, no powerpind.conf: the unit still starts.  Naming the
+	 * config in ExecStart made it exit 1 because the file is not there.
+	 */
+	EXPECT_EQ(0, run_exec_start(p, self->dest));
+	/* the example is a valid configuration as it ships */
+	EXPECT_EQ(0, run("%s/usr/local/sbin/powerpind --check-config --config %s/etc/powerpin/powerpind.conf.example >/dev/null",
+			 self->dest, self->dest));
 
 	/* the administrator's own config survives uninstall */
 	snprintf(p, sizeof(p), "%s/etc/powerpin/powerpind.conf", self->dest);
@@ -118,6 +161,7 @@ TEST_F(inst, prefix_usr_and_bad_arguments)
 			 self->dest, self->kver));
 	snprintf(p, sizeof(p), "%s/lib/systemd/system/powerpind.service", self->dest);
 	EXPECT_TRUE(has(p, "ExecStart=/usr/sbin/powerpind "));
+	EXPECT_EQ(0, run_exec_start(p, self->dest));
 	ASSERT_EQ(0, run("scripts/install uninstall %s /usr %s 2>/dev/null",
 			 self->dest, self->kver));
 	EXPECT_EQ(0, run("test -z \"$(find %s -type f)\"", self->dest));
