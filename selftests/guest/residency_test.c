@@ -418,6 +418,94 @@ TEST_F(disk, sparse_1tib)
 	free(page);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * A tmpfs file as large as tmpfs allows (2^63 - 1 bytes, 2^51 pages) with
+ * three pages written: the walk goes from entry to entry, so the empty
+ * space costs nothing and every mode answers at once.  The times are only
+ * logged; what is asserted is the answer.
+ */
+TEST(sparse_tmpfs_largest_file)
+{
+	char dir[] = "/tmp/residency-sparse.XXXXXX", path[64];
+	struct powerpin_run runs[4];
+	struct powerpin_residency r;
+	unsigned char bits[4096];
+	uint64_t size, last, mid, pages, cursor;
+	int dev, fd, calls;
+	double t0;
+	char c = 1;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	dev = open(POWERPIN_DEVICE, O_RDONLY);
+	ASSERT_LE(0, dev);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, mount("tmpfs", dir, "tmpfs", 0, "size=64m"));
+	snprintf(path, sizeof(path), "%s/f", dir);
+	fd = open(path, O_RDWR | O_CREAT, 0600);
+	ASSERT_LE(0, fd);
+	for (size = INT64_MAX; ftruncate(fd, size); size >>= 1)
+		ASSERT_EQ(EFBIG, errno);
+	pages = (size + page_size - 1) / page_size;
+	last = (pages - 1) * page_size;
+	mid = (pages / 3) * page_size;
+	TH_LOG("largest tmpfs file: %llu bytes, %llu pages", (unsigned long long)size,
+	       (unsigned long long)pages);
+	ASSERT_EQ(1, pwrite(fd, &c, 1, 0));
+	ASSERT_EQ(1, pwrite(fd, &c, 1, mid));
+	ASSERT_EQ(1, pwrite(fd, &c, 1, size - 1));
+
+	t0 = now_s();
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	TH_LOG("counts over %llu pages: %.3f s", (unsigned long long)pages, now_s() - t0);
+	EXPECT_EQ(pages, r.nr_pages);
+	EXPECT_EQ(3U, r.nr_resident);
+	EXPECT_EQ(0U, r.nr_evicted);
+	EXPECT_EQ(size, r.file_size);
+
+	t0 = now_s();
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_RUNS, 0, 0, runs, sizeof(runs), &r));
+	TH_LOG("runs over %llu pages: %.3f s", (unsigned long long)pages, now_s() - t0);
+	ASSERT_EQ(3U, r.nr_runs);
+	EXPECT_EQ(0U, r.cursor);
+	EXPECT_EQ(pages, r.nr_pages);
+	EXPECT_EQ(0U, runs[0].offset);
+	EXPECT_EQ(mid, runs[1].offset);
+	EXPECT_EQ(last, runs[2].offset);
+
+	/* one run per call: the cursor jumps over the empty space too */
+	t0 = now_s();
+	ASSERT_EQ(3, all_runs(dev, fd, 0, 0, 1, runs, 4, &calls));
+	TH_LOG("runs one per call: %d calls, %.3f s", calls, now_s() - t0);
+	EXPECT_EQ(3, calls);
+	EXPECT_EQ(last, runs[2].offset);
+
+	/* from just past the middle page: only the last one */
+	cursor = mid + page_size;
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, cursor, 0, NULL, 0, &r));
+	EXPECT_EQ(pages - cursor / page_size, r.nr_pages);
+	EXPECT_EQ(1U, r.nr_resident);
+
+	/* bitmap: the last 32768 pages, the last bit set */
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_BITMAP, (pages - 32768) * page_size, 0,
+			   bits, sizeof(bits), &r));
+	EXPECT_EQ(32768U, r.nr_pages);
+	EXPECT_EQ(1U, r.nr_resident);
+	EXPECT_TRUE(bit_is_set(bits, 32767));
+
+	close(fd);
+	EXPECT_EQ(0, umount(dir));
+	rmdir(dir);
+	close(dev);
+}
+
 TEST_F(disk, dirty_then_clean)
 {
 	const size_t n = 64;
