@@ -692,14 +692,15 @@ static int pin_capture(int argc, char **argv)
 		{ "help",         no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct sigaction chld_dfl = { .sa_handler = SIG_DFL }, chld_old;
 	struct capture_file *files = NULL;
 	uint64_t quota = PINLIST_NO_QUOTA, tick = 0;
 	enum probe_want want = PROBE_AUTO;
 	unsigned long long interval_ms = 0;
-	bool evict = false, verbose = false;
+	bool evict = false, verbose = false, chld_set = false;
 	size_t nr = 0, i, k;
 	const char *dir = NULL;
-	int c, status, ret = 1;
+	int c, status = 0, wait_err = 0, ret = 1;
 	pid_t pid;
 
 	optind = 0;
@@ -813,6 +814,13 @@ static int pin_capture(int argc, char **argv)
 		fprintf(stderr, "powerpin pin capture: %s: %s\n", dir, strerror(errno));
 		goto out;
 	}
+	/*
+	 * An inherited SIGCHLD of SIG_IGN makes the kernel reap the workload
+	 * by itself, and waitpid() would fail with ECHILD instead of giving
+	 * its status.
+	 */
+	sigaction(SIGCHLD, &chld_dfl, &chld_old);
+	chld_set = true;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -820,6 +828,8 @@ static int pin_capture(int argc, char **argv)
 		goto out;
 	}
 	if (!pid) {
+		/* the workload gets SIGCHLD the way it was given to us */
+		sigaction(SIGCHLD, &chld_old, NULL);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "powerpin pin capture: %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);
@@ -836,8 +846,10 @@ static int pin_capture(int argc, char **argv)
 			w = waitpid(pid, &status, WNOHANG);
 			if (w == pid)
 				break;
-			if (w < 0 && errno != EINTR)
+			if (w < 0 && errno != EINTR) {
+				wait_err = errno;
 				break;
+			}
 			nanosleep(&ts, NULL);
 			tick++;
 			for (i = 0; i < nr; i++)
@@ -846,8 +858,12 @@ static int pin_capture(int argc, char **argv)
 			continue;
 		}
 		w = waitpid(pid, &status, 0);
-		if (w == pid || (w < 0 && errno != EINTR))
+		if (w == pid)
 			break;
+		if (w < 0 && errno != EINTR) {
+			wait_err = errno;
+			break;
+		}
 	}
 	tick++;
 	for (i = 0; i < nr; i++) {
@@ -867,7 +883,11 @@ static int pin_capture(int argc, char **argv)
 		       (unsigned long long)pin_ranges_bytes(&written));
 		pin_ranges_free(&written);
 	}
-	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+	if (wait_err) {
+		fprintf(stderr, "powerpin pin capture: waiting for the workload: %s\n",
+			strerror(wait_err));
+		ret = 1;
+	} else if (WIFEXITED(status) && !WEXITSTATUS(status)) {
 		ret = 0;
 	} else {
 		if (WIFEXITED(status))
@@ -883,6 +903,8 @@ reap:
 	kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
 out:
+	if (chld_set)
+		sigaction(SIGCHLD, &chld_old, NULL);
 	for (i = 0; i < nr; i++) {
 		if (files[i].fd >= 0)
 			close(files[i].fd);
@@ -958,7 +980,7 @@ static int pin_apply(int argc, char **argv)
 	int64_t charged;
 	struct sigaction sa = { 0 };
 	uint8_t *map = NULL;
-	sigset_t block, old;
+	sigset_t block, old, suspend;
 	bool sig_set = false;
 	struct stat st;
 	int c, fd = -1, ret = 1;
@@ -1036,8 +1058,15 @@ static int pin_apply(int argc, char **argv)
 	fflush(stdout);
 	fprintf(stderr, "powerpin pin apply: holding %llu bytes of %s; SIGTERM or SIGINT releases them\n",
 		(unsigned long long)pinned, file);
+	/*
+	 * Wait with the caller's mask minus the two release signals: a mask
+	 * inherited with them blocked would otherwise never let them in.
+	 */
+	suspend = old;
+	sigdelset(&suspend, SIGTERM);
+	sigdelset(&suspend, SIGINT);
 	while (!apply_stop)
-		sigsuspend(&old);
+		sigsuspend(&suspend);
 	ret = 0;
 out:
 	if (sig_set)

@@ -342,8 +342,13 @@ TEST_F(pin, capture_covers_exactly_the_entries_read)
 	EXPECT_EQ(0, pin_run("grep -q 'workload exited with status 1' %s/log", self->dir));
 }
 
-/* Start `pin apply`, wait for its total line, return its pid and the total. */
-static pid_t start_apply(const char *args, long long *pinned, char *log, size_t loglen)
+/*
+ * Start `pin apply`, wait for its total line, return its pid and the total.
+ * With @block, it starts with SIGTERM and SIGINT blocked, as a caller's
+ * signal mask may leave them.
+ */
+static pid_t start_apply_mask(const char *args, bool block, long long *pinned,
+			      char *log, size_t loglen)
 {
 	char cmd[1024], line[256];
 	FILE *fp;
@@ -354,6 +359,13 @@ static pid_t start_apply(const char *args, long long *pinned, char *log, size_t 
 		return -1;
 	pid = fork();
 	if (!pid) {
+		sigset_t stop;
+
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGTERM);
+		sigaddset(&stop, SIGINT);
+		if (block)
+			sigprocmask(SIG_BLOCK, &stop, NULL);
 		dup2(p[1], 1);
 		close(p[0]);
 		close(p[1]);
@@ -374,14 +386,35 @@ static pid_t start_apply(const char *args, long long *pinned, char *log, size_t 
 	return pid;
 }
 
+static pid_t start_apply(const char *args, long long *pinned, char *log, size_t loglen)
+{
+	return start_apply_mask(args, false, pinned, log, loglen);
+}
+
+/* Send @sig; the exit status, or -2 if it is still holding 10 s later. */
+static int stop_apply_sig(pid_t pid, int sig)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int st, i;
+
+	kill(pid, sig);
+	for (i = 0; i < 1000; i++) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (w < 0)
+			return -1;
+		nanosleep(&tick, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -2;
+}
+
 static int stop_apply(pid_t pid)
 {
-	int st;
-
-	kill(pid, SIGTERM);
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return stop_apply_sig(pid, SIGTERM);
 }
 
 TEST_F(pin, apply_locks_exactly_the_pinned_bytes)
@@ -413,6 +446,78 @@ TEST_F(pin, apply_locks_exactly_the_pinned_bytes)
 	EXPECT_EQ(2 * PS, pin_vmlck(pid));
 	EXPECT_NE(NULL, strstr(log, "start=20480 bytes=904\n"));
 	EXPECT_EQ(0, stop_apply(pid));
+}
+
+/* Started with SIGTERM and SIGINT blocked, either still releases the pages. */
+TEST_F(pin, apply_stops_when_started_with_stop_signals_blocked)
+{
+	const uint64_t ranges[] = { 0, PS };
+	char list[160], args[512], log[2048];
+	long long pinned;
+	pid_t pid;
+
+	ASSERT_EQ(0, pin_make_evicted(self->file, 4, 0644));
+	snprintf(list, sizeof(list), "%s/p.meta", self->dir);
+	ASSERT_EQ(0, pin_write_pairs(list, ranges, 1));
+	snprintf(args, sizeof(args), "%s --pinlist %s", self->file, list);
+
+	pid = start_apply_mask(args, true, &pinned, log, sizeof(log));
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(PS, pinned);
+	EXPECT_EQ(0, stop_apply_sig(pid, SIGTERM));
+
+	pid = start_apply_mask(args, true, &pinned, log, sizeof(log));
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(PS, pinned);
+	EXPECT_EQ(0, stop_apply_sig(pid, SIGINT));
+}
+
+/*
+ * A parent that ignores SIGCHLD passes that on: the workload's children are
+ * then reaped by the kernel unless `pin capture` takes SIGCHLD back.  The
+ * workload's exit status must still decide capture's.
+ */
+static int capture_sigchld_ignored(const char *file, const char *dir, const char *cmd,
+				   const char *log)
+{
+	pid_t pid;
+	int st, fd;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		signal(SIGCHLD, SIG_IGN);
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			_exit(97);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(pin_bin(), pin_bin(), "pin", "capture", "--file", file, "-o", dir, "--",
+		      cmd, (char *)NULL);
+		_exit(98);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+TEST_F(pin, capture_with_sigchld_ignored)
+{
+	char cap[160], log[160], out[200];
+
+	ASSERT_EQ(0, pin_make_evicted(self->file, 4, 0644));
+	snprintf(cap, sizeof(cap), "%s/cap", self->dir);
+	snprintf(log, sizeof(log), "%s/log", self->dir);
+	snprintf(out, sizeof(out), "%s/data.pinlist", cap);
+
+	EXPECT_EQ(0, capture_sigchld_ignored(self->file, cap, "/bin/true", log));
+	EXPECT_EQ(0, access(out, F_OK));
+	EXPECT_EQ(0, pin_run("! grep -q 'waiting for the workload' %s", log));
+
+	EXPECT_EQ(1, capture_sigchld_ignored(self->file, cap, "/bin/false", log));
+	EXPECT_EQ(0, pin_run("grep -q 'workload exited with status 1' %s", log));
 }
 
 TEST_F(pin, apply_uses_the_pinlist_inside_the_apk)
