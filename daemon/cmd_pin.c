@@ -5,6 +5,7 @@
  * `file` and `pinlist` keep the output lines of AOSP's pintool so scripts
  * written for it keep working; the faults listed in DESIGN.md are not kept.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -54,12 +55,40 @@ static double percent(uint64_t part, uint64_t whole)
 	return whole ? (double)part / (double)whole * 100.0 : 0.0;
 }
 
+/*
+ * A decimal count, optionally with a K, M or G suffix (powers of 1024) when
+ * @suffix is true.  Decimal only: "010" is ten, not eight.
+ */
+static int parse_decimal(const char *arg, bool suffix, unsigned long long *out)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	if (!isdigit((unsigned char)arg[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno)
+		return -1;
+	if (suffix) {
+		switch (*end) {
+		case 'k': case 'K': mul = 1ULL << 10; end++; break;
+		case 'm': case 'M': mul = 1ULL << 20; end++; break;
+		case 'g': case 'G': mul = 1ULL << 30; end++; break;
+		}
+	}
+	if (*end || v > ULLONG_MAX / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
 static int parse_quota(const char *cmd, const char *arg, uint64_t *quota)
 {
 	unsigned long long v;
 
-	if (parse_size(arg, &v) || !v) {
-		fprintf(stderr, "powerpin %s: --quota: '%s' is not a positive byte count\n",
+	if (parse_decimal(arg, true, &v) || !v) {
+		fprintf(stderr, "powerpin %s: --quota: '%s' is not a positive decimal byte count (K, M, G suffixes allowed)\n",
 			cmd, arg);
 		return -1;
 	}
@@ -159,7 +188,7 @@ static void file_usage(FILE *out)
 		"  --pinconfig FILE       keep only the entries (and ranges) FILE names (needs --zip)\n"
 		"  --dump                 print the coverages (always on without --zip)\n"
 		"  -o, --output FILE      write a pinlist.meta (atomically)\n"
-		"  --quota BYTES          write at most BYTES (K/M/G suffixes accepted)\n"
+		"  --quota BYTES          write at most BYTES (decimal; K/M/G suffixes accepted)\n"
 		"  --probe-method M       auto (default), runs, bitmap or mincore\n"
 		"  --json                 machine-readable output instead of the text lines\n"
 		"  -v, --verbose          more detail\n"
@@ -634,7 +663,7 @@ static void pin_usage(FILE *out)
 		"  --evict            drop the files' clean cached pages first (POSIX_FADV_DONTNEED)\n"
 		"  --interval MS      probe every MS milliseconds while CMD runs and order each\n"
 		"                     pinlist by first touch, so a quota keeps the earliest bytes\n"
-		"  --quota BYTES      at most BYTES per pinlist\n"
+		"  --quota BYTES      at most BYTES per pinlist (decimal; K/M/G suffixes accepted)\n"
 		"  --probe-method M   auto (default), runs, bitmap or mincore\n"
 		"  -o, --output DIR   directory for the pinlists (created if missing)\n"
 		"  -v, --verbose      say how much was resident before the workload\n"
@@ -644,7 +673,7 @@ static void pin_usage(FILE *out)
 		"the quota), print them, and hold them until SIGTERM or SIGINT.\n"
 		"  --pinlist FILE     the pinlist (default: assets/pinlist.meta or pinlist.meta\n"
 		"                     inside <file> when it is a zip/apk)\n"
-		"  --quota BYTES      pin at most BYTES\n"
+		"  --quota BYTES      pin at most BYTES (decimal; K/M/G suffixes accepted)\n"
 		"\n"
 		"  -h, --help         this text\n");
 }
@@ -724,7 +753,7 @@ static int pin_capture(int argc, char **argv)
 		case 'v': verbose = true; break;
 		case 'o': dir = optarg; break;
 		case 'i':
-			if (parse_size(optarg, &interval_ms) || !interval_ms ||
+			if (parse_decimal(optarg, false, &interval_ms) || !interval_ms ||
 			    interval_ms > 3600000) {
 				fprintf(stderr, "powerpin pin capture: --interval: '%s' is not a number of milliseconds (1..3600000)\n",
 					optarg);

@@ -464,7 +464,7 @@ TEST_F(pinlist, sparse_file_over_4g)
 
 TEST_F(pinlist, cli_plain_file_output_and_quota)
 {
-	uint8_t probe[24], want[16], got[64];
+	uint8_t probe[24], want[24], got[64];
 	char data[128];
 	size_t len;
 	int fd;
@@ -506,6 +506,21 @@ TEST_F(pinlist, cli_plain_file_output_and_quota)
 		ASSERT_EQ(0, read_bytes(o, got, sizeof(got), &len));
 		ASSERT_EQ(8, len);
 		EXPECT_EQ(0, memcmp(got, want, 8));
+		/* decimal: 010 is ten bytes, not eight; 8K is 8192 */
+		ASSERT_EQ(0, run(self->out, "%s file %s --use-probe %s -o %s --quota 010",
+				 powerpin_bin(), data, self->path, o));
+		be_pair(want + 16, 4096, 10);
+		ASSERT_EQ(0, read_bytes(o, got, sizeof(got), &len));
+		ASSERT_EQ(8, len);
+		EXPECT_EQ(0, memcmp(got, want + 16, 8));
+		ASSERT_EQ(0, run(self->out, "%s file %s --use-probe %s -o %s --quota 8K",
+				 powerpin_bin(), data, self->path, o));
+		ASSERT_EQ(0, read_bytes(o, got, sizeof(got), &len));
+		ASSERT_EQ(8, len);
+		EXPECT_EQ(0, memcmp(got, want, 8));
+		EXPECT_EQ(2, run(self->out, "%s file %s --use-probe %s -o %s --quota 0x10",
+				 powerpin_bin(), data, self->path, o));
+		EXPECT_TRUE(file_contains(self->out, "'0x10' is not a positive decimal byte count"));
 		EXPECT_EQ(2, run(self->out, "%s file %s --use-probe %s -o %s --quota 0",
 				 powerpin_bin(), data, self->path, o));
 		EXPECT_EQ(2, run(self->out, "%s file %s --use-probe %s -o %s --quota 12Q",
