@@ -159,6 +159,42 @@ int pin_ranges_subtract(const struct pin_ranges *a, const struct pin_ranges *b,
 	return 0;
 }
 
+/*
+ * Cut every range longer than a pinlist.meta length field holds into
+ * pieces of at most PINLIST_FIELD_MAX rounded down to @page_size.  The
+ * pieces start on pages, so PinnerService, which rounds each pair out to
+ * pages and charges it, charges exactly the bytes of the original range.
+ */
+static int split_long(struct pin_ranges *r, uint64_t page_size)
+{
+	const uint64_t piece = PINLIST_FIELD_MAX & ~(page_size - 1);
+	struct pin_ranges out = { 0 };
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		any |= r->v[i].length > PINLIST_FIELD_MAX;
+	if (!any)
+		return 0;
+	for (i = 0; i < r->nr; i++) {
+		uint64_t off = r->v[i].offset, len = r->v[i].length;
+
+		do {
+			uint64_t n = len > PINLIST_FIELD_MAX ? piece : len;
+
+			if (pin_ranges_add(&out, off, n, r->v[i].rank)) {
+				pin_ranges_free(&out);
+				return -1;
+			}
+			off += n;
+			len -= n;
+		} while (len);
+	}
+	pin_ranges_free(r);
+	*r = out;
+	return 0;
+}
+
 int pinlist_normalize(const struct pin_ranges *in, uint64_t page_size,
 		      uint64_t file_size, bool by_rank, struct pin_ranges *out)
 {
@@ -189,8 +225,7 @@ int pinlist_normalize(const struct pin_ranges *in, uint64_t page_size,
 	}
 	if (!by_rank) {
 		pin_ranges_merge(&tmp);
-		*out = tmp;
-		return 0;
+		goto split;
 	}
 	/* by rank: sweep in offset order, merging only equal ranks */
 	qsort(tmp.v, tmp.nr, sizeof(*tmp.v), cmp_offset);
@@ -217,6 +252,11 @@ int pinlist_normalize(const struct pin_ranges *in, uint64_t page_size,
 	}
 	tmp.nr = n;
 	qsort(tmp.v, tmp.nr, sizeof(*tmp.v), cmp_rank);
+split:
+	if (split_long(&tmp, page_size)) {
+		pin_ranges_free(&tmp);
+		return -1;
+	}
 	*out = tmp;
 	return 0;
 }

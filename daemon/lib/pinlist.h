@@ -61,6 +61,11 @@ int pin_ranges_subtract(const struct pin_ranges *a, const struct pin_ranges *b,
  * the earliest-needed bytes.  Ranges of different rank are then kept apart
  * even when they touch; where they overlap (only possible at a partial page),
  * the bytes go to the range that starts first.
+ *
+ * Last, a range longer than PINLIST_FIELD_MAX is cut into consecutive
+ * pieces of at most PINLIST_FIELD_MAX rounded down to @page_size, so that
+ * each fits a pair; the pieces touch.  Offsets are left alone: one above
+ * PINLIST_FIELD_MAX stays an error for pinlist_encode().
  */
 int pinlist_normalize(const struct pin_ranges *in, uint64_t page_size,
 		      uint64_t file_size, bool by_rank, struct pin_ranges *out);

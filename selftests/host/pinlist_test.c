@@ -534,4 +534,121 @@ TEST_F(pinlist, cli_plain_file_output_and_quota)
 	EXPECT_EQ(2, run(self->out, "%s file %s --dump", powerpin_bin(), data));
 }
 
+/*
+ * A range longer than a length field holds is written as page-aligned
+ * pieces: the bytes, the quota and what PinnerService charges stay exact.
+ */
+TEST(long_ranges_split_into_pairs)
+{
+	const uint64_t piece = 0x7ffff000;	/* INT32_MAX rounded down to 4 KiB */
+	const uint64_t gib = 1ULL << 30, size = 5 * gib;
+	struct pin_ranges in = { 0 }, out = { 0 }, plan = { 0 };
+	uint8_t want[24], *buf;
+	size_t len, bad = 99;
+
+	/* [0, 3 GiB): two pairs */
+	ASSERT_EQ(0, pin_ranges_add(&in, 0, 3 * gib, 0));
+	ASSERT_EQ(0, pinlist_normalize(&in, PS, size, false, &out));
+	ASSERT_EQ(2, out.nr);
+	EXPECT_EQ(0, out.v[0].offset);
+	EXPECT_EQ(piece, out.v[0].length);
+	EXPECT_EQ(piece, out.v[1].offset);
+	EXPECT_EQ(3 * gib - piece, out.v[1].length);
+	EXPECT_EQ(3 * gib, pin_ranges_bytes(&out));
+	ASSERT_EQ(0, pinlist_encode(&out, &buf, &len, &bad));
+	be_pair(want, 0, piece);
+	be_pair(want + 8, piece, 3 * gib - piece);
+	ASSERT_EQ(16, len);
+	EXPECT_EQ(0, memcmp(buf, want, 16));
+	free(buf);
+	/* PinnerService charges each page once: exactly the bytes */
+	EXPECT_EQ(3 * gib, pinlist_pinner_plan(&out, size, PS, PINLIST_NO_QUOTA, &plan));
+	pin_ranges_free(&plan);
+	/* a quota just past the first piece: the second is cut to the byte */
+	pinlist_apply_quota(&out, piece + 5000);
+	ASSERT_EQ(2, out.nr);
+	EXPECT_EQ(5000, out.v[1].length);
+	EXPECT_EQ(piece + 5000, pin_ranges_bytes(&out));
+	pin_ranges_free(&out);
+
+	/* the largest describable: ends at 2 * piece; a page more needs an
+	 * offset past INT32_MAX, which is an error, not a wrapped value */
+	in.v[0].length = 2 * piece;
+	ASSERT_EQ(0, pinlist_normalize(&in, PS, size, false, &out));
+	ASSERT_EQ(2, out.nr);
+	ASSERT_EQ(0, pinlist_encode(&out, &buf, &len, &bad));
+	free(buf);
+	pin_ranges_free(&out);
+	in.v[0].length = 2 * piece + PS;
+	ASSERT_EQ(0, pinlist_normalize(&in, PS, size, false, &out));
+	ASSERT_EQ(3, out.nr);
+	EXPECT_EQ(2 * piece, out.v[2].offset);
+	EXPECT_EQ(PS, out.v[2].length);
+	EXPECT_EQ(-1, pinlist_encode(&out, &buf, &len, &bad));
+	EXPECT_EQ(ERANGE, errno);
+	EXPECT_EQ(2, bad);
+	pin_ranges_free(&out);
+	/* starting a page in, the second piece already starts at 2 GiB */
+	in.v[0].offset = PS;
+	in.v[0].length = 2 * piece;
+	ASSERT_EQ(0, pinlist_normalize(&in, PS, size, false, &out));
+	ASSERT_EQ(2, out.nr);
+	EXPECT_EQ(1ULL << 31, out.v[1].offset);
+	EXPECT_EQ(-1, pinlist_encode(&out, &buf, &len, &bad));
+	EXPECT_EQ(ERANGE, errno);
+	EXPECT_EQ(1, bad);
+	pin_ranges_free(&out);
+
+	/* by rank: the pieces keep their rank and their order */
+	in.v[0].offset = 0;
+	in.v[0].length = 3 * gib;
+	in.v[0].rank = 1;
+	ASSERT_EQ(0, pin_ranges_add(&in, 4 * gib, PS, 0));
+	ASSERT_EQ(0, pinlist_normalize(&in, PS, size, true, &out));
+	ASSERT_EQ(3, out.nr);
+	EXPECT_EQ(4 * gib, out.v[0].offset);
+	EXPECT_EQ(0, out.v[1].offset);
+	EXPECT_EQ(piece, out.v[2].offset);
+	EXPECT_EQ(1, out.v[2].rank);
+	pin_ranges_free(&out);
+	pin_ranges_free(&in);
+}
+
+/* A sparse file of 4 GiB - 8 KiB, all of it in the pinlist: two pairs. */
+TEST_F(pinlist, cli_whole_file_near_4g)
+{
+	const uint64_t piece = 0x7ffff000, size = 2 * piece;
+	char big[128], probe[160];
+	uint8_t pairs[16], got[64];
+	size_t len;
+	int fd;
+
+	PIN_NEED_4K_PAGES();
+	snprintf(big, sizeof(big), "%s/big", self->dir);
+	fd = open(big, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, size));
+	close(fd);
+	snprintf(probe, sizeof(probe), "%s/probe", self->dir);
+	be_pair(pairs, 0, piece);
+	be_pair(pairs + 8, piece, piece);
+	ASSERT_EQ(0, write_bytes(probe, pairs, 16));
+	ASSERT_EQ(0, run(self->out, "%s file %s --use-probe %s -o %s", powerpin_bin(), big,
+			 probe, self->path));
+	EXPECT_TRUE(file_contains(self->out, "Pinlist Writing start=0 bytes=2147479552\nPinlist Writing start=2147479552 bytes=2147479552\n"));
+	ASSERT_EQ(0, read_bytes(self->path, got, sizeof(got), &len));
+	ASSERT_EQ(16, len);
+	EXPECT_EQ(0, memcmp(got, pairs, 16));
+	/* one page larger: the last page would need an offset past INT32_MAX */
+	fd = open(big, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, size + PS));
+	close(fd);
+	be_pair(pairs + 8, piece, piece + 1);
+	ASSERT_EQ(0, write_bytes(probe, pairs, 16));
+	EXPECT_EQ(1, run(self->out, "%s file %s --use-probe %s -o %s.2", powerpin_bin(), big,
+			 probe, self->path));
+	EXPECT_TRUE(file_contains(self->out, "range start=4294959104 bytes=4096 does not fit pinlist.meta"));
+}
+
 TEST_HARNESS_MAIN
