@@ -346,7 +346,7 @@ static int file_load_probe(const struct file_opts *o, struct probe_result *pr,
 				o->use_probe, trailing);
 		else
 			fprintf(stderr, "powerpin file: --use-probe %s: %s\n", o->use_probe,
-				strerror(errno));
+				pinlist_read_strerror(errno));
 		return -1;
 	}
 	if (!probe->nr)
@@ -604,7 +604,7 @@ int cmd_pinlist(int argc, char **argv)
 	ret = pinlist_read_file(path, &r, &trailing);
 	e = errno;
 	if (ret && e != EBADMSG) {
-		fprintf(stderr, "powerpin pinlist: %s: %s\n", path, strerror(e));
+		fprintf(stderr, "powerpin pinlist: %s: %s\n", path, pinlist_read_strerror(e));
 		pin_ranges_free(&r);
 		return 1;
 	}
@@ -968,7 +968,8 @@ static int load_apply_pinlist(const char *file, const char *pinlist,
 			fprintf(stderr, "powerpin pin apply: %s: %zu trailing bytes are not a whole pair\n",
 				pinlist, trailing);
 		else
-			fprintf(stderr, "powerpin pin apply: %s: %s\n", pinlist, strerror(errno));
+			fprintf(stderr, "powerpin pin apply: %s: %s\n", pinlist,
+				pinlist_read_strerror(errno));
 		return -1;
 	}
 	for (i = 0; i < sizeof(embedded_pinlists) / sizeof(embedded_pinlists[0]); i++) {

@@ -2,10 +2,13 @@
 /* pinconfig parser: a token stream with line numbers, and a small grammar. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pinconfig.h"
 #include "util.h"
@@ -197,49 +200,83 @@ int pinconfig_load(const char *path, struct pinconfig *pc, char *err,
 		   size_t errlen)
 {
 	char *text = NULL;
-	size_t len = 0;
-	FILE *fp;
-	int ret, e;
+	size_t len = 0, cap;
+	struct stat st;
+	int fd, ret, e;
 
 	memset(pc, 0, sizeof(*pc));
-	fp = fopen(path, "re");
-	if (!fp) {
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st)) {
 		e = errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		errno = e;
-		return -1;
+		goto fail;
 	}
-	{
-		char chunk[65536];
-		size_t n;
+	if (!S_ISREG(st.st_mode)) {
+		e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		snprintf(err, errlen, "%s: %s", path,
+			 e == EISDIR ? strerror(e) : "not a regular file");
+		goto fail;
+	}
+	if (st.st_size > PINCONFIG_FILE_MAX) {
+		e = EFBIG;
+		snprintf(err, errlen, "%s: larger than %d bytes: not a pinconfig", path,
+			 PINCONFIG_FILE_MAX);
+		goto fail;
+	}
+	cap = st.st_size + 1;
+	text = malloc(cap);
+	if (!text) {
+		e = ENOMEM;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		goto fail;
+	}
+	for (;;) {
+		ssize_t n;
 
-		while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
-			char *nt = realloc(text, len + n + 1);
+		if (len == cap) {
+			char *nt;
 
+			/* it grew while being read */
+			if (cap > PINCONFIG_FILE_MAX) {
+				e = EFBIG;
+				snprintf(err, errlen, "%s: larger than %d bytes: not a pinconfig",
+					 path, PINCONFIG_FILE_MAX);
+				goto fail;
+			}
+			cap = cap * 2 > PINCONFIG_FILE_MAX + 1 ? PINCONFIG_FILE_MAX + 1 : cap * 2;
+			nt = realloc(text, cap);
 			if (!nt) {
-				free(text);
-				fclose(fp);
-				return -1;
+				e = ENOMEM;
+				snprintf(err, errlen, "%s: %s", path, strerror(e));
+				goto fail;
 			}
 			text = nt;
-			memcpy(text + len, chunk, n);
-			len += n;
 		}
+		n = read(fd, text + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			goto fail;
+		}
+		if (!n)
+			break;
+		len += n;
 	}
-	if (ferror(fp)) {
-		e = errno ? errno : EIO;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		free(text);
-		fclose(fp);
-		errno = e;
-		return -1;
-	}
-	fclose(fp);
-	ret = pinconfig_parse(text ? text : "", len, path, pc, err, errlen);
+	close(fd);
+	ret = pinconfig_parse(text, len, path, pc, err, errlen);
 	e = errno;
 	free(text);
 	errno = e;
 	return ret;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	errno = e;
+	return -1;
 }
 
 void pinconfig_free(struct pinconfig *pc)

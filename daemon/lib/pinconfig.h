@@ -44,6 +44,13 @@ struct pinconfig {
  */
 int pinconfig_parse(const char *text, size_t len, const char *name,
 		    struct pinconfig *pc, char *err, size_t errlen);
+/*
+ * Read and parse the file @path: only a regular file of at most
+ * PINCONFIG_FILE_MAX bytes (otherwise -1 with EISDIR, EINVAL for a device,
+ * FIFO or socket, or EFBIG, and a message), so /dev/zero or a FIFO is an
+ * error, not an endless read.
+ */
+#define PINCONFIG_FILE_MAX	(16 << 20)
 int pinconfig_load(const char *path, struct pinconfig *pc, char *err,
 		   size_t errlen);
 void pinconfig_free(struct pinconfig *pc);

@@ -361,21 +361,46 @@ int pinlist_read_file(const char *path, struct pin_ranges *out,
 		      size_t *trailing)
 {
 	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0, cap;
+	struct stat st;
 	int fd, ret;
 
 	if (trailing)
 		*trailing = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st))
+		goto err;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;		/* a device, FIFO or socket is no pinlist */
+		goto err;
+	}
+	if (st.st_size > PINLIST_FILE_MAX) {
+		errno = EFBIG;
+		goto err;
+	}
+	/* read to the end; a file that grows past the limit meanwhile is refused too */
+	cap = st.st_size + 1;
+	buf = malloc(cap);
+	if (!buf)
+		goto err;
 	for (;;) {
 		ssize_t n;
 
 		if (len == cap) {
 			uint8_t *nb;
 
-			cap = cap ? cap * 2 : 4096;
+			if (cap > PINLIST_FILE_MAX) {
+				errno = EFBIG;
+				goto err;
+			}
+			cap = cap * 2 > PINLIST_FILE_MAX + 1 ? PINLIST_FILE_MAX + 1 : cap * 2;
 			nb = realloc(buf, cap);
 			if (!nb)
 				goto err;
@@ -400,6 +425,18 @@ err:
 	free(buf);
 	errno = ret;
 	return -1;
+}
+
+const char *pinlist_read_strerror(int e)
+{
+	switch (e) {
+	case EINVAL:
+		return "not a regular file";
+	case EFBIG:
+		return "larger than " PINLIST_FILE_MAX_TEXT ": not a pinlist";
+	default:
+		return strerror(e);
+	}
 }
 
 int pinlist_write_file(const char *path, const struct pin_ranges *r,

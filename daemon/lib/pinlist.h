@@ -106,9 +106,18 @@ int64_t pinlist_pinner_plan(const struct pin_ranges *in, uint64_t file_size,
 			    uint64_t page_size, uint64_t quota,
 			    struct pin_ranges *out);
 
-/* Read a whole pinlist file (pinlist_decode rules; I/O errors from errno). */
+/*
+ * Read a whole pinlist file (pinlist_decode rules; I/O errors from errno).
+ * Only a regular file of at most PINLIST_FILE_MAX bytes is read: anything
+ * else is refused with EISDIR (a directory), EINVAL (a device, FIFO or
+ * socket) or EFBIG, before a byte is read.  pinlist_read_strerror() words
+ * those for messages.
+ */
+#define PINLIST_FILE_MAX	(64 << 20)	/* 8 Mi pairs */
+#define PINLIST_FILE_MAX_TEXT	"64 MiB"
 int pinlist_read_file(const char *path, struct pin_ranges *out,
 		      size_t *trailing);
+const char *pinlist_read_strerror(int e);
 
 /* Encode and write atomically (temporary file + rename). */
 int pinlist_write_file(const char *path, const struct pin_ranges *r,

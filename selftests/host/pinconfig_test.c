@@ -5,10 +5,13 @@
  * fall back to unfiltered output.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* the harness compares through int-typed temporaries: silence its noise */
 #pragma GCC diagnostic ignored "-Wsign-compare"
@@ -147,6 +150,44 @@ TEST(load_missing_file)
 	EXPECT_EQ(-1, pinconfig_load("/nonexistent/pc.txt", &pc, err, sizeof(err)));
 	EXPECT_EQ(ENOENT, errno);
 	EXPECT_STREQ("/nonexistent/pc.txt: No such file or directory", err);
+}
+
+/* Only a regular file of bounded size is read: never /dev/zero or a FIFO. */
+TEST(load_only_bounded_regular_files)
+{
+	char dir[] = "/var/tmp/pinconfig_test.XXXXXX", path[128], err[256];
+	struct pinconfig pc;
+	int fd;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	EXPECT_EQ(-1, pinconfig_load("/dev/zero", &pc, err, sizeof(err)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_STREQ("/dev/zero: not a regular file", err);
+	EXPECT_EQ(-1, pinconfig_load(dir, &pc, err, sizeof(err)));
+	EXPECT_EQ(EISDIR, errno);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ASSERT_EQ(0, mkfifo(path, 0600));
+	EXPECT_EQ(-1, pinconfig_load(path, &pc, err, sizeof(err)));	/* no writer: no wait */
+	EXPECT_EQ(EINVAL, errno);
+	snprintf(path, sizeof(path), "%s/big", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, PINCONFIG_FILE_MAX + 1));
+	close(fd);
+	EXPECT_EQ(-1, pinconfig_load(path, &pc, err, sizeof(err)));
+	EXPECT_EQ(EFBIG, errno);
+	EXPECT_NE(NULL, strstr(err, "larger than 16777216 bytes: not a pinconfig"));
+	EXPECT_EQ(0, pc.nr);
+	/* and a real one still loads */
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(10, write(fd, "file a.so\n", 10));
+	close(fd);
+	ASSERT_EQ(0, pinconfig_load(path, &pc, err, sizeof(err)));
+	EXPECT_EQ(1, pc.nr);
+	pinconfig_free(&pc);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	system(path);
 }
 
 /*

@@ -651,4 +651,41 @@ TEST_F(pinlist, cli_whole_file_near_4g)
 	EXPECT_TRUE(file_contains(self->out, "range start=4294959104 bytes=4096 does not fit pinlist.meta"));
 }
 
+/* Only a regular file is read, and only up to a size: never forever. */
+TEST_F(pinlist, reads_only_bounded_regular_files)
+{
+	struct pin_ranges r = { 0 };
+	char fifo[128], big[128];
+	size_t trailing;
+	int fd;
+
+	EXPECT_EQ(-1, pinlist_read_file("/dev/zero", &r, &trailing));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, pinlist_read_file(self->dir, &r, &trailing));
+	EXPECT_EQ(EISDIR, errno);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", self->dir);
+	ASSERT_EQ(0, mkfifo(fifo, 0600));
+	EXPECT_EQ(-1, pinlist_read_file(fifo, &r, &trailing));	/* no writer: no wait */
+	EXPECT_EQ(EINVAL, errno);
+	snprintf(big, sizeof(big), "%s/big", self->dir);
+	fd = open(big, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, PINLIST_FILE_MAX + 8));
+	close(fd);
+	EXPECT_EQ(-1, pinlist_read_file(big, &r, &trailing));
+	EXPECT_EQ(EFBIG, errno);
+	EXPECT_EQ(0, r.nr);
+
+	/* the CLI: a clear error and exit 1, well before any timeout */
+	EXPECT_EQ(1, run(self->out, "timeout 20 %s pinlist /dev/zero --dump", powerpin_bin()));
+	EXPECT_TRUE(file_contains(self->out, "powerpin pinlist: /dev/zero: not a regular file"));
+	EXPECT_EQ(1, run(self->out, "timeout 20 %s pinlist %s --summary", powerpin_bin(), fifo));
+	EXPECT_TRUE(file_contains(self->out, "not a regular file"));
+	EXPECT_EQ(1, run(self->out, "timeout 20 %s pinlist %s", powerpin_bin(), big));
+	EXPECT_TRUE(file_contains(self->out, "larger than 64 MiB: not a pinlist"));
+	EXPECT_EQ(1, run(self->out, "timeout 20 %s file %s --use-probe /dev/zero",
+			 powerpin_bin(), big));
+	EXPECT_TRUE(file_contains(self->out, "--use-probe /dev/zero: not a regular file"));
+}
+
 TEST_HARNESS_MAIN
