@@ -25,9 +25,13 @@ struct lexer {
 	size_t errlen;
 };
 
+__attribute__((format(printf, 3, 4)))
+static int syntax(struct lexer *lx, unsigned int line, const char *fmt, ...);
+
+/* 1 with the next token in lx->tok, 0 at the end, -1 for a token too long. */
 static int next_token(struct lexer *lx)
 {
-	size_t n = 0;
+	const char *start;
 
 	while (lx->p < lx->end && isspace((unsigned char)*lx->p)) {
 		if (*lx->p == '\n')
@@ -36,16 +40,19 @@ static int next_token(struct lexer *lx)
 	}
 	lx->have = lx->p < lx->end;
 	lx->tok_line = lx->line;
-	while (lx->p < lx->end && !isspace((unsigned char)*lx->p)) {
-		if (n + 1 < sizeof(lx->tok))
-			lx->tok[n++] = *lx->p;
+	start = lx->p;
+	while (lx->p < lx->end && !isspace((unsigned char)*lx->p))
 		lx->p++;
+	if ((size_t)(lx->p - start) >= sizeof(lx->tok)) {
+		lx->have = 0;
+		return syntax(lx, lx->tok_line, "token of %zu bytes starting '%.20s...' is longer than %zu bytes",
+			      (size_t)(lx->p - start), start, sizeof(lx->tok) - 1);
 	}
-	lx->tok[n] = '\0';
+	memcpy(lx->tok, start, lx->p - start);
+	lx->tok[lx->p - start] = '\0';
 	return lx->have;
 }
 
-__attribute__((format(printf, 3, 4)))
 static int syntax(struct lexer *lx, unsigned int line, const char *fmt, ...)
 {
 	int n = snprintf(lx->err, lx->errlen, "%s:%u: ", lx->name, line);
@@ -65,8 +72,12 @@ static int number_after(struct lexer *lx, const char *what, uint64_t *out)
 {
 	unsigned int line = lx->tok_line;
 	unsigned long long v;
+	int ret;
 
-	if (!next_token(lx))
+	ret = next_token(lx);
+	if (ret < 0)
+		return -1;
+	if (!ret)
 		return syntax(lx, line, "expected a number after '%s', got end of file", what);
 	if (parse_size(lx->tok, &v))
 		return syntax(lx, lx->tok_line, "expected a number after '%s', got '%s'%s",
@@ -110,17 +121,24 @@ static int add_range(struct pinconfig_entry *e, uint64_t offset,
 
 static int parse(struct lexer *lx, struct pinconfig *pc)
 {
-	next_token(lx);
+	int ret;
+
+	if (next_token(lx) < 0)
+		return -1;
 	while (lx->have) {
 		unsigned int line = lx->tok_line;
 		uint64_t offset, length;
 
 		if (!strcmp(lx->tok, "file")) {
-			if (!next_token(lx))
+			ret = next_token(lx);
+			if (ret < 0)
+				return -1;
+			if (!ret)
 				return syntax(lx, line, "expected a pattern after 'file', got end of file");
 			if (add_entry(pc, lx->tok, line))
 				return -1;
-			next_token(lx);
+			if (next_token(lx) < 0)
+				return -1;
 			continue;
 		}
 		if (!strcmp(lx->tok, "offset")) {
@@ -128,7 +146,10 @@ static int parse(struct lexer *lx, struct pinconfig *pc)
 				return syntax(lx, line, "'offset' before any 'file'");
 			if (number_after(lx, "offset", &offset))
 				return -1;
-			if (!next_token(lx))
+			ret = next_token(lx);
+			if (ret < 0)
+				return -1;
+			if (!ret)
 				return syntax(lx, line,
 					      "expected 'len' or 'length' after 'offset %llu', got end of file",
 					      (unsigned long long)offset);
@@ -144,7 +165,8 @@ static int parse(struct lexer *lx, struct pinconfig *pc)
 				return syntax(lx, lx->tok_line, "offset + length overflows 64 bits");
 			if (add_range(&pc->entries[pc->nr - 1], offset, length))
 				return -1;
-			next_token(lx);
+			if (next_token(lx) < 0)
+				return -1;
 			continue;
 		}
 		if (!strcmp(lx->tok, "len") || !strcmp(lx->tok, "length"))

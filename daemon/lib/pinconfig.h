@@ -7,10 +7,11 @@
  *   offset <n> len <n>        optional, repeatable: a byte range relative to
  *   offset <n> length <n>     the entry's data start (no range: whole entry)
  *
- * Tokens are separated by any whitespace.  Numbers are unsigned decimal, 0x
- * hex or 0 octal, with an optional K/M/G suffix.  Every other token, a
- * missing or malformed number, an offset without a length, a zero length or
- * a file without any entry is an error that names file:line.
+ * Tokens are separated by any whitespace and are at most 4095 bytes long.
+ * Numbers are unsigned decimal, 0x hex or 0 octal, with an optional K/M/G
+ * suffix.  Every other token, a longer token, a missing or malformed number,
+ * an offset without a length, a zero length or a file without any entry is
+ * an error that names file:line.
  */
 #ifndef POWERPIN_PINCONFIG_H
 #define POWERPIN_PINCONFIG_H

@@ -152,6 +152,33 @@ TEST(load_missing_file)
 	EXPECT_STREQ("/nonexistent/pc.txt: No such file or directory", err);
 }
 
+/* Tokens up to 4095 bytes are read whole; a longer one is an error. */
+TEST(long_tokens)
+{
+	const size_t max = 4095;
+	char *text = malloc(max + 64), err[256];
+	struct pinconfig pc;
+
+	strcpy(text, "file ");
+	memset(text + 5, 'a', max);
+	strcpy(text + 5 + max, "\n");
+	ASSERT_EQ(0, parse(text, &pc, err, sizeof(err)));
+	ASSERT_EQ(1, pc.nr);
+	EXPECT_EQ(max, strlen(pc.entries[0].pattern));
+	pinconfig_free(&pc);
+
+	/* one byte more, on line 2: refused, never cut to 4095 */
+	strcpy(text, "file a\nfile ");
+	memset(text + 12, 'b', max + 1);
+	strcpy(text + 12 + max + 1, "\n");
+	EXPECT_EQ(-1, parse(text, &pc, err, sizeof(err)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_STREQ("pc.txt:2: token of 4096 bytes starting 'bbbbbbbbbbbbbbbbbbbb...' is longer than 4095 bytes",
+		     err);
+	EXPECT_EQ(0, pc.nr);
+	free(text);
+}
+
 /* Only a regular file of bounded size is read: never /dev/zero or a FIFO. */
 TEST(load_only_bounded_regular_files)
 {
