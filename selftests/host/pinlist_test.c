@@ -5,6 +5,7 @@
  * `powerpin pinlist` command's exit status.  Expected bytes are written out
  * by hand from the pinlist.meta layout (big-endian offset, length pairs).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -89,6 +90,28 @@ static int file_contains(const char *path, const char *needle)
 		return 0;
 	buf[len] = '\0';
 	return strstr(buf, needle) != NULL;
+}
+
+/* @dir holds exactly one entry, @name (besides . and ..). */
+static int dir_holds_only(const char *dir, const char *name)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0, found = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		if (!strcmp(de->d_name, name))
+			found = 1;
+		else
+			fprintf(stderr, "# unexpected %s/%s\n", dir, de->d_name);
+	}
+	closedir(d);
+	return n == 1 && found;
 }
 
 FIXTURE(pinlist) {
@@ -351,6 +374,7 @@ TEST_F(pinlist, write_read_round_trip)
 	struct pin_ranges in = { 0 }, back = { 0 }, norm = { 0 };
 	uint8_t want[16], got[64];
 	size_t len, trailing, bad;
+	mode_t old_mask = umask(022);	/* the file's mode is checked below */
 	struct stat st;
 
 	ASSERT_EQ(0, pin_ranges_add(&in, 12288, 100, 0));
@@ -366,11 +390,16 @@ TEST_F(pinlist, write_read_round_trip)
 	ASSERT_EQ(2, back.nr);
 	EXPECT_EQ(12288, back.v[1].offset);
 	EXPECT_EQ(4096, back.v[1].length);
-	/* no temporary file left behind, and a normal mode */
+	/* a new file's mode (0666 less the umask), and no temporary file left */
 	ASSERT_EQ(0, stat(self->path, &st));
-	EXPECT_EQ(0, st.st_mode & 0022 & ~0022);
-	EXPECT_NE(0, st.st_mode & 0044);
-	ASSERT_EQ(1, run(self->out, "ls %s | wc -l | grep -qx 2; echo $? | grep -qx 0 && exit 1", self->dir));
+	EXPECT_EQ(0644, st.st_mode & 07777);
+	EXPECT_TRUE(dir_holds_only(self->dir, "p.meta"));
+	umask(027);
+	ASSERT_EQ(0, pinlist_write_file(self->path, &norm, &bad));
+	umask(old_mask);
+	ASSERT_EQ(0, stat(self->path, &st));
+	EXPECT_EQ(0640, st.st_mode & 07777);
+	EXPECT_TRUE(dir_holds_only(self->dir, "p.meta"));
 
 	/* the CLI dumps the same pairs in pintool's shapes */
 	ASSERT_EQ(0, run(self->out, "%s pinlist %s --dump --summary", powerpin_bin(), self->path));
