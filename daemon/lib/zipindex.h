@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Zip entries and where their data sits in the archive (through minizip).
+ * Zip entries and where their data sits in the archive.
  *
- * data_offset is the first byte after the entry's local header, name and
- * local extra field, so zipalign padding (which lives in the local extra
- * field) and ZIP64 local extra blocks are accounted for.
+ * The central directory (ZIP64 included) and the local headers are read
+ * directly, so any compression method and any local header whose CRC or
+ * sizes disagree with the central directory can be indexed; extraction
+ * (zip_read_entry) goes through minizip.  data_offset is the first byte
+ * after the entry's local header, name and local extra field, so zipalign
+ * padding (which lives in the local extra field) and ZIP64 local extra
+ * blocks are accounted for.
  */
 #ifndef POWERPIN_ZIPINDEX_H
 #define POWERPIN_ZIPINDEX_H
@@ -30,9 +34,10 @@ struct zip_index {
 
 /*
  * Index every entry of @path.  Returns 0, or -1 with errno and a message in
- * @err: EINVAL for a file that is not a zip archive or is malformed
- * (unreadable central directory or local header, data past the end of the
- * file), or the I/O errno.
+ * @err: EINVAL for a file that is not a zip archive or is malformed (no end
+ * record, a central directory that lies past the end of the file or is cut
+ * short, a bad local header, entry data that runs past the end of the file
+ * or into the central directory), or the I/O errno.
  */
 int zip_index_open(const char *path, struct zip_index *zi, char *err,
 		   size_t errlen);

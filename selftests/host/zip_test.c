@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <unzip.h>
 #include <zip.h>
 #include <zlib.h>
 
@@ -480,6 +481,433 @@ TEST_F(zip, malformed_archives_are_errors)
 	EXPECT_EQ(0, run("%s file %s --zip --dump > /dev/null", bin(), p));
 	EXPECT_EQ(-1, zip_index_open("/nonexistent.zip", &zi, err, sizeof(err)));
 	EXPECT_EQ(ENOENT, errno);
+}
+
+/* ---- archives written byte by byte ---------------------------------- */
+
+/*
+ * What minizip's writer cannot produce: any compression method, a local
+ * header that disagrees with the central directory, a data descriptor with
+ * zero local sizes, entries past 4 GiB (a hole before the first one) and a
+ * ZIP64 end record.
+ */
+struct hand_entry {
+	const char *name;
+	uint16_t method;
+	size_t size;
+	uint32_t crc;		/* central directory's */
+	uint32_t local_crc;	/* local header's */
+	int descriptor;		/* flag bit 3: local CRC and sizes are 0 */
+	/* filled in */
+	uint64_t lho, data_offset;
+};
+
+struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void put(struct bytes *b, const void *v, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2;
+		b->p = realloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+}
+
+static void put16(struct bytes *b, uint16_t v)
+{
+	uint8_t x[2] = { v, v >> 8 };
+
+	put(b, x, 2);
+}
+
+static void put32(struct bytes *b, uint32_t v)
+{
+	put16(b, v);
+	put16(b, v >> 16);
+}
+
+static void put64(struct bytes *b, uint64_t v)
+{
+	put32(b, v);
+	put32(b, v >> 32);
+}
+
+struct hand_zip {
+	uint64_t cd_offset, cd_size, end64, size;
+};
+
+/*
+ * Write @n entries after @hole bytes of hole; with @zip64 every central
+ * record keeps its sizes and offset in a ZIP64 extra block and the archive
+ * ends with a ZIP64 end record and locator.  Returns 0 or -1.
+ */
+static int hand_zip(const char *path, struct hand_entry *e, int n, uint64_t hole,
+		    int zip64, struct hand_zip *hz)
+{
+	struct bytes b = { 0 };
+	uint64_t at = hole;
+	int i, fd, ret;
+	size_t j;
+
+	for (i = 0; i < n; i++) {
+		e[i].lho = at + b.len;
+		put32(&b, 0x04034b50);
+		put16(&b, 20);
+		put16(&b, e[i].descriptor ? 8 : 0);
+		put16(&b, e[i].method);
+		put32(&b, 0);				/* time, date */
+		put32(&b, e[i].descriptor ? 0 : e[i].local_crc);
+		put32(&b, e[i].descriptor ? 0 : e[i].size);
+		put32(&b, e[i].descriptor ? 0 : e[i].size);
+		put16(&b, strlen(e[i].name));
+		put16(&b, 0);
+		put(&b, e[i].name, strlen(e[i].name));
+		e[i].data_offset = at + b.len;
+		for (j = 0; j < e[i].size; j++) {
+			uint8_t c = 'a' + (i + j) % 26;
+
+			put(&b, &c, 1);
+		}
+		if (e[i].descriptor) {
+			put32(&b, 0x08074b50);
+			put32(&b, e[i].crc);
+			put32(&b, e[i].size);
+			put32(&b, e[i].size);
+		}
+	}
+	hz->cd_offset = at + b.len;
+	for (i = 0; i < n; i++) {
+		put32(&b, 0x02014b50);
+		put16(&b, 45);
+		put16(&b, zip64 ? 45 : 20);
+		put16(&b, e[i].descriptor ? 8 : 0);
+		put16(&b, e[i].method);
+		put32(&b, 0);
+		put32(&b, e[i].crc);
+		put32(&b, zip64 ? 0xffffffff : e[i].size);
+		put32(&b, zip64 ? 0xffffffff : e[i].size);
+		put16(&b, strlen(e[i].name));
+		put16(&b, zip64 ? 28 : 0);
+		put16(&b, 0);				/* comment */
+		put16(&b, 0);				/* disk */
+		put16(&b, 0);
+		put32(&b, 0);
+		put32(&b, zip64 ? 0xffffffff : e[i].lho);
+		put(&b, e[i].name, strlen(e[i].name));
+		if (zip64) {
+			put16(&b, 0x0001);
+			put16(&b, 24);
+			put64(&b, e[i].size);		/* uncompressed */
+			put64(&b, e[i].size);		/* compressed */
+			put64(&b, e[i].lho);
+		}
+	}
+	hz->cd_size = at + b.len - hz->cd_offset;
+	hz->end64 = at + b.len;
+	if (zip64) {
+		put32(&b, 0x06064b50);
+		put64(&b, 44);
+		put16(&b, 45);
+		put16(&b, 45);
+		put32(&b, 0);
+		put32(&b, 0);
+		put64(&b, n);
+		put64(&b, n);
+		put64(&b, hz->cd_size);
+		put64(&b, hz->cd_offset);
+		put32(&b, 0x07064b50);
+		put32(&b, 0);
+		put64(&b, hz->end64);
+		put32(&b, 1);
+	}
+	put32(&b, 0x06054b50);
+	put16(&b, 0);
+	put16(&b, 0);
+	put16(&b, zip64 ? 0xffff : n);
+	put16(&b, zip64 ? 0xffff : n);
+	put32(&b, zip64 ? 0xffffffff : hz->cd_size);
+	put32(&b, zip64 ? 0xffffffff : hz->cd_offset);
+	put16(&b, 0);
+	hz->size = at + b.len;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	ret = ftruncate(fd, hole) || pwrite(fd, b.p, b.len, hole) != (ssize_t)b.len ? -1 : 0;
+	close(fd);
+	free(b.p);
+	return ret;
+}
+
+static int patch(const char *path, uint64_t off, const void *v, size_t n)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t w;
+
+	if (fd < 0)
+		return -1;
+	w = pwrite(fd, v, n, off);
+	close(fd);
+	return w == (ssize_t)n ? 0 : -1;
+}
+
+static int patch32(const char *path, uint64_t off, uint32_t v)
+{
+	uint8_t x[4] = { v, v >> 8, v >> 16, v >> 24 };
+
+	return patch(path, off, x, 4);
+}
+
+static int patch64(const char *path, uint64_t off, uint64_t v)
+{
+	return patch32(path, off, v) || patch32(path, off + 4, v >> 32) ? -1 : 0;
+}
+
+/* `powerpin file --zip` fails with exit 1 and a message containing @what. */
+static int cli_refuses(const char *dir, const char *zip, const char *what)
+{
+	char log[192], prefix[256], buf[4096];
+	size_t n;
+	FILE *fp;
+
+	if (run("%s file %s --zip --dump > %s/log 2>&1", bin(), zip, dir) != 1)
+		return 0;
+	snprintf(log, sizeof(log), "%s/log", dir);
+	fp = fopen(log, "r");
+	if (!fp)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	snprintf(prefix, sizeof(prefix), "powerpin file: %s: ", zip);
+	if (strncmp(buf, prefix, strlen(prefix)) || !strstr(buf, what)) {
+		fprintf(stderr, "# got: %s# want: %s...%s\n", buf, prefix, what);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Entries minizip refuses to open: an LZMA entry (method 14), an entry
+ * whose local CRC differs from the central one, an unknown method 99 and
+ * a data descriptor entry with zero local sizes.  All are indexed, at the
+ * offsets their local headers give.
+ */
+TEST_F(zip, any_method_and_local_header_indexed)
+{
+	struct hand_entry e[] = {
+		{ .name = "classes.dex", .size = 5000, .crc = 1, .local_crc = 1 },
+		{ .name = "lib/x86/liblzma.so", .method = 14, .size = 7000, .crc = 2,
+		  .local_crc = 2 },
+		{ .name = "res/crc.bin", .size = 3000, .crc = 0x1234, .local_crc = 0x4321 },
+		{ .name = "assets/aes.bin", .method = 99, .size = 100, .crc = 3, .local_crc = 3 },
+		{ .name = "assets/desc.bin", .method = 8, .size = 4096, .crc = 4,
+		  .descriptor = 1 },
+	};
+	const int n = sizeof(e) / sizeof(e[0]);
+	struct zip_index zi;
+	struct hand_zip hz;
+	char err[512] = "", p[160];
+	unzFile uf;
+	int i, refused = 0;
+
+	snprintf(p, sizeof(p), "%s/methods.apk", self->dir);
+	ASSERT_EQ(0, hand_zip(p, e, n, 0, 0, &hz));
+
+	/* the case this covers: minizip's local header check says no */
+	uf = unzOpen64(p);
+	ASSERT_NE(NULL, uf);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(UNZ_OK, i ? unzGoToNextFile(uf) : unzGoToFirstFile(uf));
+		if (unzOpenCurrentFile2(uf, NULL, NULL, 1) == UNZ_OK)
+			unzCloseCurrentFile(uf);
+		else
+			refused++;
+	}
+	unzClose(uf);
+	EXPECT_EQ(3, refused);
+
+	if (zip_index_open(p, &zi, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(n, zi.nr);
+	for (i = 0; i < n; i++) {
+		EXPECT_STREQ(e[i].name, zi.entries[i].name);
+		EXPECT_EQ(e[i].lho + LOCAL_HDR + strlen(e[i].name), zi.entries[i].data_offset);
+		EXPECT_EQ(e[i].data_offset, zi.entries[i].data_offset);
+		EXPECT_EQ(e[i].size, zi.entries[i].compressed_size);
+		EXPECT_EQ(e[i].method, zi.entries[i].method);
+	}
+	zip_index_free(&zi);
+	EXPECT_EQ(0, run("%s file %s --zip --dump > %s/log 2>&1", bin(), p, self->dir));
+	EXPECT_EQ(0, run("grep -qxF 'lib/x86/liblzma.so size(B)=7000 resident(B)=7000 resident(%%)=100' %s/log",
+			 self->dir));
+	EXPECT_EQ(0, run("grep -qxF 'zip_offset=%llu file_offset=0 total_bytes=3000' %s/log",
+			 (unsigned long long)e[2].data_offset, self->dir));
+}
+
+/*
+ * A ZIP64 end record and locator, and ZIP64 central records whose local
+ * header offsets lie past 4 GiB (a sparse hole in front of the entries):
+ * 64-bit offsets all the way through.
+ */
+TEST_F(zip, zip64_end_record_and_offsets_past_4g)
+{
+	const uint64_t hole = 5ULL << 30;
+	struct hand_entry e[] = {
+		{ .name = "a.bin", .size = 10000, .crc = 1, .local_crc = 1 },
+		{ .name = "lib/b.so", .method = 8, .size = 5000, .crc = 2, .local_crc = 2 },
+	};
+	struct zip_index zi;
+	struct hand_zip hz;
+	char err[512] = "", p[160];
+	int i;
+
+	snprintf(p, sizeof(p), "%s/zip64.apk", self->dir);
+	ASSERT_EQ(0, hand_zip(p, e, 2, hole, 1, &hz));
+	if (zip_index_open(p, &zi, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(2, zi.nr);
+	EXPECT_EQ(hz.size, zi.file_size);
+	for (i = 0; i < 2; i++) {
+		EXPECT_STREQ(e[i].name, zi.entries[i].name);
+		EXPECT_EQ(e[i].data_offset, zi.entries[i].data_offset);
+		EXPECT_EQ(e[i].size, zi.entries[i].compressed_size);
+		EXPECT_EQ(e[i].size, zi.entries[i].uncompressed_size);
+	}
+	EXPECT_EQ(hole + LOCAL_HDR + 5, zi.entries[0].data_offset);
+	zip_index_free(&zi);
+	EXPECT_EQ(0, run("%s file %s --zip --dump > %s/log 2>&1", bin(), p, self->dir));
+	EXPECT_EQ(0, run("grep -qxF 'zip_offset=%llu file_offset=0 total_bytes=5000' %s/log",
+			 (unsigned long long)e[1].data_offset, self->dir));
+
+	/* the same archive without the hole: ZIP64 records, small offsets */
+	ASSERT_EQ(0, hand_zip(p, e, 2, 0, 1, &hz));
+	ASSERT_EQ(0, zip_index_open(p, &zi, err, sizeof(err)));
+	ASSERT_EQ(2, zi.nr);
+	EXPECT_EQ(LOCAL_HDR + 5, zi.entries[0].data_offset);
+	EXPECT_EQ(e[1].data_offset, zi.entries[1].data_offset);
+	zip_index_free(&zi);
+
+	/* ZIP64 central directory offset past the end of the file */
+	ASSERT_EQ(0, hand_zip(p, e, 2, hole, 1, &hz));
+	ASSERT_EQ(0, patch64(p, hz.end64 + 48, 1ULL << 40));
+	EXPECT_TRUE(cli_refuses(self->dir, p, "central directory offset 1099511627776 is beyond the end of the file"));
+	/* a locator that points at no ZIP64 end record */
+	ASSERT_EQ(0, hand_zip(p, e, 2, 0, 1, &hz));
+	ASSERT_EQ(0, patch32(p, hz.end64, 0x12345678));
+	EXPECT_TRUE(cli_refuses(self->dir, p, "no ZIP64 end of central directory record at"));
+}
+
+/* Archives generated by Python's zipfile (LZMA, bzip2, forced ZIP64 headers). */
+TEST_F(zip, python_zipfile_offsets_agree)
+{
+	char p[160];
+
+	if (run("python3 -c 'import zipfile, lzma, bz2' 2>/dev/null"))
+		SKIP(return, "python3 with zipfile, lzma and bz2 is needed");
+	snprintf(p, sizeof(p), "%s/py.apk", self->dir);
+	ASSERT_EQ(0, run("python3 -c '\n"
+			 "import sys, zipfile\n"
+			 "with zipfile.ZipFile(sys.argv[1], \"w\", allowZip64=True) as z:\n"
+			 "    with z.open(\"big.bin\", \"w\", force_zip64=True) as f:\n"
+			 "        f.write(bytes(range(256)) * 40)\n"
+			 "    z.writestr(\"lzma.txt\", \"powerpin \" * 3000, compress_type=zipfile.ZIP_LZMA)\n"
+			 "    z.writestr(\"bz2.txt\", \"pinlist \" * 3000, compress_type=zipfile.ZIP_BZIP2)\n"
+			 "    z.writestr(\"deflate.txt\", \"zip \" * 3000, compress_type=zipfile.ZIP_DEFLATED)\n"
+			 "' %s", p));
+	ASSERT_EQ(0, run("%s file %s --zip --json > %s/json 2>%s/log", bin(), p, self->dir, self->dir));
+	/* Python reads each local header itself for the data offset */
+	EXPECT_EQ(0, run("python3 -c '\n"
+			 "import json, struct, sys, zipfile\n"
+			 "d = json.load(open(sys.argv[2]))\n"
+			 "raw = open(sys.argv[1], \"rb\").read()\n"
+			 "got = {e[\"name\"]: e for e in d[\"entries\"]}\n"
+			 "infos = zipfile.ZipFile(sys.argv[1]).infolist()\n"
+			 "assert len(infos) == len(got) == 4, got\n"
+			 "for i in infos:\n"
+			 "    n, m = struct.unpack(\"<HH\", raw[i.header_offset + 26:i.header_offset + 30])\n"
+			 "    e = got[i.filename]\n"
+			 "    assert e[\"data_offset\"] == i.header_offset + 30 + n + m, (e, i)\n"
+			 "    assert e[\"compressed_size\"] == i.compress_size, (e, i)\n"
+			 "    assert e[\"uncompressed_size\"] == i.file_size, (e, i)\n"
+			 "    assert e[\"method\"] == i.compress_type, (e, i)\n"
+			 "' %s %s/json", p, self->dir));
+}
+
+/* Each damaged archive is a clear error and exit status 1. */
+TEST_F(zip, damaged_directories_and_data_are_errors)
+{
+	struct hand_entry e[] = {
+		{ .name = "one.bin", .size = 6000, .crc = 1, .local_crc = 1 },
+		{ .name = "two.bin", .size = 9000, .crc = 2, .local_crc = 2 },
+	};
+	struct hand_zip hz;
+	char p[160], q[160];
+	uint8_t *buf;
+	FILE *fp;
+	int k;
+
+	snprintf(p, sizeof(p), "%s/damaged.apk", self->dir);
+	snprintf(q, sizeof(q), "%s/cut.apk", self->dir);
+
+	/* the central directory offset points past the end of the file */
+	ASSERT_EQ(0, hand_zip(p, e, 2, 0, 0, &hz));
+	ASSERT_EQ(0, patch32(p, hz.size - 6, hz.size + 1000));
+	EXPECT_TRUE(cli_refuses(self->dir, p, "is beyond the end of the file"));
+
+	/* an entry's data runs past the end of the file */
+	ASSERT_EQ(0, hand_zip(p, e, 2, 0, 0, &hz));
+	ASSERT_EQ(0, patch32(p, hz.cd_offset + 46 + 7 + 20, 1U << 30));
+	EXPECT_TRUE(cli_refuses(self->dir, p, "entry 'two.bin': data (1073741824 bytes at"));
+	EXPECT_TRUE(cli_refuses(self->dir, p, "runs past the end of the file"));
+
+	/*
+	 * Truncated in the middle of the last entry's data, the directory and
+	 * end record intact behind it (the end record's offset fixed up): the
+	 * entry's data runs into the central directory, or past the end of
+	 * the file when more was cut than the directory and end record hold.
+	 */
+	for (k = 0; k < 2; k++) {
+		const uint64_t cut = k ? 1000 : 100;
+
+		ASSERT_EQ(0, hand_zip(p, e, 2, 0, 0, &hz));
+		ASSERT_GT(1000, hz.size - hz.cd_offset);
+		ASSERT_LT(100, hz.size - hz.cd_offset);
+		buf = malloc(hz.size);
+		fp = fopen(p, "rb");
+		ASSERT_NE(NULL, fp);
+		ASSERT_EQ(hz.size, fread(buf, 1, hz.size, fp));
+		fclose(fp);
+		fp = fopen(q, "wb");
+		ASSERT_NE(NULL, fp);
+		ASSERT_EQ(hz.cd_offset - cut, fwrite(buf, 1, hz.cd_offset - cut, fp));
+		ASSERT_EQ(hz.size - hz.cd_offset,
+			  fwrite(buf + hz.cd_offset, 1, hz.size - hz.cd_offset, fp));
+		fclose(fp);
+		free(buf);
+		ASSERT_EQ(0, patch32(q, hz.size - cut - 6, hz.cd_offset - cut));
+		EXPECT_TRUE(cli_refuses(self->dir, q, "entry 'two.bin': data (9000 bytes at"));
+		EXPECT_TRUE(cli_refuses(self->dir, q, k ? "runs past the end of the file" :
+						       "runs into the central directory"));
+		/* the same cut, the offset not fixed: no directory where it says */
+		ASSERT_EQ(0, patch32(q, hz.size - cut - 6, hz.cd_offset));
+		EXPECT_TRUE(cli_refuses(self->dir, q, k ? "is beyond the end of the file" :
+						       "does not end before its end record"));
+	}
+
+	/* the end record lists more entries than the directory holds */
+	ASSERT_EQ(0, hand_zip(p, e, 2, 0, 0, &hz));
+	ASSERT_EQ(0, patch(p, hz.size - 14, "\003\000\003\000", 4));
+	EXPECT_TRUE(cli_refuses(self->dir, p, "central directory ends after 2 of its 3 entries"));
+
+	/* a local header offset past the end of the file */
+	ASSERT_EQ(0, hand_zip(p, e, 2, 0, 0, &hz));
+	ASSERT_EQ(0, patch32(p, hz.cd_offset + 42, 0x7fffffff));
+	EXPECT_TRUE(cli_refuses(self->dir, p, "entry 'one.bin': bad local header"));
 }
 
 TEST_HARNESS_MAIN
