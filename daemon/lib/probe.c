@@ -7,9 +7,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/powerpin.h>
 
 #include "probe.h"
@@ -142,20 +145,90 @@ out:
 	return ret;
 }
 
+/* Whether CAP_FOWNER is in this thread's effective set. */
+static bool cap_fowner(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return data[CAP_TO_INDEX(CAP_FOWNER)].effective & CAP_TO_MASK(CAP_FOWNER);
+}
+
+static unsigned long read_ulong(const char *path, unsigned long dflt)
+{
+	unsigned long v = dflt;
+	FILE *fp = fopen(path, "re");
+
+	if (fp) {
+		if (fscanf(fp, "%lu", &v) != 1)
+			v = dflt;
+		fclose(fp);
+	}
+	return v;
+}
+
+/* Whether this process is in the initial user namespace (every id mapped). */
+static bool initial_userns(void)
+{
+	unsigned long inside, outside, count;
+	bool ret = false;
+	FILE *fp = fopen("/proc/self/uid_map", "re");
+
+	if (!fp)
+		return false;
+	if (fscanf(fp, "%lu %lu %lu", &inside, &outside, &count) == 3)
+		ret = !inside && !outside && count == 4294967295UL;
+	fclose(fp);
+	return ret;
+}
+
+/*
+ * Whether @uid, as stat() showed it, is a uid mapped into this user
+ * namespace.  stat() shows an unmapped owner as the overflow uid, so that
+ * value is taken as mapped only in the initial namespace, where all are.
+ */
+static bool uid_mapped(uid_t uid)
+{
+	if (uid != read_ulong("/proc/sys/kernel/overflowuid", 65534))
+		return true;
+	return initial_userns();
+}
+
+/*
+ * The kernel's rule, can_do_mincore() in mm/mincore.c (6.1 and 6.12 alike):
+ * the page cache of a mapped file is described when
+ *   file_owner_or_capable(file): the caller's fsuid owns the inode, or the
+ *     caller has CAP_FOWNER in its user namespace and the owner is mapped
+ *     there;
+ *   or file_permission(file, MAY_WRITE) == 0: write permission on the inode
+ *     for the caller's fsuid, fsgid, groups and capabilities.
+ * How the fd was opened does not count, and neither does euid 0 by itself.
+ */
 bool probe_mincore_truthful(int fd)
 {
 	char proc[64];
 	struct stat st;
+	uid_t fsuid;
 
 	if (fstat(fd, &st))
 		return false;
-	/* the kernel's rule: owner (or CAP_FOWNER), or write permission */
-	if (geteuid() == 0 || st.st_uid == geteuid())
+	fsuid = setfsuid(-1);	/* an invalid id changes nothing: the current one */
+	if (uid_mapped(st.st_uid) && (st.st_uid == fsuid || cap_fowner()))
 		return true;
-	if ((fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
+	/*
+	 * Ask rather than open for writing (that would bump i_writecount and
+	 * send IN_CLOSE_WRITE to watchers).  AT_EACCESS checks with the ids
+	 * and capabilities the kernel uses for inode permission.  A read-only
+	 * mount makes faccessat() say no where the kernel might say yes: the
+	 * safe direction, a refusal rather than a made-up answer.
+	 */
+	if (!faccessat(fd, "", W_OK, AT_EACCESS | AT_EMPTY_PATH))
 		return true;
-	/* ask, do not open for writing: that would bump i_writecount and
-	 * send IN_CLOSE_WRITE to anyone watching the file */
+	if (errno != EINVAL && errno != ENOSYS)
+		return false;
+	/* a kernel without faccessat2(): through the fd's /proc link */
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	return faccessat(AT_FDCWD, proc, W_OK, AT_EACCESS) == 0;
 }

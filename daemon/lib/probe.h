@@ -4,10 +4,11 @@
  *
  * First choice is the /dev/powerpin RESIDENCY ioctl (runs mode with a
  * cursor, or bitmap mode).  When the device is absent or refuses, mmap +
- * mincore is used, but only where mincore tells the truth: since Linux 5.0
- * it describes the page cache of a file only to a caller that owns it or
- * could write it, and for anyone else reports just the pages mapped into the
- * caller's own page tables.  Otherwise probing fails with a clear message.
+ * mincore is used, but only where mincore tells the truth: it describes the
+ * page cache of a file only to a caller that owns it (or has CAP_FOWNER) or
+ * could write it, and for anyone else reports every page resident (6.1 and
+ * 6.12; 5.0 to 5.x reported only the caller's own mapped pages).  Otherwise
+ * probing fails with a clear message.
  */
 #ifndef POWERPIN_PROBE_H
 #define POWERPIN_PROBE_H
@@ -53,7 +54,11 @@ int probe_residency(int fd, const char *name, enum probe_want want,
 void probe_result_free(struct probe_result *res);
 const char *probe_method_name(enum probe_method m);
 
-/* True when mincore describes @fd's page cache truthfully for this caller. */
+/*
+ * True when mincore describes @fd's page cache truthfully for this caller:
+ * the kernel's can_do_mincore() rule (owner by fsuid, or CAP_FOWNER over a
+ * mapped owner, or write permission on the inode), whatever @fd's mode.
+ */
 bool probe_mincore_truthful(int fd);
 
 #endif

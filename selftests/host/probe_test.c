@@ -2,11 +2,15 @@
 /*
  * Residency probing without the module: the mincore fallback reports exactly
  * the pages read, says it was used, and is refused where mincore would not
- * tell the truth (a caller that can neither write nor owns the file).
+ * tell the truth (a caller that can neither write nor owns the file), by
+ * the same rule as the kernel's, checked against the kernel case by case.
  */
 #include <errno.h>
 #include <grp.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <linux/capability.h>
 
 /* the harness compares through int-typed temporaries: silence its noise */
 #pragma GCC diagnostic ignored "-Wsign-compare"
@@ -142,6 +146,129 @@ TEST_F(probe, untruthful_mincore_is_refused)
 	ASSERT_EQ(0, chown(self->file, 0, NOBODY));
 	ASSERT_EQ(0, chmod(self->file, 0664));
 	EXPECT_EQ(20, as_nobody(self->file, probe_as_caller));
+}
+
+/*
+ * What the kernel decided for @fd: with one page of 64 cached, mincore says
+ * all 64 are resident exactly where it will not describe the file.
+ */
+static int kernel_truthful(int fd)
+{
+	unsigned char vec[64];
+	int i, n = 0;
+	void *map;
+
+	map = mmap(NULL, 64 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return -1;
+	if (mincore(map, 64 * 4096, vec)) {
+		munmap(map, 64 * 4096);
+		return -1;
+	}
+	munmap(map, 64 * 4096);
+	for (i = 0; i < 64; i++)
+		n += vec[i] & 1;
+	return n != 64;
+}
+
+/* Drop capabilities @caps (a mask of CAP_TO_MASK bits, all below 32). */
+static int drop_caps(uint32_t caps)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[0].effective &= ~caps;
+	data[0].permitted &= ~caps;
+	data[0].inheritable &= ~caps;
+	return syscall(SYS_capset, &hdr, data);
+}
+
+enum who { NOBODY_RDONLY, NOBODY_INHERITED_RDWR, ROOT_WITHOUT };
+
+/*
+ * In a child: become @who (for ROOT_WITHOUT: root without @caps), open the
+ * file (or use an O_RDWR fd opened before), and report 10 + 2 * ours +
+ * kernel's verdict.
+ */
+static int verdict(const char *file, enum who who, uint32_t caps)
+{
+	pid_t pid;
+	int st, rdwr = -1;
+
+	if (who == NOBODY_INHERITED_RDWR) {
+		rdwr = open(file, O_RDWR);
+		if (rdwr < 0)
+			return -1;
+	}
+	pid = fork();
+	if (!pid) {
+		int fd = rdwr, k;
+
+		if (who == ROOT_WITHOUT) {
+			if (drop_caps(caps))
+				_exit(99);
+		} else if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)) {
+			_exit(99);
+		}
+		if (fd < 0)
+			fd = open(file, O_RDONLY);
+		if (fd < 0)
+			_exit(98);
+		k = kernel_truthful(fd);
+		if (k < 0)
+			_exit(97);
+		_exit(10 + 2 * probe_mincore_truthful(fd) + k);
+	}
+	if (rdwr >= 0)
+		close(rdwr);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#define BOTH_NO		10
+#define BOTH_YES	13
+
+/*
+ * probe_mincore_truthful() against the kernel's own answer, case by case:
+ * how the fd was opened does not matter, root's uid does not either, only
+ * ownership, CAP_FOWNER and write permission on the inode.
+ */
+TEST_F(probe, truthful_matches_the_kernel)
+{
+	const uint32_t fowner = CAP_TO_MASK(CAP_FOWNER);
+	const uint32_t dac = CAP_TO_MASK(CAP_DAC_OVERRIDE);
+
+	if (geteuid())
+		SKIP(return, "needs root to switch users and drop capabilities");
+	ASSERT_EQ(0, pin_read_range(self->file, 7 * 4096, 1));
+
+	/* root's 0644 file: nobody neither owns nor may write it */
+	EXPECT_EQ(BOTH_NO, verdict(self->file, NOBODY_RDONLY, 0));
+	/* ... not even through an O_RDWR fd root opened for it */
+	EXPECT_EQ(BOTH_NO, verdict(self->file, NOBODY_INHERITED_RDWR, 0));
+	/* root itself: CAP_FOWNER */
+	EXPECT_EQ(BOTH_YES, verdict(self->file, ROOT_WITHOUT, 0));
+
+	ASSERT_EQ(0, chown(self->file, NOBODY, NOBODY));
+	/* nobody's file: root without CAP_FOWNER and CAP_DAC_OVERRIDE is refused */
+	EXPECT_EQ(BOTH_NO, verdict(self->file, ROOT_WITHOUT, fowner | dac));
+	/* write permission through CAP_DAC_OVERRIDE is enough */
+	EXPECT_EQ(BOTH_YES, verdict(self->file, ROOT_WITHOUT, fowner));
+	/* a read-only file: CAP_FOWNER alone is enough */
+	ASSERT_EQ(0, chmod(self->file, 0444));
+	EXPECT_EQ(BOTH_YES, verdict(self->file, ROOT_WITHOUT, dac));
+	EXPECT_EQ(BOTH_NO, verdict(self->file, ROOT_WITHOUT, fowner | dac));
+	/* the owner, even of a read-only file */
+	EXPECT_EQ(BOTH_YES, verdict(self->file, NOBODY_RDONLY, 0));
+	/* group write for nobody's group */
+	ASSERT_EQ(0, chown(self->file, 0, NOBODY));
+	ASSERT_EQ(0, chmod(self->file, 0664));
+	EXPECT_EQ(BOTH_YES, verdict(self->file, NOBODY_RDONLY, 0));
+	ASSERT_EQ(0, chmod(self->file, 0644));
+	EXPECT_EQ(BOTH_NO, verdict(self->file, NOBODY_RDONLY, 0));
 }
 
 TEST_HARNESS_MAIN
