@@ -30,6 +30,12 @@
  * which is exactly what a driver unbind in the middle of a capture does.
  * After unregister, power_supply_get_property() answers -ENODEV, and that is
  * how the thread notices the supply went away (counted in supply_lost).
+ * A device reference keeps the struct, not the driver: an unbind running
+ * while a property is being read would free the driver's data under the
+ * read.  So the thread also holds the supply's parent (the device the
+ * driver is bound to) and reads with the parent's device lock held, the
+ * lock driver unbind takes: a read and an unbind never overlap, and after
+ * an unbind the read stops at -ENODEV without calling into the driver.
  * Between two reads (gate closed, long period) a status query looks the
  * bound name up itself, so supply_present says whether the supply is still
  * registered rather than what the last read found.
@@ -109,6 +115,7 @@ struct powerpin_capture {
 	unsigned int supply_gen;
 	char supply[POWERPIN_SUPPLY_NAME_MAX];
 	struct power_supply *psy;	/* device reference held */
+	struct device *parent;		/* psy's parent, reference held */
 	bool announced;			/* psy answered once: counted as found */
 	char bound[POWERPIN_SUPPLY_NAME_MAX];
 	ktime_t next;			/* next deadline */
@@ -162,13 +169,33 @@ static void powerpin_set_state(u32 state)
 struct powerpin_lookup {
 	const char *name;
 	struct device *dev;
+	struct device *parent;
 };
+
+/*
+ * The first battery's "present" is read inside the class walk, where
+ * sleeping on a device lock is not wanted: a parent that is busy binding or
+ * unbinding is passed over this time and looked at again on the next try.
+ */
+static bool powerpin_battery_absent(struct power_supply *psy)
+{
+	union power_supply_propval val = {};
+	struct device *parent = psy->dev.parent;
+	bool absent;
+
+	if (parent && !device_trylock(parent))
+		return true;
+	absent = !power_supply_get_property(psy, POWER_SUPPLY_PROP_PRESENT,
+					    &val) && !val.intval;
+	if (parent)
+		device_unlock(parent);
+	return absent;
+}
 
 static int powerpin_match_supply(struct device *dev, void *data)
 {
 	struct powerpin_lookup *lookup = data;
 	struct power_supply *psy = dev_get_drvdata(dev);
-	union power_supply_propval val = {};
 
 	if (!psy)
 		return 0;
@@ -179,15 +206,20 @@ static int powerpin_match_supply(struct device *dev, void *data)
 		if (!psy->desc || psy->desc->type != POWER_SUPPLY_TYPE_BATTERY)
 			return 0;
 		/* a bay without a battery: look further */
-		if (!power_supply_get_property(psy, POWER_SUPPLY_PROP_PRESENT,
-					       &val) && !val.intval)
+		if (powerpin_battery_absent(psy))
 			return 0;
 	}
 	lookup->dev = get_device(dev);
+	lookup->parent = get_device(dev->parent);
 	return 1;
 }
 
-static struct power_supply *powerpin_find_supply(const char *name)
+/*
+ * Find a supply by name ("" = the first present battery) and take a
+ * reference on it and, if @parent is given, on its parent device.
+ */
+static struct power_supply *powerpin_find_supply(const char *name,
+						 struct device **parent)
 {
 	struct powerpin_lookup lookup = { .name = name };
 
@@ -197,7 +229,13 @@ static struct power_supply *powerpin_find_supply(const char *name)
 	class_for_each_device(power_supply_class, NULL, &lookup,
 			      powerpin_match_supply);
 #endif
-	return lookup.dev ? dev_get_drvdata(lookup.dev) : NULL;
+	if (!lookup.dev)
+		return NULL;
+	if (parent)
+		*parent = lookup.parent;
+	else
+		put_device(lookup.parent);
+	return dev_get_drvdata(lookup.dev);
 }
 
 static void powerpin_release_supply(struct powerpin_capture *run, bool lost)
@@ -207,7 +245,9 @@ static void powerpin_release_supply(struct powerpin_capture *run, bool lost)
 	if (!run->psy)
 		return;
 	put_device(&run->psy->dev);
+	put_device(run->parent);
 	run->psy = NULL;
+	run->parent = NULL;
 	if (run->announced && lost) {
 		spin_lock_irqsave(&powerpin_lock, irqflags);
 		powerpin_stats.supply_lost++;
@@ -337,11 +377,12 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 	s64 val[PP_NR_PROPS];
 	unsigned long irqflags;
 	u32 ok = 0, flags = 0;
+	bool present;
 	u64 t0;
 	int i;
 
 	if (!run->psy) {
-		run->psy = powerpin_find_supply(run->supply);
+		run->psy = powerpin_find_supply(run->supply, &run->parent);
 		if (!run->psy) {
 			powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
 			return;
@@ -351,7 +392,12 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 		return;
 
 	t0 = ktime_get_ns();
-	if (!powerpin_read_supply(run->psy, val, &ok, &flags)) {
+	if (run->parent)
+		device_lock(run->parent);
+	present = powerpin_read_supply(run->psy, val, &ok, &flags);
+	if (run->parent)
+		device_unlock(run->parent);
+	if (!present) {
 		powerpin_release_supply(run, true);
 		powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
 		return;
@@ -593,7 +639,7 @@ void powerpin_sampler_get_status(struct powerpin_status *st)
 
 	st->supply_bound[sizeof(st->supply_bound) - 1] = '\0';
 	if (st->supply_present && st->supply_bound[0]) {
-		psy = powerpin_find_supply(st->supply_bound);
+		psy = powerpin_find_supply(st->supply_bound, NULL);
 		if (psy) {
 			put_device(&psy->dev);
 		} else {

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -927,6 +928,56 @@ TEST_F_TIMEOUT(sampler, unbind_rebind, 120)
 	ASSERT_GE(n, 20);
 	EXPECT_TRUE(seq_strictly_increasing(e, n, 1));
 	free(e);
+}
+
+/*
+ * Unbinds racing reads: at a 1 ms period with 1 ms per transfer, the driver
+ * is unbound (through its sysfs unbind file, and by removing the I2C
+ * device) again and again while a read is likely in progress.  The kernel
+ * log must stay clean (run-guest checks it), sampling resumes after the
+ * last bind, and every loss is matched by a find.
+ */
+TEST_F_TIMEOUT(sampler, unbind_during_reads, 180)
+{
+	char dev[PATH_MAX], *name;
+	long long lost0, found0, s_end;
+	ssize_t len;
+
+	len = readlink(PSY "/device", dev, sizeof(dev) - 1);
+	ASSERT_GT(len, 0);
+	dev[len] = '\0';
+	name = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+
+	ASSERT_EQ(0, write_str(PARAMS "/period_us", "1000"));
+	ASSERT_EQ(0, write_str(EMU "/latency_us", "1000"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 5, 10.0));
+	lost0 = status_ll("supply_lost");
+	found0 = status_ll("supply_found");
+
+	for (int k = 0; k < 40; k++) {
+		if (k % 2) {
+			ASSERT_EQ(0, write_str("/sys/bus/i2c/drivers/max17042/unbind", name));
+			sleep_s((k % 5) * 0.001);
+			ASSERT_EQ(0, write_str("/sys/bus/i2c/drivers/max17042/bind", name));
+		} else {
+			ASSERT_EQ(0, write_str(EMU "/unbind", "1"));
+			sleep_s((k % 5) * 0.001);
+			ASSERT_EQ(0, write_str(EMU "/bind", "1"));
+		}
+		ASSERT_EQ(0, ensure_bound());
+		sleep_s((k % 7) * 0.003);
+	}
+	s_end = status_ll("samples");
+	ASSERT_TRUE(wait_status_ge("samples", s_end + 20, 10.0));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	EXPECT_EQ(1, status_ll("supply_present"));
+	TH_LOG("40 unbinds: supply_lost +%lld, supply_found +%lld",
+	       status_ll("supply_lost") - lost0, status_ll("supply_found") - found0);
+	/* the thread sees each loss it notices, and finds the supply after it */
+	EXPECT_GE(status_ll("supply_lost") - lost0, 1);
+	EXPECT_EQ(status_ll("supply_lost") - lost0, status_ll("supply_found") - found0);
 }
 
 /* Every 5th transfer fails: errors flagged and counted, sampling goes on. */
