@@ -466,7 +466,7 @@ int cmd_record(int argc, char **argv)
 		snprintf(err, sizeof(err), "%lld", (long long)samples);
 	else
 		snprintf(err, sizeof(err), "unknown");
-	fprintf(stderr, "powerpin record: wrote %s: %s samples, %llu lost events, %llu bytes, %.1f s\n",
+	fprintf(stderr, "powerpin record: wrote %s: %s samples, %llu lost events, %llu bytes of events, %.1f s\n",
 		output, err, (unsigned long long)cst.lost_events,
 		(unsigned long long)cst.bytes, cst.duration_ns / 1e9);
 	if (WIFEXITED(child_status) && WEXITSTATUS(child_status))
