@@ -2,13 +2,10 @@
 /* pinconfig parser: a token stream with line numbers, and a small grammar. */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "pinconfig.h"
 #include "util.h"
@@ -221,84 +218,28 @@ int pinconfig_parse(const char *text, size_t len, const char *name,
 int pinconfig_load(const char *path, struct pinconfig *pc, char *err,
 		   size_t errlen)
 {
-	char *text = NULL;
-	size_t len = 0, cap;
-	struct stat st;
-	int fd, ret, e;
+	size_t len;
+	void *text;
+	int ret, e;
 
 	memset(pc, 0, sizeof(*pc));
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st)) {
+	if (read_bounded_file(path, PINCONFIG_FILE_MAX, &text, &len)) {
 		e = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		snprintf(err, errlen, "%s: %s", path,
-			 e == EISDIR ? strerror(e) : "not a regular file");
-		goto fail;
-	}
-	if (st.st_size > PINCONFIG_FILE_MAX) {
-		e = EFBIG;
-		snprintf(err, errlen, "%s: larger than %d bytes: not a pinconfig", path,
-			 PINCONFIG_FILE_MAX);
-		goto fail;
-	}
-	cap = st.st_size + 1;
-	text = malloc(cap);
-	if (!text) {
-		e = ENOMEM;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		goto fail;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nt;
-
-			/* it grew while being read */
-			if (cap > PINCONFIG_FILE_MAX) {
-				e = EFBIG;
-				snprintf(err, errlen, "%s: larger than %d bytes: not a pinconfig",
-					 path, PINCONFIG_FILE_MAX);
-				goto fail;
-			}
-			cap = cap * 2 > PINCONFIG_FILE_MAX + 1 ? PINCONFIG_FILE_MAX + 1 : cap * 2;
-			nt = realloc(text, cap);
-			if (!nt) {
-				e = ENOMEM;
-				snprintf(err, errlen, "%s: %s", path, strerror(e));
-				goto fail;
-			}
-			text = nt;
-		}
-		n = read(fd, text + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			e = errno;
+		if (e == EINVAL)
+			snprintf(err, errlen, "%s: not a regular file", path);
+		else if (e == EFBIG)
+			snprintf(err, errlen, "%s: larger than %d bytes: not a pinconfig",
+				 path, PINCONFIG_FILE_MAX);
+		else
 			snprintf(err, errlen, "%s: %s", path, strerror(e));
-			goto fail;
-		}
-		if (!n)
-			break;
-		len += n;
+		errno = e;
+		return -1;
 	}
-	close(fd);
 	ret = pinconfig_parse(text, len, path, pc, err, errlen);
 	e = errno;
 	free(text);
 	errno = e;
 	return ret;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(text);
-	errno = e;
-	return -1;
 }
 
 void pinconfig_free(struct pinconfig *pc)

@@ -2,11 +2,9 @@
 /* Range arithmetic and the pinlist.meta encoder/decoder. */
 #include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "pinlist.h"
 #include "util.h"
@@ -360,71 +358,19 @@ int pinlist_decode(const uint8_t *buf, size_t len, struct pin_ranges *out,
 int pinlist_read_file(const char *path, struct pin_ranges *out,
 		      size_t *trailing)
 {
-	uint8_t *buf = NULL;
-	size_t len = 0, cap;
-	struct stat st;
-	int fd, ret;
+	size_t len;
+	void *buf;
+	int ret, e;
 
 	if (trailing)
 		*trailing = 0;
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
+	if (read_bounded_file(path, PINLIST_FILE_MAX, &buf, &len))
 		return -1;
-	if (fstat(fd, &st))
-		goto err;
-	if (S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
-		goto err;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;		/* a device, FIFO or socket is no pinlist */
-		goto err;
-	}
-	if (st.st_size > PINLIST_FILE_MAX) {
-		errno = EFBIG;
-		goto err;
-	}
-	/* read to the end; a file that grows past the limit meanwhile is refused too */
-	cap = st.st_size + 1;
-	buf = malloc(cap);
-	if (!buf)
-		goto err;
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			uint8_t *nb;
-
-			if (cap > PINLIST_FILE_MAX) {
-				errno = EFBIG;
-				goto err;
-			}
-			cap = cap * 2 > PINLIST_FILE_MAX + 1 ? PINLIST_FILE_MAX + 1 : cap * 2;
-			nb = realloc(buf, cap);
-			if (!nb)
-				goto err;
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto err;
-		if (!n)
-			break;
-		len += n;
-	}
-	close(fd);
 	ret = pinlist_decode(buf, len, out, trailing);
+	e = errno;
 	free(buf);
+	errno = e;
 	return ret;
-err:
-	ret = errno;
-	close(fd);
-	free(buf);
-	errno = ret;
-	return -1;
 }
 
 const char *pinlist_read_strerror(int e)

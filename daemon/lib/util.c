@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -188,4 +189,69 @@ void json_string(FILE *out, const char *s, size_t len)
 		}
 	}
 	fputc('"', out);
+}
+
+int read_bounded_file(const char *path, size_t max, void **buf, size_t *len)
+{
+	size_t got = 0, cap;
+	struct stat st;
+	char *b = NULL;
+	int fd, e;
+
+	*buf = NULL;
+	*len = 0;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st))
+		goto err;
+	if (!S_ISREG(st.st_mode)) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		goto err;
+	}
+	if ((uint64_t)st.st_size > max) {
+		errno = EFBIG;
+		goto err;
+	}
+	cap = st.st_size + 1;
+	b = malloc(cap);
+	if (!b)
+		goto err;
+	for (;;) {
+		ssize_t n;
+
+		if (got == cap) {
+			char *nb;
+
+			/* it grew while being read */
+			if (cap > max) {
+				errno = EFBIG;
+				goto err;
+			}
+			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			nb = realloc(b, cap);
+			if (!nb)
+				goto err;
+			b = nb;
+		}
+		n = read(fd, b + got, cap - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto err;
+		if (!n)
+			break;
+		got += n;
+	}
+	close(fd);
+	*buf = b;
+	*len = got;
+	return 0;
+err:
+	e = errno;
+	close(fd);
+	free(b);
+	errno = e;
+	return -1;
 }

@@ -22,6 +22,15 @@ int atomic_open(struct atomic_file *af, const char *path);
 int atomic_commit(struct atomic_file *af);
 void atomic_abort(struct atomic_file *af);
 
+/*
+ * Read all of @path, a regular file of at most @max bytes, into a new
+ * buffer (*@buf, always allocated, *@len bytes; free() it).  Returns 0, or
+ * -1 with errno: EISDIR, EINVAL (a device, FIFO or socket: opened without
+ * blocking and not read), EFBIG (larger than @max, also when it grows past
+ * @max while being read), or what open/read/malloc said.
+ */
+int read_bounded_file(const char *path, size_t max, void **buf, size_t *len);
+
 /* Parse an unsigned decimal/hex/octal number with optional K/M/G suffix
  * (powers of 1024).  Returns 0, or -1 with errno = EINVAL/ERANGE. */
 int parse_size(const char *s, unsigned long long *out);
