@@ -226,7 +226,8 @@ int pinlist_normalize(const struct pin_ranges *in, uint64_t page_size,
 		goto split;
 	}
 	/* by rank: sweep in offset order, merging only equal ranks */
-	qsort(tmp.v, tmp.nr, sizeof(*tmp.v), cmp_offset);
+	if (tmp.nr)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(tmp.v, tmp.nr, sizeof(*tmp.v), cmp_offset);
 	for (i = 0; i < tmp.nr; i++) {
 		struct pin_range cur = tmp.v[i];
 		uint64_t cend = cur.offset + cur.length;
@@ -249,7 +250,8 @@ int pinlist_normalize(const struct pin_ranges *in, uint64_t page_size,
 		tmp.v[n++] = cur;
 	}
 	tmp.nr = n;
-	qsort(tmp.v, tmp.nr, sizeof(*tmp.v), cmp_rank);
+	if (tmp.nr)
+		qsort(tmp.v, tmp.nr, sizeof(*tmp.v), cmp_rank);
 split:
 	if (split_long(&tmp, page_size)) {
 		pin_ranges_free(&tmp);
