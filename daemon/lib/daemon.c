@@ -13,6 +13,7 @@
 #include "daemon.h"
 #include "util.h"
 
+__attribute__((format(printf, 3, 4)))
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

@@ -76,6 +76,7 @@ struct pp_capture {
 	char *error_file;	/* where it happened */
 };
 
+__attribute__((format(printf, 3, 4)))
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
