@@ -254,4 +254,18 @@ int report_write_processes_csv(const struct report *r, FILE *out);
 int report_write_samples(const struct report *r, const char *path, FILE *csv,
 			 FILE *perfetto, char *err, size_t errlen);
 
+/*
+ * Every writer above, by name, behind one signature (report_writers.c):
+ * @path is the input as read (the per-sample writers read it again), @name
+ * the input as the user named it (titles).  Returns 0, or -1 with errno and,
+ * for an input error, a message in @err.  The table ends with a NULL name;
+ * a new writer joins everything that walks it with one line there.
+ */
+struct report_writer {
+	const char *name;
+	int (*write)(const struct report *r, const char *path, const char *name,
+		     FILE *out, char *err, size_t errlen);
+};
+extern const struct report_writer report_writers[];
+
 #endif
