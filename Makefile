@@ -6,6 +6,7 @@
 #   KVER=<abi>   kernel ABI to build the module for (default: the guest's 6.12)
 #   KDIR=<dir>   kernel build tree (default: /lib/modules/$(KVER)/build)
 #   W=1, C=1     passed to Kbuild (extra warnings, sparse)
+#   FUZZ_SECONDS=<n>  how long `make fuzz` runs each fuzzer (default 60)
 
 TOP     := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 B       := $(TOP)/build
@@ -41,8 +42,9 @@ HOST_TESTS  := $(patsubst selftests/host/%.c,$(B)/tests/host/%,$(wildcard selfte
 GUEST_TESTS := $(patsubst selftests/guest/%.c,$(B)/tests/guest/%,$(wildcard selftests/guest/*.c))
 BENCHES     := $(patsubst selftests/bench/%.c,$(B)/bench/%,$(wildcard selftests/bench/*.c))
 BINS    := $(B)/bin/powerpin $(B)/bin/powerpind
+FUZZERS := $(patsubst selftests/fuzz/%.c,$(B)/fuzz/bin/%,$(wildcard selftests/fuzz/fuzz_*.c))
 
-.PHONY: all modules userspace tests deps check demo bench clean install uninstall static
+.PHONY: all modules userspace tests fuzzers fuzz deps check demo bench clean install uninstall static
 
 all: modules userspace tests
 
@@ -90,6 +92,29 @@ $(B)/tests/%: selftests/%.c $(B)/libpowerpin.a $(wildcard selftests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -I$(TOP)/selftests -o $@ $< $(B)/libpowerpin.a $(LDLIBS)
 
+# ---- fuzzers ----------------------------------------------------------------
+# libFuzzer harnesses (selftests/fuzz/) over the library built a second time
+# with clang, ASan and UBSan; any undefined behaviour aborts.
+FUZZ_CC     ?= clang
+FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := $(filter-out -O2 -fstack-protector-strong,$(CFLAGS)) -O1 \
+	       -fno-omit-frame-pointer $(FUZZ_SAN)
+FUZZ_OBJ    := $(LIB_SRC:%.c=$(B)/fuzz/obj/%.o)
+
+fuzzers: $(FUZZERS)
+
+$(B)/fuzz/obj/%.o: %.c $(wildcard daemon/lib/*.h) uapi/linux/powerpin.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(B)/fuzz/libpowerpin.a: $(FUZZ_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/fuzz/bin/%: selftests/fuzz/%.c selftests/fuzz/fuzz.h $(B)/fuzz/libpowerpin.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(B)/fuzz/libpowerpin.a $(LDLIBS)
+
 # ---- the front door ---------------------------------------------------------
 check:
 	@$(TOP)/scripts/deps
@@ -105,6 +130,11 @@ bench:
 
 static:
 	@$(TOP)/scripts/static-checks
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	@$(TOP)/scripts/deps
+	@$(TOP)/scripts/fuzz run $(FUZZ_SECONDS)
 
 # ---- install ----------------------------------------------------------------
 DESTDIR ?=

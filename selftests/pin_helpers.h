@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fuzz_seed.h"
+
 /* Expected values in the pin tests are written for 4 KiB pages. */
 #define PIN_NEED_4K_PAGES() do { \
 	if (sysconf(_SC_PAGESIZE) != 4096) \
@@ -148,6 +150,8 @@ static inline int pin_write_pairs(const char *path, const uint64_t *pairs, int n
 		return -1;
 	w = write(fd, buf, 8 * n);
 	close(fd);
+	if (w > 0)
+		fuzz_seed("pinlist", buf, w);
 	return w == 8 * n ? 0 : -1;
 }
 

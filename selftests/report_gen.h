@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_seed.h"
+
 struct gen_line {
 	uint64_t ts_ns;
 	uint64_t order;
@@ -107,7 +109,11 @@ static inline int gen_write(struct gen *g, const char *path)
 	}
 	free(g->lines);
 	memset(g, 0, sizeof(*g));
-	return fclose(f);
+	if (fclose(f))
+		return -1;
+	fuzz_seed_file("ftrace_text", path);
+	fuzz_seed_file("report", path);
+	return 0;
 }
 
 /* Floating-point expectation for the kselftest harness (which has none). */

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_seed.h"
+
 #define TDAT_PAGE		4096
 #define TDAT_PAGE_DATA		(TDAT_PAGE - 16)
 #define TDAT_MAX_CPUS		8
@@ -371,7 +373,11 @@ static inline int tdat_close(struct tdat *w, const char *path)
 			fwrite(buf, 1, n, f);
 		fclose(w->cpu[i].data);
 	}
-	return fclose(f);
+	if (fclose(f))
+		return -1;
+	fuzz_seed_file("tracedat", path);
+	fuzz_seed_file("report", path);
+	return 0;
 }
 
 #endif

@@ -12,6 +12,7 @@
 #include <kselftest_harness.h>
 
 #include "daemon.h"
+#include "fuzz_seed.h"
 #include "record.h"
 
 static int parse(const char *text, struct ppd_config *cfg, char *err,
@@ -22,6 +23,7 @@ static int parse(const char *text, struct ppd_config *cfg, char *err,
 
 	if (!fp)
 		return -2;
+	fuzz_seed("powerpind_config", text, strlen(text));
 	ret = ppd_config_parse(fp, "t.conf", cfg, err, errlen);
 	fclose(fp);
 	return ret;

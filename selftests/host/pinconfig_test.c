@@ -19,10 +19,12 @@
 
 #include <zip.h>
 
+#include "fuzz_seed.h"
 #include "pinconfig.h"
 
 static int parse(const char *text, struct pinconfig *pc, char *err, size_t errlen)
 {
+	fuzz_seed("pinconfig", text, strlen(text));
 	return pinconfig_parse(text, strlen(text), "pc.txt", pc, err, errlen);
 }
 

@@ -48,6 +48,7 @@ static int write_bytes(const char *path, const void *buf, size_t len)
 		return -1;
 	n = write(fd, buf, len);
 	close(fd);
+	fuzz_seed("pinlist", buf, len);
 	return n == (ssize_t)len ? 0 : -1;
 }
 

@@ -182,6 +182,7 @@ static void write_file(const char *path, const void *data, size_t len)
 	if (len && fwrite(data, 1, len, f) != len)
 		abort();
 	fclose(f);
+	fuzz_seed("report", data, len);
 }
 
 static int dir_entries(const char *dir)

@@ -14,6 +14,7 @@
 
 #include <kselftest_harness.h>
 
+#include "fuzz_seed.h"
 #include "report_gen.h"
 #include "util.h"
 
@@ -27,6 +28,7 @@ static char *json_of(const char *s, size_t len)
 
 	if (!f)
 		return NULL;
+	fuzz_seed("json_string", s, len == SIZE_MAX ? strlen(s) : len);
 	json_string(f, s, len);
 	fclose(f);
 	return buf;

@@ -123,6 +123,7 @@ static uint64_t build_zip(const char *path, struct spec *s, int n)
 	}
 	if (zipClose(zf, NULL) != ZIP_OK)
 		return 0;
+	fuzz_seed_file("zipindex", path);
 	{
 		struct stat st;
 
@@ -640,6 +641,7 @@ static int hand_zip(const char *path, struct hand_entry *e, int n, uint64_t hole
 	ret = ftruncate(fd, hole) || pwrite(fd, b.p, b.len, hole) != (ssize_t)b.len ? -1 : 0;
 	close(fd);
 	free(b.p);
+	fuzz_seed_file("zipindex", path);
 	return ret;
 }
 
@@ -674,6 +676,7 @@ static int cli_refuses(const char *dir, const char *zip, const char *what)
 	size_t n;
 	FILE *fp;
 
+	fuzz_seed_file("zipindex", zip);
 	if (run("%s file %s --zip --dump > %s/log 2>&1", bin(), zip, dir) != 1)
 		return 0;
 	snprintf(log, sizeof(log), "%s/log", dir);
