@@ -72,3 +72,4 @@ module_exit(powerpin_exit);
 MODULE_DESCRIPTION("Battery power samples in ftrace and page-cache residency");
 MODULE_AUTHOR("powerpin developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(POWERPIN_VERSION);
