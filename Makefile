@@ -22,12 +22,15 @@ KDIR    ?= /lib/modules/$(KVER)/build
 KSRC    := $(CACHE)/ksrc
 KSELFTEST := $(KSRC)/tools/testing/selftests
 
+# One version for everything (scripts/version): binaries, module, packages.
+VERSION := $(shell $(TOP)/scripts/version)
+
 PKGS    := libnl-genl-3.0 libnl-3.0 libtracefs libtraceevent libtracecmd minizip zlib
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 	   -Wformat=2 -Wmissing-prototypes -D_GNU_SOURCE -fstack-protector-strong \
-	   -I$(TOP)/uapi -I$(TOP)/daemon/lib \
+	   -I$(TOP)/uapi -I$(TOP)/daemon/lib -I$(B)/gen \
 	   $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 # kselftest_harness.h keeps `child` across setjmp() in every TEST_F wrapper;
@@ -44,7 +47,7 @@ BENCHES     := $(patsubst selftests/bench/%.c,$(B)/bench/%,$(wildcard selftests/
 BINS    := $(B)/bin/powerpin $(B)/bin/powerpind
 FUZZERS := $(patsubst selftests/fuzz/%.c,$(B)/fuzz/bin/%,$(wildcard selftests/fuzz/fuzz_*.c))
 
-.PHONY: all modules userspace tests fuzzers fuzz deps check demo bench clean install uninstall static
+.PHONY: all modules userspace tests fuzzers fuzz version deps check demo bench clean install uninstall static FORCE
 
 all: modules userspace tests
 
@@ -58,11 +61,18 @@ KBUILD_DIR ?= $(B)/kmod-$(KVER)
 modules:
 	@test -f $(KDIR)/Makefile || { echo "powerpin: no kernel headers at $(KDIR) (run make deps, or set KDIR=)" >&2; exit 1; }
 	@$(TOP)/scripts/shadow-tree $(TOP) $(KBUILD_DIR)
-	$(MAKE) -C $(KDIR) M=$(KBUILD_DIR) CONFIG_POWERPIN_SELFTESTS=m $(if $(W),W=$(W)) $(if $(C),C=$(C)) modules
+	$(MAKE) -C $(KDIR) M=$(KBUILD_DIR) CONFIG_POWERPIN_SELFTESTS=m POWERPIN_VERSION=$(VERSION) $(if $(W),W=$(W)) $(if $(C),C=$(C)) modules
 	@mkdir -p $(B)/$(KVER) && cp $(KBUILD_DIR)/kmod/powerpin.ko $(KBUILD_DIR)/selftests/gauge/*.ko $(B)/$(KVER)/
 
 # ---- userspace --------------------------------------------------------------
 userspace: $(BINS)
+
+# rewritten only when the version changes, so nothing else is rebuilt
+$(B)/gen/powerpin_version.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define POWERPIN_VERSION "$(VERSION)"' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(B)/daemon/lib/version.o $(B)/fuzz/obj/daemon/lib/version.o: $(B)/gen/powerpin_version.h
 
 $(B)/%.o: %.c $(wildcard daemon/lib/*.h) uapi/linux/powerpin.h
 	@mkdir -p $(dir $@)
@@ -81,7 +91,13 @@ $(B)/bin/powerpind: $(B)/daemon/powerpind.o $(B)/libpowerpin.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # ---- tests ------------------------------------------------------------------
-tests: $(HOST_TESTS) $(GUEST_TESTS) $(BENCHES)
+tests: $(HOST_TESTS) $(GUEST_TESTS) $(BENCHES) $(B)/tests/bin/powerpin-other-version
+
+# The CLI built as another version, to test what status says of a module
+# that does not match.
+$(B)/tests/bin/powerpin-other-version: $(CLI_OBJ) $(B)/libpowerpin.a daemon/lib/version.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DPOWERPIN_VERSION='"0.0.0-other"' -o $@ daemon/lib/version.c $(CLI_OBJ) $(B)/libpowerpin.a $(LDLIBS)
 
 $(B)/bench/%: selftests/bench/%.c $(B)/libpowerpin.a
 	@mkdir -p $(dir $@)
@@ -130,6 +146,9 @@ bench:
 
 static:
 	@$(TOP)/scripts/static-checks
+
+version:
+	@echo $(VERSION)
 
 FUZZ_SECONDS ?= 60
 fuzz:
