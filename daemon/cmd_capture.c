@@ -21,6 +21,7 @@
 #include "util.h"
 #include "genl.h"
 #include "record.h"
+#include "version.h"
 
 /* Open the family or say why not. */
 static struct pp_genl *open_family(const char *cmd, bool quiet_absent)
@@ -61,12 +62,21 @@ static void status_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: powerpin status [--json]\n\n"
-		"Show the sampler's state and counters (powerpin.ko over generic netlink).\n\n"
+		"Show the sampler's state and counters (powerpin.ko over generic netlink),\n"
+		"and the versions of powerpin and of the loaded powerpin.ko: a warning on\n"
+		"stderr says when they differ.\n\n"
 		"  -j, --json   print one JSON object instead of text\n"
 		"  -h, --help   this help\n");
 }
 
-static void print_status_json(FILE *out, const struct pp_status *st)
+/* The loaded module's version, or NULL (not loaded, or built without one). */
+static const char *module_version(char *buf, size_t len)
+{
+	return powerpin_module_version(buf, len) ? NULL : buf;
+}
+
+static void print_status_json(FILE *out, const struct pp_status *st,
+			      const char *modver)
 {
 	fprintf(out, "{\"state\":\"%s\",\"event_enabled\":%s,\"tracing_on\":%s,\"supply\":",
 		pp_state_name(st->state), st->event_enabled ? "true" : "false",
@@ -78,7 +88,7 @@ static void print_status_json(FILE *out, const struct pp_status *st)
 		",\"supply_present\":%s,\"period_us\":%u,\"samples\":%llu,\"read_errors\":%llu,"
 		"\"missed\":%llu,\"supply_lost\":%llu,\"supply_found\":%llu,"
 		"\"last\":{\"seq\":%u,\"time_ns\":%llu,\"voltage_uv\":%lld,\"current_ua\":%lld,"
-		"\"charge_uah\":%lld,\"power_uw\":%lld,\"flags\":%u}}\n",
+		"\"charge_uah\":%lld,\"power_uw\":%lld,\"flags\":%u},",
 		st->supply_present ? "true" : "false", st->period_us,
 		(unsigned long long)st->samples,
 		(unsigned long long)st->read_errors,
@@ -89,11 +99,23 @@ static void print_status_json(FILE *out, const struct pp_status *st)
 		(long long)st->last_voltage_uv, (long long)st->last_current_ua,
 		(long long)st->last_charge_uah, (long long)st->last_power_uw,
 		st->last_flags);
+	fputs("\"version\":", out);
+	json_string(out, powerpin_version(), SIZE_MAX);
+	fputs(",\"module_version\":", out);
+	if (modver)
+		json_string(out, modver, SIZE_MAX);
+	else
+		fputs("null", out);
+	fprintf(out, ",\"versions_match\":%s}\n",
+		modver && !strcmp(modver, powerpin_version()) ? "true" : "false");
 }
 
-static void print_status_text(FILE *out, const struct pp_status *st)
+static void print_status_text(FILE *out, const struct pp_status *st,
+			      const char *modver)
 {
 	fprintf(out, "state:        %s\n", pp_state_name(st->state));
+	fprintf(out, "version:      powerpin %s, powerpin.ko %s\n",
+		powerpin_version(), modver ? modver : "(no version)");
 	fprintf(out, "gate:         event %s, tracing %s\n",
 		st->event_enabled ? "enabled" : "disabled",
 		st->tracing_on ? "on" : "off");
@@ -129,9 +151,11 @@ int cmd_status(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	const char *modver;
 	struct pp_status st;
 	struct pp_genl *g;
 	bool json = false;
+	char buf[128];
 	int c;
 
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
@@ -162,10 +186,16 @@ int cmd_status(int argc, char **argv)
 		return 1;
 	}
 	pp_genl_close(g);
+	modver = module_version(buf, sizeof(buf));
 	if (json)
-		print_status_json(stdout, &st);
+		print_status_json(stdout, &st, modver);
 	else
-		print_status_text(stdout, &st);
+		print_status_text(stdout, &st, modver);
+	if (!modver || strcmp(modver, powerpin_version()))
+		fprintf(stderr,
+			"powerpin status: warning: powerpin.ko is %s%s but powerpin is %s: install a module and tools of the same version\n",
+			modver ? "version " : "", modver ? modver : "built without a version",
+			powerpin_version());
 	return fflush(stdout) ? 1 : 0;
 }
 

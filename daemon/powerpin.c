@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "version.h"
 
 struct command {
 	const char *name;
@@ -31,7 +32,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: powerpin <command> [options]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(out, "\n`powerpin <command> --help` describes each command's options.\n");
+	fprintf(out, "\n`powerpin <command> --help` describes each command's options;\n"
+		"`powerpin --version` prints the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -46,6 +48,10 @@ int main(int argc, char **argv)
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("powerpin %s\n", powerpin_version());
+		return fflush(stdout) ? 1 : 0;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))

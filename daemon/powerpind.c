@@ -37,6 +37,7 @@
 #include "daemon.h"
 #include "genl.h"
 #include "record.h"
+#include "version.h"
 
 struct ppd {
 	bool foreground;
@@ -95,6 +96,7 @@ static void usage(FILE *out)
 		"                     " PPD_DEFAULT_SPOOL ")\n"
 		"      --check-config read the configuration, print what would be used and\n"
 		"                     exit: 0 if powerpind would start with it, else 1\n"
+		"  -V, --version      print the version and exit\n"
 		"  -h, --help         this help\n\n"
 		"Signals: SIGTERM/SIGINT finish an open capture and exit, SIGHUP rereads\n"
 		"the configuration.  Capture layout: docs/capture-format.md.\n");
@@ -458,12 +460,13 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 		{ "spool", required_argument, NULL, 's' },
 		{ "check-config", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	int c;
 
 	d->config_path = PPD_DEFAULT_CONFIG;
-	while ((c = getopt_long(argc, argv, "fc:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fc:s:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			d->foreground = true;
@@ -491,6 +494,9 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 'V':
+			printf("powerpind %s\n", powerpin_version());
+			exit(fflush(stdout) ? 1 : 0);
 		default:
 			usage(stderr);
 			return 2;

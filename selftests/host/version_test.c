@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One version source (scripts/version): the binaries print it, `make
+ * version` prints it, and a source tree without .git (a tarball, the Debian
+ * source, a DKMS tree) takes it from .tarball-version, or else the base.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <kselftest_harness.h>
+
+/* First line of @cmd's output into @buf (newline dropped); exit status. */
+static int line_of(const char *cmd, char *buf, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	int st;
+
+	buf[0] = '\0';
+	if (!p)
+		return -1;
+	if (!fgets(buf, len, p))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(binaries_print_the_tree_version)
+{
+	char ver[256], got[512], want[512];
+
+	ASSERT_EQ(0, line_of("scripts/version", ver, sizeof(ver)));
+	ASSERT_NE('\0', ver[0]);
+	/* X.Y.Z, optionally +gitN.gHASH and .dirty: a valid Debian upstream version */
+	EXPECT_EQ(0, line_of("scripts/version | grep -Ex '[0-9]+\\.[0-9]+\\.[0-9]+(\\+git[0-9]+\\.g[0-9a-f]+)?(\\.dirty)?'",
+			     got, sizeof(got)));
+	ASSERT_EQ(0, line_of("make -s version", got, sizeof(got)));
+	EXPECT_STREQ(ver, got);
+	if (access("build/bin/powerpin", X_OK) || access("build/bin/powerpind", X_OK))
+		SKIP(return, "binaries not built");
+	ASSERT_EQ(0, line_of("build/bin/powerpin --version", got, sizeof(got)));
+	snprintf(want, sizeof(want), "powerpin %s", ver);
+	EXPECT_STREQ(want, got);
+	ASSERT_EQ(0, line_of("build/bin/powerpin -V", got, sizeof(got)));
+	EXPECT_STREQ(want, got);
+	ASSERT_EQ(0, line_of("build/bin/powerpind --version", got, sizeof(got)));
+	snprintf(want, sizeof(want), "powerpind %s", ver);
+	EXPECT_STREQ(want, got);
+	/* and --help says how */
+	EXPECT_EQ(0, line_of("build/bin/powerpind --help | grep -- --version", got, sizeof(got)));
+	EXPECT_EQ(0, line_of("build/bin/powerpin --help | grep -- --version", got, sizeof(got)));
+}
+
+TEST(tree_without_git)
+{
+	char dir[] = "/tmp/ppversion.XXXXXX", cmd[1024], got[256], base[64];
+
+	if (system("git rev-parse --git-dir >/dev/null 2>&1"))
+		SKIP(return, "not a git checkout");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	/* what a release tarball holds: the tracked files, no .git */
+	snprintf(cmd, sizeof(cmd), "git archive HEAD | tar -x -C %s", dir);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, line_of("sed -n 's/^base=//p' scripts/version", base, sizeof(base)));
+	ASSERT_NE('\0', base[0]);
+	snprintf(cmd, sizeof(cmd), "%s/scripts/version", dir);
+	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	EXPECT_STREQ(base, got);
+
+	snprintf(cmd, sizeof(cmd), "echo 9.8.7+test > %s/.tarball-version", dir);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s/scripts/version", dir);
+	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	EXPECT_STREQ("9.8.7+test", got);
+	snprintf(cmd, sizeof(cmd), "make -s -C %s version", dir);
+	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	EXPECT_STREQ("9.8.7+test", got);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	system(cmd);
+}
+
+TEST_HARNESS_MAIN
