@@ -4,7 +4,7 @@
  * POWERPIN_FUZZ_SEEDS=DIR in the environment, every input a test hands to a
  * parser is also stored as DIR/HARNESS/<hash of its bytes>, so the fuzzers
  * start from the same well-formed and broken inputs the tests check.
- * Without the variable nothing is written.
+ * Without the variable nothing is written; DIR's parent must exist.
  */
 #ifndef POWERPIN_FUZZ_SEED_H
 #define POWERPIN_FUZZ_SEED_H
