@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *path = fuzz_file(data, size);
+	const char *path;
 	struct report_options opt = {
 		.sign = (enum report_sign)(size % 3),
 		.baseline_s = size / 3 % 2 ? 0.5 : 0,
@@ -22,6 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512] = "";
 	struct report r;
 
+	fuzz_close_leaked_fds();
+	path = fuzz_file(data, size);
 	FUZZ_CHECK(!report_init(&r, &opt));
 	if (report_run(&r, path, err, sizeof(err))) {
 		FUZZ_CHECK(err[0]);

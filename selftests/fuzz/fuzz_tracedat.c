@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct seen seen = { 0 };
 	char err[512];
 
+	fuzz_close_leaked_fds();
 	if (trace_input_read_tracedat(fuzz_file(data, size), &ops, &seen, err, sizeof(err)))
 		FUZZ_CHECK(err[0]);
 	return 0;
