@@ -32,3 +32,25 @@ kernel_abi() {
 		sed -n 's/^ *Depends: linux-headers-\(.*\)$/\1/p' | head -n 1)
 	[ -n "$abi" ] && echo "$abi"
 }
+
+# ---- Linux 3.10 (Nexus 6 generation), 32-bit ARM -----------------------------
+# No archive has a 3.10 kernel: the guest is built by scripts/linux-3.10 from
+# a tree the user already has.
+linux310_src_default() { echo "$PP_CACHE/linux-3.10-src"; }
+# linux310_tree: the 3.10 source tree to use, or fail
+linux310_tree() {
+	local t=${POWERPIN_LINUX_3_10:-$(linux310_src_default)}
+	[ -f "$t/Makefile" ] && grep -qx 'VERSION = 3' "$t/Makefile" &&
+		grep -qx 'PATCHLEVEL = 10' "$t/Makefile" || return 1
+	(cd "$t" && pwd -P)
+}
+# linux310_why_not: one line saying why there is no 3.10 tree
+linux310_why_not() {
+	if [ -n "${POWERPIN_LINUX_3_10:-}" ]; then
+		echo "POWERPIN_LINUX_3_10=$POWERPIN_LINUX_3_10 is not a Linux 3.10 source tree"
+	else
+		echo "set POWERPIN_LINUX_3_10=DIR or put a tree at $(linux310_src_default)"
+	fi
+}
+# linux310_dir: where scripts/linux-3.10 puts the guest kernel and its tree
+linux310_dir() { echo "$PP_CACHE/linux-3.10-armhf"; }
