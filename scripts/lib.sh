@@ -52,5 +52,11 @@ linux310_why_not() {
 		echo "set POWERPIN_LINUX_3_10=DIR or put a tree at $(linux310_src_default)"
 	fi
 }
-# linux310_dir: where scripts/linux-3.10 puts the guest kernel and its tree
-linux310_dir() { echo "$PP_CACHE/linux-3.10-armhf"; }
+# linux310_abi_file: where scripts/linux-3.10 writes the release it built
+linux310_abi_file() { echo "$PP_CACHE/abi/armhf-3.10"; }
+# linux310_dir: the cache directory of the built kernel (empty: none built)
+linux310_dir() {
+	local abi
+	abi=$(cat "$(linux310_abi_file)" 2>/dev/null) && [ -n "$abi" ] &&
+		echo "$PP_CACHE/kernel-$abi"
+}
