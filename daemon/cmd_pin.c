@@ -187,7 +187,9 @@ static void file_usage(FILE *out)
 		"  --zip                  treat the file as a zip/apk: per-entry coverage\n"
 		"  --pinconfig FILE       keep only the entries (and ranges) FILE names (needs --zip)\n"
 		"  --dump                 print the coverages (always on without --zip)\n"
-		"  -o, --output FILE      write a pinlist.meta (atomically)\n"
+		"  -o, --output FILE      write a pinlist.meta: a file is replaced whole (a\n"
+		"                         symlink's target), a FIFO or device written through,\n"
+		"                         \"-\" is stdout (the text lines then go to stderr)\n"
 		"  --quota BYTES          write at most BYTES (decimal; K/M/G suffixes accepted)\n"
 		"  --probe-method M       auto (default), runs, bitmap or mincore\n"
 		"  --json                 machine-readable output instead of the text lines\n"
@@ -198,7 +200,7 @@ static void file_usage(FILE *out)
 		"no probe every entry counts as wholly wanted (pinconfig-only pinlists).\n");
 }
 
-static void dump_entries(const struct zip_coverage *cov, size_t nr, bool verbose)
+static void dump_entries(FILE *out, const struct zip_coverage *cov, size_t nr, bool verbose)
 {
 	size_t i, j;
 
@@ -206,23 +208,23 @@ static void dump_entries(const struct zip_coverage *cov, size_t nr, bool verbose
 		const struct zip_entry *e = cov[i].entry;
 		uint64_t bytes = pin_ranges_bytes(&cov[i].ranges);
 
-		printf("%s size(B)=%llu resident(B)=%llu resident(%%)=%g\n", e->name,
+		fprintf(out, "%s size(B)=%llu resident(B)=%llu resident(%%)=%g\n", e->name,
 		       (unsigned long long)e->compressed_size, (unsigned long long)bytes,
 		       percent(bytes, e->compressed_size));
 		if (verbose)
-			printf("file_base_zip_offset=%llu\n", (unsigned long long)e->data_offset);
-		printf("file resident ranges\n");
+			fprintf(out, "file_base_zip_offset=%llu\n", (unsigned long long)e->data_offset);
+		fprintf(out, "file resident ranges\n");
 		for (j = 0; j < cov[i].ranges.nr; j++) {
 			const struct pin_range *r = &cov[i].ranges.v[j];
 
-			printf("zip_offset=%llu file_offset=%llu total_bytes=%llu\n",
+			fprintf(out, "zip_offset=%llu file_offset=%llu total_bytes=%llu\n",
 			       (unsigned long long)r->offset,
 			       (unsigned long long)(r->offset - e->data_offset),
 			       (unsigned long long)r->length);
 		}
-		printf("\n");
+		fprintf(out, "\n");
 	}
-	printf("\n");
+	fprintf(out, "\n");
 }
 
 static void json_entries(FILE *out, const struct zip_coverage *cov, size_t nr)
@@ -411,12 +413,21 @@ int cmd_file(int argc, char **argv)
 	char err[ERRLEN];
 	bool have_probe;
 	struct stat st;
+	FILE *info = stdout;
 	int ret = 1;
 
 	ret = file_parse(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
 	ret = 1;
+	/* a pinlist on stdout: the lines about it go to stderr */
+	if (o.output && output_is_stdout(o.output)) {
+		if (o.json) {
+			fprintf(stderr, "powerpin file: --json and a pinlist both on stdout: give -o a file\n");
+			return 2;
+		}
+		info = stderr;
+	}
 	if (stat(o.path, &st)) {
 		fprintf(stderr, "powerpin file: %s: %s\n", o.path, strerror(errno));
 		return 1;
@@ -444,14 +455,14 @@ int cmd_file(int argc, char **argv)
 		st.st_size = zi.file_size;
 
 	if (o.verbose && !o.json) {
-		printf("Setting output pinlist file: %s\n", o.output ? o.output : "");
-		printf("Setting input file: %s\n", o.path);
-		printf("Setting pinconfig file: %s\n", o.pinconfig ? o.pinconfig : "");
-		printf("Setting custom probe file: %s\n", o.use_probe ? o.use_probe : "");
-		printf("Dump enabled: %d\n", o.dump);
-		printf("Is Zip file: %d\n", o.zip);
+		fprintf(info, "Setting output pinlist file: %s\n", o.output ? o.output : "");
+		fprintf(info, "Setting input file: %s\n", o.path);
+		fprintf(info, "Setting pinconfig file: %s\n", o.pinconfig ? o.pinconfig : "");
+		fprintf(info, "Setting custom probe file: %s\n", o.use_probe ? o.use_probe : "");
+		fprintf(info, "Dump enabled: %d\n", o.dump);
+		fprintf(info, "Is Zip file: %d\n", o.zip);
 		if (o.quota != PINLIST_NO_QUOTA)
-			printf("Set Write quota: %llu\n", (unsigned long long)o.quota);
+			fprintf(info, "Set Write quota: %llu\n", (unsigned long long)o.quota);
 	}
 
 	if (o.zip) {
@@ -460,7 +471,7 @@ int cmd_file(int argc, char **argv)
 			goto nomem;
 		if (o.verbose && !o.json)
 			for (i = 0; i < zi.nr; i++)
-				printf("file found. name=%s offset=%llu uncompressed=%llu compressed=%llu\n\n",
+				fprintf(info, "file found. name=%s offset=%llu uncompressed=%llu compressed=%llu\n\n",
 				       zi.entries[i].name,
 				       (unsigned long long)zi.entries[i].data_offset,
 				       (unsigned long long)zi.entries[i].uncompressed_size,
@@ -470,7 +481,7 @@ int cmd_file(int argc, char **argv)
 			if (!filtered)
 				goto nomem;
 			for (i = 0; o.verbose && !o.json && i < nr_filtered; i++)
-				printf("Found a match: file=%s matching filter=%s\n",
+				fprintf(info, "Found a match: file=%s matching filter=%s\n",
 				       filtered[i].entry->name,
 				       pinconfig_match(&pc, filtered[i].entry->name)->pattern);
 			if (!nr_filtered)
@@ -478,11 +489,11 @@ int cmd_file(int argc, char **argv)
 					o.pinconfig, o.path);
 		}
 		if (o.dump && !o.json) {
-			printf("\n----Unfiltered file coverages----\n\n");
-			dump_entries(cov, zi.nr, o.verbose);
+			fprintf(info, "\n----Unfiltered file coverages----\n\n");
+			dump_entries(info, cov, zi.nr, o.verbose);
 			if (o.pinconfig) {
-				printf("\n----Filtered file coverages----\n\n");
-				dump_entries(filtered, nr_filtered, o.verbose);
+				fprintf(info, "\n----Filtered file coverages----\n\n");
+				dump_entries(info, filtered, nr_filtered, o.verbose);
 			}
 		}
 		/* what a pinlist would hold: the filtered view if there is one */
@@ -500,15 +511,15 @@ int cmd_file(int argc, char **argv)
 		uint64_t bytes = pin_ranges_bytes(&probe);
 
 		if (!o.json) {
-			printf("%s size(B)=%llu resident(B)=%llu resident(%%)=%g\n", o.path,
+			fprintf(info, "%s size(B)=%llu resident(B)=%llu resident(%%)=%g\n", o.path,
 			       (unsigned long long)st.st_size, (unsigned long long)bytes,
 			       percent(bytes, st.st_size));
-			printf("file resident ranges\n");
+			fprintf(info, "file resident ranges\n");
 			for (i = 0; i < probe.nr; i++)
-				printf("file_offset=%llu total_bytes=%llu\n",
+				fprintf(info, "file_offset=%llu total_bytes=%llu\n",
 				       (unsigned long long)probe.v[i].offset,
 				       (unsigned long long)probe.v[i].length);
-			printf("\n\n");
+			fprintf(info, "\n\n");
 		}
 		for (i = 0; i < probe.nr; i++)
 			if (pin_ranges_add(&all, probe.v[i].offset, probe.v[i].length, 0))
@@ -521,11 +532,11 @@ int cmd_file(int argc, char **argv)
 			goto out;
 		if (!o.json) {
 			for (i = 0; i < written.nr; i++)
-				printf("Pinlist Writing start=%llu bytes=%llu\n",
+				fprintf(info, "Pinlist Writing start=%llu bytes=%llu\n",
 				       (unsigned long long)written.v[i].offset,
 				       (unsigned long long)written.v[i].length);
 			if (o.verbose)
-				printf("Finished writing pin file at: %s\n", o.output);
+				fprintf(info, "Finished writing pin file at: %s\n", o.output);
 		}
 	}
 
@@ -665,8 +676,14 @@ static void pin_usage(FILE *out)
 		"                     pinlist by first touch, so a quota keeps the earliest bytes\n"
 		"  --quota BYTES      at most BYTES per pinlist (decimal; K/M/G suffixes accepted)\n"
 		"  --probe-method M   auto (default), runs, bitmap or mincore\n"
-		"  -o, --output DIR   directory for the pinlists (created if missing)\n"
+		"  -o, --output DIR   directory for the pinlists (created if missing); \"-\"\n"
+		"                     writes the one --file's pinlist to stdout (the lines\n"
+		"                     about it then go to stderr, and so does CMD's stdout)\n"
 		"  -v, --verbose      say how much was resident before the workload\n"
+		"\n"
+		"Exit status: the workload's (128 + N if signal N ended it, 127 if it was\n"
+		"not found, 126 if it could not be run), the pinlists written all the same;\n"
+		"1 if they could not be.\n"
 		"\n"
 		"apply: mmap <file> and mlock the ranges of its pinlist the way Android's\n"
 		"PinnerService does (clamped to the file, rounded out to pages, stopping at\n"
@@ -726,7 +743,8 @@ static int pin_capture(int argc, char **argv)
 	uint64_t quota = PINLIST_NO_QUOTA, tick = 0;
 	enum probe_want want = PROBE_AUTO;
 	unsigned long long interval_ms = 0;
-	bool evict = false, verbose = false, chld_set = false;
+	bool evict = false, verbose = false, chld_set = false, to_stdout;
+	FILE *info = stdout;
 	size_t nr = 0, i, k;
 	const char *dir = NULL;
 	int c, status = 0, wait_err = 0, ret = 1;
@@ -788,12 +806,24 @@ static int pin_capture(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
+	/* -o -: the one pinlist on stdout, the lines about it on stderr */
+	to_stdout = !strcmp(dir, "-");
+	if (to_stdout && nr > 1) {
+		fprintf(stderr, "powerpin pin capture: -o - writes one pinlist to stdout; give one --file or a directory\n");
+		ret = 2;
+		goto out;
+	}
+	if (to_stdout)
+		info = stderr;
 	for (i = 0; i < nr; i++) {
 		const char *base = strrchr(files[i].path, '/');
 		struct stat st;
+		int n;
 
 		base = base ? base + 1 : files[i].path;
-		if (asprintf(&files[i].out, "%s/%s.pinlist", dir, base) < 0) {
+		n = to_stdout ? asprintf(&files[i].out, "-") :
+				asprintf(&files[i].out, "%s/%s.pinlist", dir, base);
+		if (n < 0) {
 			files[i].out = NULL;
 			fprintf(stderr, "powerpin pin capture: %s\n", strerror(ENOMEM));
 			goto out;
@@ -839,7 +869,7 @@ static int pin_capture(int argc, char **argv)
 			pin_ranges_free(&files[i].ranked);
 		}
 	}
-	if (mkdir(dir, 0777) && errno != EEXIST) {
+	if (!to_stdout && mkdir(dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "powerpin pin capture: %s: %s\n", dir, strerror(errno));
 		goto out;
 	}
@@ -859,9 +889,9 @@ static int pin_capture(int argc, char **argv)
 	if (!pid) {
 		/* the workload gets SIGCHLD the way it was given to us */
 		sigaction(SIGCHLD, &chld_old, NULL);
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "powerpin pin capture: %s: %s\n", argv[optind], strerror(errno));
-		_exit(127);
+		if (to_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(EXIT_NOT_EXECUTABLE);
+		exec_command("powerpin pin capture", argv + optind);
 	}
 	for (;;) {
 		pid_t w;
@@ -905,27 +935,26 @@ static int pin_capture(int argc, char **argv)
 				  files[i].size, interval_ms != 0, quota, &written))
 			goto out;
 		bytes = pin_ranges_bytes(&files[i].seen);
-		printf("%s size(B)=%llu resident(B)=%llu resident(%%)=%g\n", files[i].path,
+		fprintf(info, "%s size(B)=%llu resident(B)=%llu resident(%%)=%g\n", files[i].path,
 		       (unsigned long long)files[i].size, (unsigned long long)bytes,
 		       percent(bytes, files[i].size));
-		printf("pinlist=%s total_bytes_to_pin=%llu\n", files[i].out,
+		fprintf(info, "pinlist=%s total_bytes_to_pin=%llu\n", files[i].out,
 		       (unsigned long long)pin_ranges_bytes(&written));
 		pin_ranges_free(&written);
 	}
+	/* the pinlists are written; the status is the workload's, as with time(1) */
 	if (wait_err) {
 		fprintf(stderr, "powerpin pin capture: waiting for the workload: %s\n",
 			strerror(wait_err));
 		ret = 1;
-	} else if (WIFEXITED(status) && !WEXITSTATUS(status)) {
-		ret = 0;
 	} else {
-		if (WIFEXITED(status))
+		if (WIFEXITED(status) && WEXITSTATUS(status))
 			fprintf(stderr, "powerpin pin capture: workload exited with status %d\n",
 				WEXITSTATUS(status));
-		else
-			fprintf(stderr, "powerpin pin capture: workload killed by signal %d\n",
-				WTERMSIG(status));
-		ret = 1;
+		else if (WIFSIGNALED(status))
+			fprintf(stderr, "powerpin pin capture: workload killed by signal %d (%s)\n",
+				WTERMSIG(status), strsignal(WTERMSIG(status)));
+		ret = wait_exit_status(status);
 	}
 	goto out;
 reap:

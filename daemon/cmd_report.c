@@ -2,7 +2,8 @@
 /*
  * powerpin report: energy, statistics, attribution and plots from a capture,
  * a trace.dat or ftrace text.  The work is in daemon/lib/report*.c; this file
- * parses options and writes each output atomically.
+ * parses options and writes the outputs (output.h): all of them first, then
+ * each regular file renamed into place.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,11 +29,16 @@ static void report_usage(FILE *out)
 		"or ftrace text (trace, trace_pipe, systrace; the seed's write_power_ringbuffer\n"
 		"lines too); \"-\" is standard input.  A pipe, FIFO or device is copied to\n"
 		"a temporary file first (in $TMPDIR, else /tmp), as it is read more than once.\n"
-		"A text summary always goes to stdout.\n"
+		"A text summary goes to stdout, unless an output does.\n"
+		"\n"
+		"Each FILE may be \"-\" (stdout, for one of them), a FIFO, device or /dev/fd/N\n"
+		"(written through), or a file (written whole or not at all; a symlink's\n"
+		"target is replaced, the link kept).\n"
 		"\n"
 		"  --json FILE       everything, as JSON\n"
 		"  --csv FILE        one row per sample; the per-process table goes to\n"
 		"                    FILE with \"-processes\" before its extension\n"
+		"                    (only when FILE is a regular file)\n"
 		"  --html FILE       one self-contained page: plots, bar chart, tables\n"
 		"  --perfetto FILE   Chrome/Perfetto JSON trace (opens in ui.perfetto.dev)\n"
 		"  --baseline SECONDS  subtract the mean power of the first SECONDS\n"
@@ -67,78 +73,120 @@ static void report_error(const char *err, const char *path, const char *name)
 		fprintf(stderr, "powerpin report: %s\n", err);
 }
 
-/* Write @path atomically with @fn; @input is the report's input, as named. */
-static int write_one(const char *path, const char *what, const struct report *r,
-		     const char *input,
-		     int (*fn)(const struct report *r, const char *input, FILE *out))
-{
-	struct atomic_file af;
+/*
+ * The outputs of one run.  All are written first, then committed together,
+ * so a failure before the commits leaves every regular file as it was
+ * (docs/report.md says what a stream output keeps).
+ */
+enum report_output {
+	OUT_JSON, OUT_HTML, OUT_PROCESSES, OUT_CSV, OUT_PERFETTO, OUT_COUNT
+};
 
-	if (atomic_open(&af, path)) {
-		fprintf(stderr, "powerpin report: %s: %s\n", path, strerror(errno));
+static const char *const output_what[OUT_COUNT] = {
+	"JSON", "HTML", "processes CSV", "CSV", "Perfetto trace",
+};
+
+struct report_outputs {
+	const char *name[OUT_COUNT];
+	char *processes;		/* the name beside the CSV */
+	struct output_file f[OUT_COUNT];
+	bool open[OUT_COUNT];
+};
+
+static void outputs_abort(struct report_outputs *o)
+{
+	int i;
+
+	for (i = 0; i < OUT_COUNT; i++)
+		if (o->open[i])
+			output_abort(&o->f[i]);
+	memset(o->open, 0, sizeof(o->open));
+}
+
+static int outputs_open(struct report_outputs *o)
+{
+	int i;
+
+	for (i = 0; i < OUT_COUNT; i++) {
+		if (i == OUT_PROCESSES)
+			continue;
+		if (!o->name[i])
+			continue;
+		if (output_open(&o->f[i], o->name[i])) {
+			fprintf(stderr, "powerpin report: %s: %s\n", o->name[i], strerror(errno));
+			goto err;
+		}
+		o->open[i] = true;
+	}
+	/* the process table goes beside a CSV file; a stream has no "beside" */
+	if (o->open[OUT_CSV] && o->f[OUT_CSV].kind == OUTPUT_REPLACE) {
+		o->processes = processes_path(o->name[OUT_CSV]);
+		o->name[OUT_PROCESSES] = o->processes;
+		if (!o->processes) {
+			fprintf(stderr, "powerpin report: %s\n", strerror(ENOMEM));
+			goto err;
+		}
+		if (output_open(&o->f[OUT_PROCESSES], o->name[OUT_PROCESSES])) {
+			fprintf(stderr, "powerpin report: %s: %s\n", o->name[OUT_PROCESSES],
+				strerror(errno));
+			goto err;
+		}
+		o->open[OUT_PROCESSES] = true;
+	}
+	return 0;
+err:
+	outputs_abort(o);
+	return -1;
+}
+
+static FILE *out_fp(struct report_outputs *o, enum report_output i)
+{
+	return o->open[i] ? o->f[i].fp : NULL;
+}
+
+static int outputs_write(struct report_outputs *o, const struct report *r, const char *input,
+			 const char *name)
+{
+	char err[512];
+	int i, ret = 0;
+
+	if (o->open[OUT_JSON] && report_write_json(r, o->f[OUT_JSON].fp))
+		i = OUT_JSON, ret = -1;
+	else if (o->open[OUT_HTML] && report_write_html(r, name, o->f[OUT_HTML].fp))
+		i = OUT_HTML, ret = -1;
+	else if (o->open[OUT_PROCESSES] &&
+		 report_write_processes_csv(r, o->f[OUT_PROCESSES].fp))
+		i = OUT_PROCESSES, ret = -1;
+	if (ret) {
+		fprintf(stderr, "powerpin report: writing %s %s: %s\n", output_what[i],
+			o->name[i], strerror(errno));
 		return -1;
 	}
-	if (fn(r, input, af.fp)) {
-		fprintf(stderr, "powerpin report: writing %s %s: %s\n", what, path, strerror(errno));
-		atomic_abort(&af);
-		return -1;
-	}
-	if (atomic_commit(&af)) {
-		fprintf(stderr, "powerpin report: %s: %s\n", path, strerror(errno));
+	if ((o->open[OUT_CSV] || o->open[OUT_PERFETTO]) &&
+	    report_write_samples(r, input, out_fp(o, OUT_CSV), out_fp(o, OUT_PERFETTO),
+				 err, sizeof(err))) {
+		report_error(err, input, name);
 		return -1;
 	}
 	return 0;
 }
 
-static int write_json(const struct report *r, const char *input, FILE *out)
+/* Rename every file into place; after a failure the rest are dropped. */
+static int outputs_commit(struct report_outputs *o)
 {
-	return report_write_json(r, out);
-}
+	int i;
 
-static int write_html(const struct report *r, const char *input, FILE *out)
-{
-	return report_write_html(r, input, out);
-}
-
-static int write_processes(const struct report *r, const char *input, FILE *out)
-{
-	return report_write_processes_csv(r, out);
-}
-
-static int write_samples(const struct report *r, const char *input, const char *name,
-			 const char *csv, const char *perfetto)
-{
-	struct atomic_file a_csv = { 0 }, a_pf = { 0 };
-	char err[512];
-	int ret = -1;
-
-	if (csv && atomic_open(&a_csv, csv)) {
-		fprintf(stderr, "powerpin report: %s: %s\n", csv, strerror(errno));
-		return -1;
+	for (i = 0; i < OUT_COUNT; i++) {
+		if (!o->open[i])
+			continue;
+		o->open[i] = false;
+		if (output_commit(&o->f[i])) {
+			fprintf(stderr, "powerpin report: %s: %s\n", o->name[i], strerror(errno));
+			outputs_abort(o);
+			return -1;
+		}
 	}
-	if (perfetto && atomic_open(&a_pf, perfetto)) {
-		fprintf(stderr, "powerpin report: %s: %s\n", perfetto, strerror(errno));
-		goto out;
-	}
-	if (report_write_samples(r, input, a_csv.fp, a_pf.fp, err, sizeof(err))) {
-		report_error(err, input, name);
-		goto out;
-	}
-	if (csv && atomic_commit(&a_csv)) {
-		fprintf(stderr, "powerpin report: %s: %s\n", csv, strerror(errno));
-		goto out;
-	}
-	if (perfetto && atomic_commit(&a_pf)) {
-		fprintf(stderr, "powerpin report: %s: %s\n", perfetto, strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	if (a_csv.fp)
-		atomic_abort(&a_csv);
-	if (a_pf.fp)
-		atomic_abort(&a_pf);
-	return ret;
+	return 0;
 }
 
 /*
@@ -222,10 +270,11 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *json = NULL, *csv = NULL, *html = NULL, *perfetto = NULL, *input, *name;
 	struct report_options opt = { .sign = REPORT_SIGN_AUTO };
 	char err[512], *end, *dir_input = NULL, spool_path[64];
-	int c, ret = 1, spool_fd = -1;
+	struct report_outputs o = { 0 };
+	int c, i, ret = 1, spool_fd = -1, to_stdout = 0;
+	const char *input, *name;
 	struct report r;
 	struct stat st;
 
@@ -233,16 +282,16 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			json = optarg;
+			o.name[OUT_JSON] = optarg;
 			break;
 		case 'c':
-			csv = optarg;
+			o.name[OUT_CSV] = optarg;
 			break;
 		case 'H':
-			html = optarg;
+			o.name[OUT_HTML] = optarg;
 			break;
 		case 'p':
-			perfetto = optarg;
+			o.name[OUT_PERFETTO] = optarg;
 			break;
 		case 'b':
 			errno = 0;
@@ -281,6 +330,12 @@ int cmd_report(int argc, char **argv)
 		report_usage(stderr);
 		return 2;
 	}
+	for (i = 0; i < OUT_COUNT; i++)
+		to_stdout += o.name[i] && output_is_stdout(o.name[i]);
+	if (to_stdout > 1) {
+		fprintf(stderr, "powerpin report: only one output can go to standard output\n");
+		return 2;
+	}
 	input = argv[optind];
 	/* a powerpind spool directory holds its capture as trace.dat */
 	if (!stat(input, &st) && S_ISDIR(st.st_mode)) {
@@ -308,26 +363,21 @@ int cmd_report(int argc, char **argv)
 		report_error(err, input, name);
 		goto out;
 	}
-	if (report_write_text(&r, stdout))
+	/* standard output carries the one output sent there, not the summary */
+	if (!to_stdout && report_write_text(&r, stdout))
 		goto out;
-	if (json && write_one(json, "JSON", &r, name, write_json))
+	if (outputs_open(&o))
 		goto out;
-	if (html && write_one(html, "HTML", &r, name, write_html))
+	if (outputs_write(&o, &r, input, name)) {
+		outputs_abort(&o);
 		goto out;
-	if (csv) {
-		char *pp = processes_path(csv);
-
-		if (!pp || write_one(pp, "processes CSV", &r, input, write_processes)) {
-			free(pp);
-			goto out;
-		}
-		free(pp);
 	}
-	if ((csv || perfetto) && write_samples(&r, input, name, csv, perfetto))
+	if (outputs_commit(&o))
 		goto out;
 	ret = 0;
 out:
 	report_free(&r);
+	free(o.processes);
 out_input:
 	if (spool_fd >= 0)
 		close(spool_fd);

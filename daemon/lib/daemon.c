@@ -210,13 +210,13 @@ char *ppd_new_capture_dir(const char *spool)
 
 int ppd_write_summary(const char *dir, const struct ppd_summary *s)
 {
-	struct atomic_file af;
+	struct output_file af;
 	char *path;
 	int ret;
 
 	if (asprintf(&path, "%s/summary.txt", dir) < 0)
 		return -1;
-	ret = atomic_open(&af, path);
+	ret = output_open(&af, path);
 	free(path);
 	if (ret)
 		return -1;
@@ -235,6 +235,7 @@ int ppd_write_summary(const char *dir, const struct ppd_summary *s)
 			fputc(*p == '\n' || *p == '\r' ? ' ' : *p, af.fp);
 		fputc('\n', af.fp);
 	}
-	fchmod(fileno(af.fp), 0644);
-	return atomic_commit(&af);
+	if (af.kind == OUTPUT_REPLACE)
+		fchmod(fileno(af.fp), 0644);
+	return output_commit(&af);
 }

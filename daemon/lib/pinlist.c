@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "pinlist.h"
 #include "util.h"
@@ -390,29 +389,26 @@ const char *pinlist_read_strerror(int e)
 int pinlist_write_file(const char *path, const struct pin_ranges *r,
 		       size_t *bad)
 {
-	struct atomic_file af;
-	mode_t mask;
+	struct output_file out;
 	uint8_t *buf;
 	size_t len;
+	int e;
 
 	if (pinlist_encode(r, &buf, &len, bad))
 		return -1;
-	if (atomic_open(&af, path)) {
+	if (output_open(&out, path)) {
+		e = errno;
 		free(buf);
+		errno = e;
 		return -1;
 	}
-	/* mkstemp creates 0600; a pinlist is as readable as any new file */
-	mask = umask(0);
-	umask(mask);
-	fchmod(fileno(af.fp), 0666 & ~mask);
-	if (len && fwrite(buf, 1, len, af.fp) != len) {
-		int e = errno;
-
-		atomic_abort(&af);
+	if (len && fwrite(buf, 1, len, out.fp) != len) {
+		e = errno;
+		output_abort(&out);
 		free(buf);
 		errno = e ? e : EIO;
 		return -1;
 	}
 	free(buf);
-	return atomic_commit(&af);
+	return output_commit(&out);
 }

@@ -119,7 +119,11 @@ int pinlist_read_file(const char *path, struct pin_ranges *out,
 		      size_t *trailing);
 const char *pinlist_read_strerror(int e);
 
-/* Encode and write atomically (temporary file + rename). */
+/*
+ * Encode and write to @path as output_open() names it: "-" is standard
+ * output, a FIFO or device is written through, a regular file (a symlink's
+ * target) is replaced atomically.
+ */
 int pinlist_write_file(const char *path, const struct pin_ranges *r,
 		       size_t *bad);
 

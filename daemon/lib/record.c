@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <tracefs.h>
 
+#include "output.h"
 #include "record.h"
 
 /*
@@ -62,10 +63,12 @@ struct pp_events_saved {
 };
 
 struct pp_capture {
-	char *path;
-	char *tmp;
+	struct output_file out;	/* where the capture goes (output.h) */
+	char *data;		/* the trace.dat libtracecmd writes */
+	bool data_is_ours;	/* data is to be copied into a stream, then removed */
+	char *spill;		/* prefix of the per-CPU files */
 	int ncpus;
-	struct tracecmd_output *out;
+	struct tracecmd_output *handle;
 	struct tracefs_cpu **tcpu;
 	int *fd;
 	char **files;
@@ -232,7 +235,7 @@ static uint64_t now_ns(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) * 1000000000ULL + t.tv_nsec - t0->tv_nsec;
 }
 
-static void capture_free(struct pp_capture *c, bool unlink_all)
+static void capture_free(struct pp_capture *c)
 {
 	int i;
 
@@ -246,62 +249,95 @@ static void capture_free(struct pp_capture *c, bool unlink_all)
 			free(c->files[i]);
 		}
 	}
-	if (c->out)
-		tracecmd_output_close(c->out);
-	if (unlink_all && c->tmp)
-		unlink(c->tmp);
+	if (c->handle)
+		tracecmd_output_close(c->handle);
+	if (c->data && c->data_is_ours)
+		unlink(c->data);
+	if (c->out.fp)
+		output_abort(&c->out);
 	free(c->tcpu);
 	free(c->fd);
 	free(c->files);
 	free(c->lost0);
-	free(c->tmp);
-	free(c->path);
+	free(c->data);
+	free(c->spill);
 	free(c->error_file);
 	free(c);
+}
+
+/*
+ * Where the capture's own files go.  A file (a symlink's target) is written
+ * beside itself and renamed into place; a stream (standard output, a FIFO,
+ * a device) gets a trace.dat built in $TMPDIR and copied into it at the
+ * end, since libtracecmd seeks back into what it wrote.
+ */
+static int capture_files(struct pp_capture *c)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	if (c->out.kind == OUTPUT_REPLACE) {
+		c->data = strdup(c->out.tmp);
+		c->spill = strdup(c->out.target);
+		return c->data && c->spill ? 0 : -1;
+	}
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (asprintf(&c->spill, "%s/powerpin-record", dir) < 0) {
+		c->spill = NULL;
+		return -1;
+	}
+	if (asprintf(&c->data, "%s.tmp.XXXXXX", c->spill) < 0) {
+		c->data = NULL;
+		return -1;
+	}
+	fd = mkostemp(c->data, O_CLOEXEC);
+	if (fd < 0) {
+		free(c->data);
+		c->data = NULL;
+		return -1;
+	}
+	close(fd);
+	c->data_is_ours = true;
+	return 0;
 }
 
 struct pp_capture *pp_capture_start(const char *path, char *err, size_t errlen)
 {
 	struct pp_capture *c = calloc(1, sizeof(*c));
-	int i, fd, e;
+	int i, e;
 
 	if (!c)
 		return NULL;
 	clock_gettime(CLOCK_MONOTONIC, &c->t0);
 	c->ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	c->path = strdup(path);
 	c->tcpu = calloc(c->ncpus, sizeof(*c->tcpu));
 	c->fd = calloc(c->ncpus, sizeof(*c->fd));
 	c->files = calloc(c->ncpus, sizeof(*c->files));
 	c->lost0 = calloc(c->ncpus, sizeof(*c->lost0));
-	if (!c->path || !c->tcpu || !c->fd || !c->files || !c->lost0 ||
-	    asprintf(&c->tmp, "%s.tmp.XXXXXX", path) < 0) {
-		c->tmp = NULL;
+	if (!c->tcpu || !c->fd || !c->files || !c->lost0) {
 		set_err(err, errlen, "out of memory");
 		goto err;
 	}
 	for (i = 0; i < c->ncpus; i++)
 		c->fd[i] = -1;
 
-	fd = mkstemp(c->tmp);
-	if (fd < 0) {
-		set_err(err, errlen, "cannot create %s: %s", c->tmp,
-			strerror(errno));
-		free(c->tmp);
-		c->tmp = NULL;
+	if (output_open(&c->out, path)) {
+		set_err(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		goto err;
 	}
-	/* a capture is for reading by anyone, like trace-cmd's output */
-	fchmod(fd, 0644);
-	close(fd);
-
+	if (capture_files(c)) {
+		set_err(err, errlen, "cannot create a temporary file for %s: %s", path,
+			strerror(errno));
+		goto err;
+	}
 	for (i = 0; i < c->ncpus; i++) {
-		if (asprintf(&c->files[i], "%s.cpu%d.XXXXXX", path, i) < 0) {
+		if (asprintf(&c->files[i], "%s.cpu%d.XXXXXX", c->spill, i) < 0) {
 			c->files[i] = NULL;
 			set_err(err, errlen, "out of memory");
 			goto err;
 		}
-		c->fd[i] = mkstemp(c->files[i]);
+		c->fd[i] = mkostemp(c->files[i], O_CLOEXEC);
 		if (c->fd[i] < 0) {
 			set_err(err, errlen, "cannot create %s: %s",
 				c->files[i], strerror(errno));
@@ -318,18 +354,18 @@ struct pp_capture *pp_capture_start(const char *path, char *err, size_t errlen)
 	}
 
 	/* formats now, while every event (powerpin's too) is registered */
-	c->out = tracecmd_output_create(c->tmp);
-	if (c->out)
-		tracecmd_set_quiet(c->out, true);
-	if (!c->out || tracecmd_output_write_headers(c->out, NULL)) {
+	c->handle = tracecmd_output_create(c->data);
+	if (c->handle)
+		tracecmd_set_quiet(c->handle, true);
+	if (!c->handle || tracecmd_output_write_headers(c->handle, NULL)) {
 		set_err(err, errlen, "cannot write trace.dat headers to %s",
-			c->tmp);
+			c->data);
 		goto err;
 	}
 	return c;
 err:
 	e = errno ? errno : EIO;
-	capture_free(c, true);
+	capture_free(c);
 	errno = e;
 	return NULL;
 }
@@ -411,7 +447,49 @@ uint64_t pp_capture_bytes(const struct pp_capture *c)
 void pp_capture_abort(struct pp_capture *c)
 {
 	if (c)
-		capture_free(c, true);
+		capture_free(c);
+}
+
+/* Copy the finished trace.dat @path into the stream @out. */
+static int copy_into(const char *path, FILE *out)
+{
+	char buf[65536];
+	size_t n;
+	FILE *in = fopen(path, "re");
+	int e;
+
+	if (!in)
+		return -1;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			break;
+	e = ferror(in) || ferror(out) ? (errno ? errno : EIO) : 0;
+	fclose(in);
+	errno = e;
+	return e ? -1 : 0;
+}
+
+/*
+ * The finished trace.dat into place: renamed over the target file, or
+ * copied into the stream.
+ */
+static int capture_deliver(struct pp_capture *c, char *err, size_t errlen)
+{
+	const char *name = c->out.name;
+	int ret;
+
+	if (c->data_is_ours && copy_into(c->data, c->out.fp)) {
+		set_err(err, errlen, "cannot write %s: %s", name, strerror(errno));
+		return -1;
+	}
+	/* the name is gone with the commit; keep it for the message */
+	name = strdup(name);
+	ret = output_commit(&c->out);
+	if (ret)
+		set_err(err, errlen, "cannot write %s: %s", name ? name : "the capture",
+			strerror(errno));
+	free((char *)name);
+	return ret;
 }
 
 int pp_capture_finish(struct pp_capture *c, int64_t samples,
@@ -419,15 +497,15 @@ int pp_capture_finish(struct pp_capture *c, int64_t samples,
 {
 	uint64_t lost = 0;
 	char line[256];
-	int i, fd;
+	int i;
 
 	pp_capture_drain(c);
 	for (i = 0; i < c->ncpus && !c->error; i++)
 		drain_cpu(c, i, true);
 	if (c->error) {
 		set_err(err, errlen, "cannot write %s: %s; capture %s not written",
-			c->error_file ? c->error_file : c->tmp,
-			strerror(c->error), c->path);
+			c->error_file ? c->error_file : c->data,
+			strerror(c->error), c->out.name);
 		errno = c->error;
 		goto err;
 	}
@@ -439,7 +517,7 @@ int pp_capture_finish(struct pp_capture *c, int64_t samples,
 		if (now > c->lost0[i])
 			lost += now - c->lost0[i];
 		if (text) {
-			tracecmd_add_option(c->out, PP_TRACECMD_OPTION_CPUSTAT,
+			tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_CPUSTAT,
 					    strlen(text) + 1, text);
 			free(text);
 		}
@@ -462,36 +540,23 @@ int pp_capture_finish(struct pp_capture *c, int64_t samples,
 		 (unsigned long long)(c->bytes / getpagesize()),
 		 (unsigned long long)c->bytes,
 		 (unsigned long long)st->duration_ns, (long long)samples);
-	tracecmd_add_option(c->out, PP_TRACECMD_OPTION_CPUSTAT,
+	tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_CPUSTAT,
 			    strlen(line) + 1, line);
 
-	if (tracecmd_write_cmdlines(c->out) ||
-	    tracecmd_append_cpu_data(c->out, c->ncpus, c->files)) {
+	if (tracecmd_write_cmdlines(c->handle) ||
+	    tracecmd_append_cpu_data(c->handle, c->ncpus, c->files)) {
 		set_err(err, errlen, "cannot append the ring-buffer data to %s",
-			c->tmp);
+			c->data);
 		goto err;
 	}
-	tracecmd_output_close(c->out);
-	c->out = NULL;
-
-	fd = open(c->tmp, O_RDONLY);
-	if (fd < 0 || fsync(fd)) {
-		set_err(err, errlen, "cannot sync %s: %s", c->tmp,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	tracecmd_output_close(c->handle);
+	c->handle = NULL;
+	if (capture_deliver(c, err, errlen))
 		goto err;
-	}
-	close(fd);
-	if (rename(c->tmp, c->path)) {
-		set_err(err, errlen, "cannot rename %s to %s: %s", c->tmp,
-			c->path, strerror(errno));
-		goto err;
-	}
-	capture_free(c, false);
+	capture_free(c);
 	return 0;
 err:
-	capture_free(c, true);
+	capture_free(c);
 	return -1;
 }
 

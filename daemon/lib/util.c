@@ -6,78 +6,9 @@
 #include <unistd.h>
 #include <ctype.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "util.h"
-
-int atomic_open(struct atomic_file *af, const char *path)
-{
-	mode_t mask;
-	int fd;
-
-	memset(af, 0, sizeof(*af));
-	if (asprintf(&af->tmp, "%s.tmp.XXXXXX", path) < 0)
-		return -1;
-	af->path = strdup(path);
-	if (!af->path)
-		goto err;
-	fd = mkstemp(af->tmp);
-	if (fd < 0)
-		goto err;
-	/* mkstemp makes 0600; give the file the mode open(2) would have */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		close(fd);
-		unlink(af->tmp);
-		goto err;
-	}
-	af->fp = fdopen(fd, "w");
-	if (!af->fp) {
-		close(fd);
-		unlink(af->tmp);
-		goto err;
-	}
-	return 0;
-err:
-	free(af->tmp);
-	free(af->path);
-	af->tmp = af->path = NULL;
-	return -1;
-}
-
-int atomic_commit(struct atomic_file *af)
-{
-	int ret = 0;
-
-	if (fflush(af->fp) || fsync(fileno(af->fp)))
-		ret = -1;
-	if (fclose(af->fp))
-		ret = -1;
-	af->fp = NULL;
-	if (!ret && rename(af->tmp, af->path))
-		ret = -1;
-	if (ret) {
-		int e = errno;
-
-		unlink(af->tmp);
-		errno = e;
-	}
-	free(af->tmp);
-	free(af->path);
-	af->tmp = af->path = NULL;
-	return ret;
-}
-
-void atomic_abort(struct atomic_file *af)
-{
-	if (af->fp)
-		fclose(af->fp);
-	if (af->tmp)
-		unlink(af->tmp);
-	free(af->tmp);
-	free(af->path);
-	memset(af, 0, sizeof(*af));
-}
 
 int parse_size(const char *s, unsigned long long *out)
 {
@@ -254,4 +185,23 @@ err:
 	free(b);
 	errno = e;
 	return -1;
+}
+
+int wait_exit_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 1;
+}
+
+void exec_command(const char *who, char *const argv[])
+{
+	int e;
+
+	execvp(argv[0], argv);
+	e = errno;
+	fprintf(stderr, "%s: cannot run '%s': %s\n", who, argv[0], strerror(e));
+	_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
 }

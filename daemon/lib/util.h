@@ -7,20 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/*
- * Atomic output: open a temporary file beside @path; commit renames it over
- * @path (after fsync), abort unlinks it.  A killed writer leaves @path as it
- * was and a stray "<path>.tmp.XXXXXX" at worst.
- */
-struct atomic_file {
-	FILE *fp;
-	char *path;
-	char *tmp;
-};
-
-int atomic_open(struct atomic_file *af, const char *path);
-int atomic_commit(struct atomic_file *af);
-void atomic_abort(struct atomic_file *af);
+#include "output.h"
 
 /*
  * Read all of @path, a regular file of at most @max bytes, into a new
@@ -44,5 +31,21 @@ int parse_size(const char *s, unsigned long long *out);
  * only part of JSON the project needs; no library for it.
  */
 void json_string(FILE *out, const char *s, size_t len);
+
+/*
+ * Wrapped commands (record -- CMD, pin capture -- CMD) end the way a shell
+ * reports them, as `time` and `perf record` do.
+ *
+ * wait_exit_status: the status for wait status @wstatus: the command's exit
+ * code, or 128 + N when signal N ended it.
+ *
+ * exec_command, in a child after fork(): run @argv from $PATH; when that
+ * fails, say why on stderr (after "@who: ") and _exit(127) if the command
+ * was not found, 126 if it was found but cannot be run.
+ */
+#define EXIT_NOT_FOUND		127
+#define EXIT_NOT_EXECUTABLE	126
+int wait_exit_status(int wstatus);
+void exec_command(const char *who, char *const argv[]) __attribute__((noreturn));
 
 #endif

@@ -395,7 +395,12 @@ TEST_F(pinlist, write_read_round_trip)
 	ASSERT_EQ(0, stat(self->path, &st));
 	EXPECT_EQ(0644, st.st_mode & 07777);
 	EXPECT_TRUE(dir_holds_only(self->dir, "p.meta"));
+	/* a file replaced keeps its mode, as a shell's > would; a new one gets the umask's */
 	umask(027);
+	ASSERT_EQ(0, pinlist_write_file(self->path, &norm, &bad));
+	ASSERT_EQ(0, stat(self->path, &st));
+	EXPECT_EQ(0644, st.st_mode & 07777);
+	ASSERT_EQ(0, unlink(self->path));
 	ASSERT_EQ(0, pinlist_write_file(self->path, &norm, &bad));
 	umask(old_mask);
 	ASSERT_EQ(0, stat(self->path, &st));
