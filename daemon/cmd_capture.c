@@ -311,13 +311,18 @@ static void record_usage(FILE *out)
 		"Enables the powerpin events, sched_switch, sched_process_fork/exit, turns\n"
 		"tracing on, and puts all of it back as it was at the end.\n\n"
 		"  -d, --duration SECONDS  stop after this long (fractions allowed)\n"
-		"  -o, --output FILE       capture file (default trace.dat)\n"
+		"  -o, --output FILE       capture file (default trace.dat); \"-\" is stdout,\n"
+		"                          a FIFO or device is written through, a file is\n"
+		"                          replaced whole at the end (a symlink's target)\n"
 		"  -q, --quiet             no progress line\n"
 		"  -h, --help              this help\n"
 		"  -- CMD [ARGS...]        run CMD and stop when it exits\n\n"
 		"Without -d or CMD, the capture runs until Ctrl-C.  Ctrl-C or SIGTERM\n"
 		"always end with a complete file.  CMD still running at the end of -d\n"
-		"gets SIGTERM.\n");
+		"gets SIGTERM.  With CMD, the exit status is CMD's (128 + N if signal N\n"
+		"ended it, 127 if it was not found, 126 if it could not be run), and the\n"
+		"capture is written all the same; 1 if the capture failed.  With -o -,\n"
+		"CMD's standard output goes to standard error.\n");
 }
 
 static double mono_s(void)
@@ -328,7 +333,15 @@ static double mono_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-int cmd_record(int argc, char **argv)
+struct record_opts {
+	double duration;
+	const char *output;
+	bool quiet;
+	char **cmd;		/* NULL: no command */
+};
+
+/* Returns -1 to go on, else the exit status. */
+static int record_parse(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option opts[] = {
 		{ "duration", required_argument, NULL, 'd' },
@@ -337,30 +350,18 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	struct sigaction old_int, old_term;
-	const char *output = "trace.dat";
-	struct pp_events_saved *saved = NULL;
-	struct pp_capture_stats cst;
-	struct pp_capture *cap = NULL;
-	struct pp_status st;
-	struct pp_genl *g;
-	bool missing_powerpin, progress, quiet = false;
-	uint64_t samples0 = 0;
-	int64_t samples = -1;
-	double duration = 0, t0, last_progress = 0;
-	int was_on, c, ret = 1, child_status = 0, lock;
-	pid_t child = -1;
-	char err[512];
 	char *end;
+	int c;
 
+	memset(o, 0, sizeof(*o));
+	o->output = "trace.dat";
 	while ((c = getopt_long(argc, argv, "+d:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			errno = 0;
-			duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(duration) ||
-			    duration <= 0) {
+			o->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(o->duration) ||
+			    o->duration <= 0) {
 				fprintf(stderr,
 					"powerpin record: invalid --duration '%s': expected seconds > 0\n",
 					optarg);
@@ -372,10 +373,10 @@ int cmd_record(int argc, char **argv)
 				fprintf(stderr, "powerpin record: empty --output\n");
 				return 2;
 			}
-			output = optarg;
+			o->output = optarg;
 			break;
 		case 'q':
-			quiet = true;
+			o->quiet = true;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -385,17 +386,155 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		}
 	}
-	progress = !quiet && isatty(STDERR_FILENO);
+	if (optind < argc)
+		o->cmd = argv + optind;
+	return -1;
+}
 
+/*
+ * Start CMD with the caller's signal dispositions; when the capture itself
+ * goes to standard output, CMD's output goes to standard error instead.
+ */
+static pid_t record_spawn(const struct record_opts *o, const struct sigaction *old_int,
+			  const struct sigaction *old_term)
+{
+	bool capture_on_stdout = output_is_stdout(o->output);
+	pid_t child;
+
+	fflush(NULL);
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "powerpin record: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (child == 0) {
+		sigaction(SIGINT, old_int, NULL);
+		sigaction(SIGTERM, old_term, NULL);
+		if (capture_on_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(EXIT_NOT_EXECUTABLE);
+		exec_command("powerpin record", o->cmd);
+	}
+	return child;
+}
+
+/* Drain until -d, CMD's end or a stop signal; returns CMD's wait status. */
+static int record_loop(const struct record_opts *o, struct pp_capture *cap, struct pp_genl *g,
+		       uint64_t samples0, pid_t child)
+{
+	bool progress = !o->quiet && isatty(STDERR_FILENO);
+	double t0 = mono_s(), last_progress = 0, now;
+	struct pp_status st;
+	int child_status = 0;
+
+	while (!record_stop) {
+		struct timespec nap = { 0, 100 * 1000 * 1000 };
+
+		if (pp_capture_drain(cap) < 0)
+			break;
+		if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) {
+			child = -1;
+			break;
+		}
+		now = mono_s();
+		if (o->duration > 0 && now - t0 >= o->duration)
+			break;
+		if (progress && now - last_progress >= 0.5) {
+			char n[32] = "no";
+
+			if (g && !pp_genl_get_status(g, &st))
+				snprintf(n, sizeof(n), "%llu",
+					 (unsigned long long)(st.samples - samples0));
+			fprintf(stderr, "\rrecording: %.1f s, %s samples, %llu lost events, %llu KiB   ",
+				now - t0, n,
+				(unsigned long long)pp_capture_lost(cap),
+				(unsigned long long)(pp_capture_bytes(cap) / 1024));
+			last_progress = now;
+		}
+		nanosleep(&nap, NULL);
+	}
+	tracefs_trace_off(NULL);
+	if (progress)
+		fputc('\n', stderr);
+	if (child > 0) {
+		kill(child, SIGTERM);
+		while (waitpid(child, &child_status, 0) < 0 && errno == EINTR)
+			;
+	}
+	return child_status;
+}
+
+/* Finish the file and say what went into it; 0 or -1. */
+static int record_finish(const struct record_opts *o, struct pp_capture *cap,
+			 struct pp_genl *g, uint64_t samples0)
+{
+	struct pp_capture_stats cst;
+	int64_t samples = -1;
+	struct pp_status st;
+	char err[512];
+
+	if (g && !pp_genl_get_status(g, &st))
+		samples = (int64_t)(st.samples - samples0);
+	if (pp_capture_finish(cap, samples, &cst, err, sizeof(err))) {
+		fprintf(stderr, "powerpin record: %s\n", err);
+		return -1;
+	}
+	if (samples >= 0)
+		snprintf(err, sizeof(err), "%lld", (long long)samples);
+	else
+		snprintf(err, sizeof(err), "unknown");
+	fprintf(stderr, "powerpin record: wrote %s: %s samples, %llu lost events, %llu bytes of events, %.1f s\n",
+		strcmp(o->output, "-") ? o->output : "<stdout>", err,
+		(unsigned long long)cst.lost_events,
+		(unsigned long long)cst.bytes, cst.duration_ns / 1e9);
+	return 0;
+}
+
+/* Say how CMD ended when that was not a success. */
+static void record_say_status(const struct record_opts *o, int child_status)
+{
+	if (WIFEXITED(child_status) && WEXITSTATUS(child_status))
+		fprintf(stderr, "powerpin record: %s exited with status %d\n",
+			o->cmd[0], WEXITSTATUS(child_status));
+	else if (WIFSIGNALED(child_status))
+		fprintf(stderr, "powerpin record: %s was killed by signal %d (%s)\n",
+			o->cmd[0], WTERMSIG(child_status), strsignal(WTERMSIG(child_status)));
+}
+
+static int record_check_tracefs(void)
+{
 	if (!tracefs_tracing_dir()) {
 		fprintf(stderr, "powerpin record: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)\n");
-		return 1;
+		return -1;
 	}
 	if (access(tracefs_tracing_dir(), W_OK)) {
 		fprintf(stderr, "powerpin record: no write access to %s: %s (run as root)\n",
 			tracefs_tracing_dir(), strerror(errno));
-		return 1;
+		return -1;
 	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct sigaction old_int, old_term;
+	struct pp_events_saved *saved = NULL;
+	struct pp_capture *cap = NULL;
+	struct record_opts o;
+	struct pp_status st;
+	struct pp_genl *g;
+	bool missing_powerpin;
+	uint64_t samples0 = 0;
+	int was_on, ret, child_status = 0, lock;
+	pid_t child = -1;
+	char err[512];
+
+	ret = record_parse(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	ret = 1;
+	if (record_check_tracefs())
+		return 1;
 
 	lock = pp_capture_lock();
 	if (lock < 0 && errno == EWOULDBLOCK) {
@@ -428,81 +567,29 @@ int cmd_record(int argc, char **argv)
 	tracefs_trace_off(NULL);
 	pp_trace_clear();
 
-	cap = pp_capture_start(output, err, sizeof(err));
+	cap = pp_capture_start(o.output, err, sizeof(err));
 	if (!cap) {
 		fprintf(stderr, "powerpin record: %s\n", err);
 		goto restore;
 	}
 
-	t0 = mono_s();
 	tracefs_trace_on(NULL);
-	if (optind < argc && !record_stop) {
-		child = fork();
-		if (child < 0) {
-			fprintf(stderr, "powerpin record: fork: %s\n", strerror(errno));
+	if (o.cmd && !record_stop) {
+		child = record_spawn(&o, &old_int, &old_term);
+		if (child < 0)
 			record_stop = -1;
-		} else if (child == 0) {
-			sigaction(SIGINT, &old_int, NULL);
-			sigaction(SIGTERM, &old_term, NULL);
-			execvp(argv[optind], argv + optind);
-			fprintf(stderr, "powerpin record: cannot run '%s': %s\n",
-				argv[optind], strerror(errno));
-			_exit(127);
-		}
 	}
-
-	while (!record_stop) {
-		struct timespec nap = { 0, 100 * 1000 * 1000 };
-		double now;
-
-		if (pp_capture_drain(cap) < 0)
-			break;
-		if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) {
-			child = -1;
-			break;
-		}
-		now = mono_s();
-		if (duration > 0 && now - t0 >= duration)
-			break;
-		if (progress && now - last_progress >= 0.5) {
-			char n[32] = "no";
-
-			if (g && !pp_genl_get_status(g, &st))
-				snprintf(n, sizeof(n), "%llu",
-					 (unsigned long long)(st.samples - samples0));
-			fprintf(stderr, "\rrecording: %.1f s, %s samples, %llu lost events, %llu KiB   ",
-				now - t0, n,
-				(unsigned long long)pp_capture_lost(cap),
-				(unsigned long long)(pp_capture_bytes(cap) / 1024));
-			last_progress = now;
-		}
-		nanosleep(&nap, NULL);
-	}
-	tracefs_trace_off(NULL);
-	if (progress)
-		fputc('\n', stderr);
-	if (child > 0) {
-		kill(child, SIGTERM);
-		waitpid(child, &child_status, 0);
-	}
-
-	if (g && !pp_genl_get_status(g, &st))
-		samples = (int64_t)(st.samples - samples0);
-	if (pp_capture_finish(cap, samples, &cst, err, sizeof(err))) {
-		fprintf(stderr, "powerpin record: %s\n", err);
+	child_status = record_loop(&o, cap, g, samples0, child);
+	if (record_finish(&o, cap, g, samples0))
 		goto restore;
-	}
-	if (samples >= 0)
-		snprintf(err, sizeof(err), "%lld", (long long)samples);
-	else
-		snprintf(err, sizeof(err), "unknown");
-	fprintf(stderr, "powerpin record: wrote %s: %s samples, %llu lost events, %llu bytes of events, %.1f s\n",
-		output, err, (unsigned long long)cst.lost_events,
-		(unsigned long long)cst.bytes, cst.duration_ns / 1e9);
-	if (WIFEXITED(child_status) && WEXITSTATUS(child_status))
-		fprintf(stderr, "powerpin record: %s exited with status %d\n",
-			argv[optind], WEXITSTATUS(child_status));
+	/* the capture is written; the status is the command's, as with time(1) */
 	ret = 0;
+	if (child > 0) {
+		record_say_status(&o, child_status);
+		ret = wait_exit_status(child_status);
+	} else if (o.cmd && record_stop < 0) {
+		ret = 1;	/* CMD could not be started */
+	}
 restore:
 	if (was_on > 0)
 		tracefs_trace_on(NULL);

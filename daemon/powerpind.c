@@ -37,6 +37,7 @@
 #include "daemon.h"
 #include "genl.h"
 #include "record.h"
+#include "util.h"
 #include "version.h"
 
 struct ppd {
@@ -184,12 +185,12 @@ static int run_wait(char *const argv[], const char *out_path)
 			dup2(fd, STDOUT_FILENO);
 			close(fd);
 		}
-		execvp(argv[0], argv);
-		_exit(127);
+		exec_command("powerpind", argv);
 	}
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+	while (waitpid(pid, &status, 0) != pid)
+		if (errno != EINTR)
+			return -1;
+	return wait_exit_status(status);
 }
 
 static char *self_dir_file(const char *name)

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * powerpin record as a wrapper and as a writer: `record -- CMD` exits with
+ * CMD's status (its exit code, 128 + N for signal N, 127 not found, 126 not
+ * executable) and still writes the capture; -o follows the output rules
+ * (docs/output-files.md): "-" is standard output, a FIFO or device is
+ * written through, a symlink's target is replaced and the link kept, and no
+ * temporary file stays behind.  Runs as root in the guest, with the module.
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+
+#include <kselftest_harness.h>
+
+#define TRACING		"/sys/kernel/tracing"
+#define TRACEDAT_MAGIC	"\027\010\104tracing"
+
+FIXTURE(rec) {
+	char dir[64];
+	char path[5][160];
+};
+
+FIXTURE_SETUP(rec)
+{
+	if (access("/sys/module/powerpin", F_OK))
+		SKIP(return, "powerpin.ko is not loaded");
+	strcpy(self->dir, "/tmp/pprecord.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, system("echo 0 > " TRACING "/tracing_on"));
+}
+
+FIXTURE_TEARDOWN(rec)
+{
+	char cmd[128];
+
+	if (!self->dir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	system(cmd);
+}
+
+static char *at(FIXTURE_DATA(rec) *self, int i, const char *name)
+{
+	snprintf(self->path[i], sizeof(self->path[i]), "%s/%s", self->dir, name);
+	return self->path[i];
+}
+
+/*
+ * A shell command in @dir, with TMPDIR there too (record's temporary files
+ * for a stream must not stay behind); stderr to @dir/err.  Its exit status.
+ */
+static int sh(const char *dir, const char *fmt, ...)
+{
+	char cmd[2048], top[512];
+	va_list ap;
+	int n, st;
+
+	if (!getcwd(top, sizeof(top)))
+		return -1;
+	n = snprintf(cmd, sizeof(cmd), "cd %s && export TMPDIR=%s && { ", dir, dir);
+	va_start(ap, fmt);
+	n += vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	va_end(ap);
+	snprintf(cmd + n, sizeof(cmd) - n, "; } 2>%s/err", dir);
+	setenv("PP", top, 1);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* @path is a trace.dat that trace-cmd reads through. */
+static bool is_capture(const char *path)
+{
+	char magic[10], cmd[300];
+	int fd = open(path, O_RDONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = read(fd, magic, sizeof(magic)) == sizeof(magic) &&
+	     !memcmp(magic, TRACEDAT_MAGIC, sizeof(magic));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "trace-cmd report -i %s >/dev/null 2>&1", path);
+	return ok && !system(cmd);
+}
+
+static bool has(const char *path, const char *needle)
+{
+	char buf[8192];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return strstr(buf, needle);
+}
+
+/* Nothing in @dir but the names given (a NULL-terminated list). */
+static int others_in(const char *dir, ...)
+{
+	char cmd[512], *p = cmd;
+	const char *name;
+	va_list ap;
+	FILE *f;
+	int n = -1;
+
+	p += sprintf(p, "ls -A %s", dir);
+	va_start(ap, dir);
+	while ((name = va_arg(ap, const char *)))
+		p += sprintf(p, " | grep -vx -e '%s'", name);
+	va_end(ap);
+	sprintf(p, " | wc -l");
+	f = popen(cmd, "r");
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		pclose(f);
+	}
+	return n;
+}
+
+TEST_F_TIMEOUT(rec, command_status_is_returned, 180)
+{
+	char *dat = at(self, 0, "t.dat"), *err = at(self, 1, "err");
+
+	/* an exit code */
+	EXPECT_EQ(3, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- sh -c 'sleep 0.3; exit 3'"));
+	EXPECT_TRUE(is_capture(dat));
+	EXPECT_TRUE(has(err, "exited with status 3"));
+	unlink(dat);
+	/* a signal: 128 + N */
+	EXPECT_EQ(128 + 10, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- sh -c 'sleep 0.3; kill -USR1 $$'"));
+	EXPECT_TRUE(is_capture(dat));
+	EXPECT_TRUE(has(err, "killed by signal 10"));
+	unlink(dat);
+	/* not found: 127 */
+	EXPECT_EQ(127, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- ./no-such-command"));
+	EXPECT_TRUE(is_capture(dat));
+	EXPECT_TRUE(has(err, "cannot run './no-such-command': No such file or directory"));
+	unlink(dat);
+	/* found but not executable: 126 */
+	EXPECT_EQ(0, sh(self->dir, "printf 'echo hi\\n' > plain; chmod 644 plain"));
+	EXPECT_EQ(126, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- ./plain"));
+	EXPECT_TRUE(is_capture(dat));
+	EXPECT_TRUE(has(err, "Permission denied"));
+	unlink(dat);
+	/* success is 0 */
+	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- true"));
+	EXPECT_TRUE(is_capture(dat));
+	EXPECT_EQ(0, others_in(self->dir, "t.dat", "err", "plain", NULL));
+	EXPECT_TRUE(has(TRACING "/tracing_on", "0"));
+}
+
+/* -o -: the capture on stdout, CMD's own output moved to stderr */
+TEST_F_TIMEOUT(rec, output_to_stdout, 120)
+{
+	char *dat = at(self, 0, "out.dat"), *err = at(self, 1, "err");
+
+	ASSERT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -o - -- sh -c 'echo noise; sleep 0.5' > out.dat"));
+	EXPECT_TRUE(is_capture(dat));
+	EXPECT_FALSE(has(dat, "noise"));
+	EXPECT_TRUE(has(err, "noise"));
+	EXPECT_TRUE(has(err, "wrote <stdout>"));
+	/* and the report reads it from a pipe */
+	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -o - -- sleep 0.5 | $PP/build/bin/powerpin report - --json - > r.json"));
+	EXPECT_TRUE(has(at(self, 2, "r.json"), "\"samples\": "));
+	EXPECT_EQ(0, others_in(self->dir, "out.dat", "err", "r.json", NULL));
+}
+
+TEST_F_TIMEOUT(rec, output_link_fifo_and_device, 180)
+{
+	char *real = at(self, 0, "real.dat"), *link = at(self, 1, "link.dat");
+	char *copy = at(self, 2, "copy.dat"), *node = at(self, 3, "null");
+	struct stat st;
+
+	/* a symlink: its target replaced, the link kept */
+	ASSERT_EQ(0, sh(self->dir, "echo old > real.dat && ln -s real.dat link.dat"));
+	ASSERT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -d 0.5 -o link.dat"));
+	ASSERT_EQ(0, lstat(link, &st));
+	EXPECT_TRUE(S_ISLNK(st.st_mode));
+	EXPECT_TRUE(is_capture(real));
+
+	/* a FIFO: its reader gets the capture, the FIFO stays */
+	ASSERT_EQ(0, sh(self->dir, "mkfifo fifo && (cat fifo > copy.dat &) && $PP/build/bin/powerpin record -q -d 0.5 -o fifo"));
+	for (int i = 0; i < 100 && !is_capture(copy); i++)
+		usleep(50000);
+	EXPECT_TRUE(is_capture(copy));
+	ASSERT_EQ(0, lstat(at(self, 4, "fifo"), &st));
+	EXPECT_TRUE(S_ISFIFO(st.st_mode));
+
+	/* a character device (a private /dev/null): written through, left a device */
+	ASSERT_EQ(0, mknod(node, S_IFCHR | 0666, makedev(1, 3)));
+	ASSERT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -d 0.5 -o null"));
+	ASSERT_EQ(0, lstat(node, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(makedev(1, 3), st.st_rdev);
+	EXPECT_EQ(0, others_in(self->dir, "real.dat", "link.dat", "fifo", "copy.dat", "null", "err",
+			       NULL));
+}
+
+TEST_HARNESS_MAIN
