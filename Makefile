@@ -47,6 +47,16 @@ BENCHES     := $(patsubst selftests/bench/%.c,$(B)/bench/%,$(wildcard selftests/
 BINS    := $(B)/bin/powerpin $(B)/bin/powerpind
 FUZZERS := $(patsubst selftests/fuzz/%.c,$(B)/fuzz/bin/%,$(wildcard selftests/fuzz/fuzz_*.c))
 
+# The JVMTI agent needs jvmti.h/jni.h: a JDK's include/ (the same API on
+# every architecture; jni_md.h only sizes jint and jlong by the data model).
+JAVAC   ?= $(shell command -v javac 2>/dev/null)
+JAVA_HOME ?= $(if $(JAVAC),$(patsubst %/bin/javac,%,$(realpath $(JAVAC))))
+JNI_CFLAGS := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
+AGENT_SRC := $(sort $(wildcard daemon/agent/*.c))
+AGENT_OBJ := $(AGENT_SRC:daemon/agent/%.c=$(B)/agent/%.o)
+AGENT   := $(B)/lib/libpowerpin_agent.so
+JAVA_CLASSES := $(if $(JAVAC),$(patsubst selftests/java/%.java,$(B)/java/%.class,$(wildcard selftests/java/*.java)))
+
 .PHONY: all modules userspace tests fuzzers fuzz version deps check demo bench clean install uninstall static FORCE
 
 all: modules userspace tests
@@ -65,7 +75,7 @@ modules:
 	@mkdir -p $(B)/$(KVER) && cp $(KBUILD_DIR)/kmod/powerpin.ko $(KBUILD_DIR)/selftests/gauge/*.ko $(B)/$(KVER)/
 
 # ---- userspace --------------------------------------------------------------
-userspace: $(BINS)
+userspace: $(BINS) $(AGENT)
 
 # rewritten only when the version changes, so nothing else is rebuilt
 $(B)/gen/powerpin_version.h: FORCE
@@ -90,14 +100,28 @@ $(B)/bin/powerpind: $(B)/daemon/powerpind.o $(B)/libpowerpin.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# ---- the JVMTI agent -------------------------------------------------------
+$(B)/agent/%.o: daemon/agent/%.c daemon/agent/agent.h
+	@test -f $(JAVA_HOME)/include/jvmti.h || { echo "powerpin: no jvmti.h under JAVA_HOME=$(JAVA_HOME) (run make deps, or set JAVA_HOME=)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(JNI_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(AGENT): $(AGENT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -fPIC -Wl,-z,defs -Wl,-z,now -o $@ $^ -lpthread
+
 # ---- tests ------------------------------------------------------------------
-tests: $(HOST_TESTS) $(GUEST_TESTS) $(BENCHES) $(B)/tests/bin/powerpin-other-version
+tests: $(HOST_TESTS) $(GUEST_TESTS) $(BENCHES) $(B)/tests/bin/powerpin-other-version $(JAVA_CLASSES)
 
 # The CLI built as another version, to test what status says of a module
 # that does not match.
 $(B)/tests/bin/powerpin-other-version: $(CLI_OBJ) $(B)/libpowerpin.a daemon/lib/version.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DPOWERPIN_VERSION='"0.0.0-other"' -o $@ daemon/lib/version.c $(CLI_OBJ) $(B)/libpowerpin.a $(LDLIBS)
+
+$(B)/java/%.class: selftests/java/%.java
+	@mkdir -p $(dir $@)
+	$(JAVAC) -d $(B)/java $<
 
 $(B)/bench/%: selftests/bench/%.c $(B)/libpowerpin.a
 	@mkdir -p $(dir $@)

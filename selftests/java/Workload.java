@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A Java workload for the agent's tests and benchmark: an allocation hot
+ * spot (allocHotSpot: most of the objects), a little allocation elsewhere
+ * (allocElsewhere), a method the JIT compiles early (jitHot: most of the CPU
+ * time), and a forced GC every few rounds.
+ *
+ *   java Workload [ROUNDS] [GC_EVERY] [wait]
+ *
+ * Prints "ready PID" (and with "wait", blocks until a line arrives on
+ * standard input, so an agent can be attached), then runs and prints
+ * "ops_per_s N" (allocations per second of the whole run) and "done".
+ */
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+
+public final class Workload {
+	static volatile Object sink;
+	static volatile long result;
+
+	static final class Point {
+		final long x, y;
+
+		Point(long x, long y) {
+			this.x = x;
+			this.y = y;
+		}
+	}
+
+	static void allocHotSpot(int n) {
+		for (int i = 0; i < n; i++)
+			sink = new Point(i, i + 1);
+	}
+
+	static void allocElsewhere(int n) {
+		for (int i = 0; i < n; i++)
+			sink = new int[4];
+	}
+
+	static long jitHot(long seed, int n) {
+		long x = seed;
+
+		for (int i = 0; i < n; i++)
+			x = x * 6364136223846793005L + 1442695040888963407L ^ (x >>> 29);
+		return x;
+	}
+
+	public static void main(String[] args) throws Exception {
+		int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 200;
+		int gcEvery = args.length > 1 ? Integer.parseInt(args[1]) : 50;
+		boolean wait = args.length > 2 && args[2].equals("wait");
+		long ops = 0;
+
+		System.out.println("ready " + ProcessHandle.current().pid());
+		System.out.flush();
+		if (wait)
+			new BufferedReader(new InputStreamReader(System.in)).readLine();
+		long t0 = System.nanoTime();
+		for (int r = 1; r <= rounds; r++) {
+			allocHotSpot(100000);
+			allocElsewhere(5000);
+			result += jitHot(r, 200000);
+			ops += 105000;
+			if (gcEvery > 0 && r % gcEvery == 0)
+				System.gc();
+		}
+		double s = (System.nanoTime() - t0) / 1e9;
+		System.out.println("ops_per_s " + (long)(ops / s));
+		System.out.println("done");
+	}
+}
