@@ -11,5 +11,6 @@ int cmd_report(int argc, char **argv);
 int cmd_file(int argc, char **argv);
 int cmd_pinlist(int argc, char **argv);
 int cmd_pin(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 
 #endif

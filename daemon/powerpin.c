@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "file",    cmd_file,    "probe a file's page-cache residency, write pinlists" },
 	{ "pinlist", cmd_pinlist, "dump and check a pinlist.meta file" },
 	{ "pin",     cmd_pin,     "capture a workload's pages; pin a pinlist" },
+	{ "flame",   cmd_flame,   "allocation flame graphs from a Java allocation log" },
 };
 
 static void usage(FILE *out)
