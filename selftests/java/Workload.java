@@ -9,7 +9,10 @@
  *
  * Prints "ready PID" (and with "wait", blocks until a line arrives on
  * standard input, so an agent can be attached), then runs and prints
- * "ops_per_s N" (allocations per second of the whole run) and "done".
+ * "ops_per_s N" (allocations per second of the whole run) and "done", and
+ * leaves through System.exit.
+ * ROUNDS 0 runs until a line arrives on standard input or it closes,
+ * printing "round N" every 10 rounds.
  */
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -17,6 +20,7 @@ import java.io.InputStreamReader;
 public final class Workload {
 	static volatile Object sink;
 	static volatile long result;
+	static volatile boolean stop;
 
 	static final class Point {
 		final long x, y;
@@ -53,19 +57,37 @@ public final class Workload {
 
 		System.out.println("ready " + ProcessHandle.current().pid());
 		System.out.flush();
+		BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
 		if (wait)
-			new BufferedReader(new InputStreamReader(System.in)).readLine();
+			in.readLine();
+		if (rounds == 0) {
+			Thread t = new Thread(() -> {
+				try {
+					in.readLine();
+				} catch (Exception e) {
+				}
+				stop = true;
+			});
+			t.setDaemon(true);
+			t.start();
+		}
 		long t0 = System.nanoTime();
-		for (int r = 1; r <= rounds; r++) {
+		for (int r = 1; rounds == 0 ? !stop : r <= rounds; r++) {
 			allocHotSpot(100000);
 			allocElsewhere(5000);
 			result += jitHot(r, 200000);
 			ops += 105000;
 			if (gcEvery > 0 && r % gcEvery == 0)
 				System.gc();
+			if (rounds == 0 && r % 10 == 0) {
+				System.out.println("round " + r);
+				System.out.flush();
+			}
 		}
 		double s = (System.nanoTime() - t0) / 1e9;
 		System.out.println("ops_per_s " + (long)(ops / s));
 		System.out.println("done");
+		System.out.flush();
+		System.exit(0);
 	}
 }

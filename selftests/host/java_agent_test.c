@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libpowerpin_agent.so in a real JVM (the JDK's java and jcmd), and
+ * powerpin flame on what it writes: the log parses and its top stack is
+ * the workload's allocation hot spot; the perf map names the JIT-hot
+ * method at the address the JVM itself gives for its code; attach with
+ * jcmd replays code compiled earlier; the log survives System.exit and
+ * kill -9; bad options and unwritable paths fail the agent with one line
+ * naming them; powerpin flame agrees with the log and refuses damaged ones.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+
+#include <kselftest_harness.h>
+
+#include "alloc_log.h"
+#include "java_helpers.h"
+#include "perf_map.h"
+
+#define HOT_FRAME	"LWorkload;::allocHotSpot(I)V"
+#define HOT_FOLDED	"LWorkload:::allocHotSpot(I)V"
+#define HOT_TTS		"jthread[main], jclass[LWorkload$Point; file: Workload.java], size["
+#define JIT_NAME	"LWorkload;::jitHot(JI)J"
+
+static struct java_env env;
+
+FIXTURE(java) {
+	char dir[64];
+	char log[128], map[128], out[128];
+	char text[65536];
+};
+
+FIXTURE_SETUP(java)
+{
+	const char *why = java_env_find(&env);
+
+	if (why)
+		SKIP(return, "%s", why);
+	strcpy(self->dir, "/tmp/powerpin-java-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->log, sizeof(self->log), "%s/alloc.log", self->dir);
+	snprintf(self->map, sizeof(self->map), "%s/perf.map", self->dir);
+	snprintf(self->out, sizeof(self->out), "%s/java.out", self->dir);
+}
+
+FIXTURE_TEARDOWN(java)
+{
+	char cmd[128];
+
+	if (self->dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+		system(cmd);
+	}
+}
+
+static int run_workload(const char *opts, const char *args, char *out, size_t outlen)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "%s '-agentpath:%s=%s' -cp %s Workload %s 2>&1 </dev/null",
+		 env.java, env.agent, opts, env.classes, args);
+	return run_cmd(cmd, out, outlen);
+}
+
+static int parse_log(const char *path, struct alloc_log *log, char *err, size_t errlen)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	if (read_all(path, &buf, &len)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = alloc_log_parse(buf, len, log, err, errlen);
+	free(buf);
+	return ret;
+}
+
+/* The stack with the most samples, or NULL. */
+static const struct alloc_def *top_stack(const struct alloc_log *log)
+{
+	const struct alloc_def *top = NULL;
+	uint32_t i;
+
+	for (i = 0; i < log->nr_defs; i++)
+		if (log->defs[i].kind == ALLOC_DEF_STACK &&
+		    (!top || log->defs[i].samples > top->samples))
+			top = &log->defs[i];
+	return top;
+}
+
+static const char *frame_text(const struct alloc_log *log, const struct alloc_def *d, uint32_t k)
+{
+	return log->defs[log->pool[d->first + k]].text;
+}
+
+TEST_F(java, positional_options_log_top_stack_is_the_hot_spot)
+{
+	struct alloc_log log;
+	const struct alloc_def *top;
+	char opts[256], err[256];
+
+	snprintf(opts, sizeof(opts), "100,64,%s", self->log);
+	ASSERT_EQ(0, run_workload(opts, "40 20", self->text, sizeof(self->text)))
+		TH_LOG("%s", self->text);
+	ASSERT_NE(NULL, strstr(self->text, "done"));
+	ASSERT_EQ(0, parse_log(self->log, &log, err, sizeof(err))) TH_LOG("%s", err);
+	/* VMDeath through System.exit: the last record is whole */
+	EXPECT_EQ(0UL, log.cut_line);
+	ASSERT_GT(log.samples, 1000ULL);
+	top = top_stack(&log);
+	ASSERT_NE(NULL, top);
+	ASSERT_GE(top->nr, 2U);
+	EXPECT_STREQ(HOT_FRAME, frame_text(&log, top, top->nr - 1));
+	EXPECT_EQ(0, strncmp(frame_text(&log, top, 0), HOT_TTS, strlen(HOT_TTS)))
+		TH_LOG("%s", frame_text(&log, top, 0));
+	/* the hot spot has most of the samples (about 95% of the allocations) */
+	EXPECT_GT(top->samples * 10, log.samples * 8);
+	alloc_log_free(&log);
+}
+
+TEST_F(java, named_options_depth_map_and_markers_off)
+{
+	struct alloc_log log;
+	struct perf_map map;
+	char opts[512], err[256], *buf;
+	size_t len, i;
+	uint32_t k;
+	bool workload = false;
+
+	snprintf(opts, sizeof(opts), "alloc=1000,depth=2,log=%s,perfmap=%s,markers=off", self->log,
+		 self->map);
+	ASSERT_EQ(0, run_workload(opts, "40 20", self->text, sizeof(self->text)))
+		TH_LOG("%s", self->text);
+	/* markers=off: not a word about trace_marker */
+	EXPECT_EQ(NULL, strstr(self->text, "trace_marker"));
+	ASSERT_EQ(0, parse_log(self->log, &log, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_GT(log.samples, 0ULL);
+	for (k = 0; k < log.nr_defs; k++)
+		if (log.defs[k].kind == ALLOC_DEF_STACK)
+			EXPECT_LE(log.defs[k].nr, 3U);	/* thread/type/size + 2 frames */
+	alloc_log_free(&log);
+
+	ASSERT_EQ(0, read_all(self->map, &buf, &len));
+	ASSERT_EQ(0, perf_map_parse(buf, len, &map));
+	free(buf);
+	EXPECT_EQ(0UL, map.bad_lines);
+	for (i = 0; i < map.nr; i++) {
+		workload |= !strncmp(map.syms[i].name, "LWorkload;::", 12);
+		/* no two entries overlap */
+		if (i)
+			EXPECT_LE(map.syms[i - 1].start + map.syms[i - 1].size, map.syms[i].start);
+	}
+	EXPECT_TRUE(workload);
+	perf_map_free(&map);
+}
+
+/*
+ * "NNN L T Workload.jitHot(JI)J [0xblob, 0xbegin - 0xend]": the code
+ * ranges of jitHot the JVM lists, into @begin/@end; returns how many.
+ */
+static int jit_ranges(const char *codelist, uint64_t *begin, uint64_t *end, int max)
+{
+	const char *p = codelist;
+	int n = 0;
+
+	while (n < max && (p = strstr(p, "Workload.jitHot(JI)J ["))) {
+		unsigned long long blob, b, e;
+
+		if (sscanf(p, "Workload.jitHot(JI)J [%llx, %llx - %llx]", &blob, &b, &e) == 3) {
+			begin[n] = b;
+			end[n] = e;
+			n++;
+		}
+		p++;
+	}
+	return n;
+}
+
+TEST_F(java, perf_map_resolves_the_jit_hot_method)
+{
+	uint64_t begin[16], end[16];
+	struct java_bg bg = { .stdin_fd = -1 };
+	struct perf_map map;
+	char jvm[4096], cmd[4096], *buf;
+	size_t len;
+	int n, i, resolved = 0;
+
+	snprintf(jvm, sizeof(jvm), "'-agentpath:%s=perfmap=%s,markers=off'", env.agent, self->map);
+	ASSERT_EQ(0, java_start(&bg, &env, jvm, "0 0", self->out));
+	ASSERT_EQ(0, java_wait_for(&bg, "round 30", 60));
+	snprintf(cmd, sizeof(cmd), "%s %d Compiler.codelist", env.jcmd, (int)bg.pid);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	n = jit_ranges(self->text, begin, end, 16);
+	/* the map as it is now, while the code is there */
+	ASSERT_EQ(0, read_all(self->map, &buf, &len));
+	ASSERT_EQ(0, java_stop(&bg));
+	ASSERT_GT(n, 0) TH_LOG("no jitHot in the code list:\n%s", self->text);
+	ASSERT_EQ(0, perf_map_parse(buf, len, &map));
+	free(buf);
+	for (i = 0; i < n; i++) {
+		const struct perf_map_sym *a = perf_map_lookup(&map, begin[i]);
+		const struct perf_map_sym *b = perf_map_lookup(&map, (begin[i] + end[i]) / 2);
+
+		ASSERT_NE(NULL, a) TH_LOG("0x%" PRIx64 " not in the map", begin[i]);
+		EXPECT_STREQ(JIT_NAME, a->name);
+		ASSERT_NE(NULL, b);
+		EXPECT_STREQ(JIT_NAME, b->name);
+		resolved++;
+	}
+	EXPECT_GT(resolved, 0);
+	perf_map_free(&map);
+}
+
+TEST_F(java, attach_with_jcmd_replays_compiled_code_and_samples)
+{
+	struct java_bg bg = { .stdin_fd = -1 };
+	struct alloc_log log;
+	const struct alloc_def *top;
+	char cmd[4096], err[256], *buf;
+	size_t len;
+	int i;
+
+	ASSERT_EQ(0, java_start(&bg, &env, "-XX:+EnableDynamicAgentLoading", "0 0", self->out));
+	ASSERT_EQ(0, java_wait_for(&bg, "round 30", 60));
+	/* jcmd splits arguments at '=': options with one go inside quotes */
+	snprintf(cmd, sizeof(cmd), "%s %d JVMTI.agent_load %s '\"alloc=100,log=%s,perfmap=%s,markers=off\"'",
+		 env.jcmd, (int)bg.pid, env.agent, self->log, self->map);
+	EXPECT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "return code: 0")) TH_LOG("%s", self->text);
+	/* samples arrive while it runs */
+	for (i = 0; i < 200; i++) {
+		struct stat st;
+
+		if (!stat(self->log, &st) && st.st_size > 4096)
+			break;
+		usleep(50000);
+	}
+	EXPECT_EQ(0, java_stop(&bg));
+	ASSERT_EQ(0, parse_log(self->log, &log, err, sizeof(err))) TH_LOG("%s", err);
+	top = top_stack(&log);
+	ASSERT_NE(NULL, top);
+	EXPECT_STREQ(HOT_FRAME, frame_text(&log, top, top->nr - 1));
+	alloc_log_free(&log);
+	/* jitHot was compiled before the agent came: GenerateEvents told it */
+	ASSERT_EQ(0, read_all(self->map, &buf, &len));
+	EXPECT_NE(NULL, memmem(buf, len, JIT_NAME, strlen(JIT_NAME)));
+	free(buf);
+}
+
+TEST_F(java, log_parses_after_kill_9)
+{
+	struct java_bg bg = { .stdin_fd = -1 };
+	struct alloc_log log;
+	char jvm[4096], cmd[4096], err[256];
+
+	/* every allocation: the log is being written when the VM dies */
+	snprintf(jvm, sizeof(jvm), "'-agentpath:%s=alloc=1,log=%s,perfmap=off,markers=off'",
+		 env.agent, self->log);
+	ASSERT_EQ(0, java_start(&bg, &env, jvm, "0 0", self->out));
+	ASSERT_EQ(0, java_wait_for(&bg, "round 2", 120));
+	ASSERT_EQ(0, kill(bg.pid, SIGKILL));
+	EXPECT_EQ(-1, java_stop(&bg));
+	ASSERT_EQ(0, parse_log(self->log, &log, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_GT(log.samples, 1000ULL);
+	alloc_log_free(&log);
+	snprintf(cmd, sizeof(cmd), "%s flame %s --folded -o %s/folded 2>&1", env.powerpin,
+		 self->log, self->dir);
+	EXPECT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+}
+
+TEST_F(java, bad_options_fail_the_agent_with_one_line)
+{
+	static const struct {
+		const char *opts, *says;
+	} bad[] = {
+		{ "bogus=1", "bad option 'bogus=1'" },
+		{ "alloc=0", "bad option 'alloc=0'" },
+		{ "alloc=ten", "bad option 'alloc=ten'" },
+		{ "depth=0", "bad option 'depth=0'" },
+		{ "depth=99999", "bad option 'depth=99999'" },
+		{ "markers=maybe", "bad option 'markers=maybe'" },
+		{ "log=", "bad option 'log='" },
+		{ "perfmap=auto,nonsense", "bad option 'nonsense'" },
+		{ "0,10,/tmp/x.log", "bad option 'sample_rate 0'" },
+		{ "alloc=5,,depth=3", "an empty option" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char cmd[4096], *line;
+		int lines = 0;
+
+		snprintf(cmd, sizeof(cmd), "%s '-agentpath:%s=%s' -version 2>&1", env.java,
+			 env.agent, bad[i].opts);
+		EXPECT_NE(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", bad[i].opts);
+		EXPECT_NE(NULL, strstr(self->text, bad[i].says))
+			TH_LOG("%s: %s", bad[i].opts, self->text);
+		for (line = self->text; (line = strstr(line, "powerpin agent:")); line++)
+			lines++;
+		EXPECT_EQ(1, lines) TH_LOG("%s: %s", bad[i].opts, self->text);
+	}
+}
+
+TEST_F(java, unwritable_paths_fail_the_agent)
+{
+	static const struct {
+		const char *opts, *says;
+	} bad[] = {
+		{ "log=/etc/passwd/alloc.log", "cannot write log '/etc/passwd/alloc.log'" },
+		{ "10,10,/nonexistent-dir/alloc.log", "cannot write log '/nonexistent-dir/alloc.log'" },
+		{ "perfmap=/nonexistent-dir/perf.map", "cannot write perf map '/nonexistent-dir/perf.map'" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char cmd[4096];
+
+		snprintf(cmd, sizeof(cmd), "%s '-agentpath:%s=%s' -version 2>&1", env.java,
+			 env.agent, bad[i].opts);
+		EXPECT_NE(0, run_cmd(cmd, self->text, sizeof(self->text)));
+		EXPECT_NE(NULL, strstr(self->text, bad[i].says)) TH_LOG("%s", self->text);
+	}
+}
+
+TEST_F(java, no_tracefs_is_said_once)
+{
+	char opts[256];
+	const char *p;
+	int n = 0;
+
+	if (!access("/sys/kernel/tracing/trace_marker", W_OK) ||
+	    !access("/sys/kernel/debug/tracing/trace_marker", W_OK))
+		SKIP(return, "tracefs is here (the guest test covers the markers)");
+	snprintf(opts, sizeof(opts), "perfmap=off,log=%s", self->log);
+	ASSERT_EQ(0, run_workload(opts, "20 5", self->text, sizeof(self->text)));
+	for (p = self->text; (p = strstr(p, "no trace_marker")); p++)
+		n++;
+	EXPECT_EQ(1, n) TH_LOG("%s", self->text);
+}
+
+/* mkflame.py's reading of the log, written again here: folded stack -> count */
+struct fold {
+	char *stack;
+	uint64_t count, bytes;
+};
+
+static size_t fold_log(const struct alloc_log *log, struct fold *out, size_t max)
+{
+	static char s[65536];
+	size_t n = 0, j, o;
+	uint32_t i, k;
+
+	for (i = 0; i < log->nr_defs; i++) {
+		const struct alloc_def *d = &log->defs[i];
+
+		if (d->kind != ALLOC_DEF_STACK || !d->samples)
+			continue;
+		/* frames joined by ';', a ';' inside a signature turned into ':' */
+		for (o = 0, k = 1; k < d->nr; k++) {
+			const char *f = frame_text(log, d, k);
+
+			if (k > 1)
+				s[o++] = ';';
+			for (; *f && o < sizeof(s) - 2; f++)
+				s[o++] = *f == ';' ? ':' : *f;
+		}
+		s[o] = '\0';
+		if (!o)
+			strcpy(s, "[no Java frames]");
+		for (j = 0; j < n; j++)
+			if (!strcmp(out[j].stack, s))
+				break;
+		if (j == n) {
+			if (n == max)
+				continue;
+			out[n].stack = strdup(s);
+			out[n].count = out[n].bytes = 0;
+			n++;
+		}
+		out[j].count += d->samples;
+		out[j].bytes += d->samples * alloc_log_tts_size(frame_text(log, d, 0));
+	}
+	return n;
+}
+
+TEST_F(java, flame_matches_the_log)
+{
+	static struct fold folds[4096];
+	struct alloc_log log;
+	char opts[256], cmd[4096], err[256], path[160], *buf, *line, *save = NULL;
+	size_t n, len, i, seen = 0;
+	int bytes;
+
+	snprintf(opts, sizeof(opts), "50,16,%s", self->log);
+	ASSERT_EQ(0, run_workload(opts, "20 5", self->text, sizeof(self->text)));
+	ASSERT_EQ(0, parse_log(self->log, &log, err, sizeof(err))) TH_LOG("%s", err);
+	n = fold_log(&log, folds, 4096);
+	alloc_log_free(&log);
+	ASSERT_GT(n, 1UL);
+	for (bytes = 0; bytes < 2; bytes++) {
+		snprintf(path, sizeof(path), "%s/folded", self->dir);
+		snprintf(cmd, sizeof(cmd), "%s flame %s --folded --weight %s -o %s 2>&1",
+			 env.powerpin, self->log, bytes ? "bytes" : "count", path);
+		ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+		ASSERT_EQ(0, read_all(path, &buf, &len));
+		seen = 0;
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *sp = strrchr(line, ' ');
+			unsigned long long w;
+
+			ASSERT_NE(NULL, sp);
+			*sp = '\0';
+			w = strtoull(sp + 1, NULL, 10);
+			for (i = 0; i < n; i++)
+				if (!strcmp(folds[i].stack, line))
+					break;
+			ASSERT_LT(i, n) TH_LOG("not in the log: %s", line);
+			EXPECT_EQ(bytes ? folds[i].bytes : folds[i].count, w) TH_LOG("%s", line);
+			seen++;
+		}
+		EXPECT_EQ(n, seen);
+		free(buf);
+	}
+	for (i = 0; i < n; i++)
+		free(folds[i].stack);
+
+	/* the page: data for every frame, the hot spot among them */
+	snprintf(path, sizeof(path), "%s/flame.html", self->dir);
+	snprintf(cmd, sizeof(cmd), "%s flame %s -o %s 2>&1", env.powerpin, self->log, path);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, read_all(path, &buf, &len));
+	EXPECT_NE(NULL, memmem(buf, len, "flame-data", 10));
+	EXPECT_NE(NULL, memmem(buf, len, HOT_FOLDED, strlen(HOT_FOLDED)));
+	free(buf);
+}
+
+TEST_F(java, flame_refuses_damaged_logs_and_writes_nothing)
+{
+	static const struct {
+		const char *log, *says;
+	} bad[] = {
+		{ "+0,jthread[a], jclass[X file: Y], size[8, hex: 0x8]\n=1,0;5\n1\n", "line 2:" },
+		{ "+0,t\n+1,f\n=2,0;1\n3\n", "line 4:" },
+		{ "+0,t\nabc\n", "line 2:" },
+		{ "+0,t\n+0,u\n", "line 2:" },
+		{ "+0,t\n\n", "line 2:" },
+		{ "+7,t\n", "line 1:" },
+		{ "+0,t\n=1,0\n0\n", "line 3:" },
+		{ "+0,t\n=1,0;x\n", "line 2:" },
+		{ "", "empty" },
+	};
+	char path[128], out[128], cmd[4096];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/bad.log", self->dir);
+	snprintf(out, sizeof(out), "%s/out.html", self->dir);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *f = fopen(path, "w");
+
+		ASSERT_NE(NULL, f);
+		fputs(bad[i].log, f);
+		fclose(f);
+		snprintf(cmd, sizeof(cmd), "%s flame %s -o %s 2>&1", env.powerpin, path, out);
+		EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("case %zu", i);
+		EXPECT_NE(NULL, strstr(self->text, bad[i].says)) TH_LOG("case %zu: %s", i, self->text);
+		EXPECT_NE(0, access(out, F_OK)) TH_LOG("case %zu wrote %s", i, out);
+	}
+	/* a last record cut short is left out, and said */
+	{
+		FILE *f = fopen(path, "w");
+
+		ASSERT_NE(NULL, f);
+		fputs("+0,jthread[a], jclass[X file: Y], size[8, hex: 0x8]\n+1,LA;::f()V\n=2,0;1\n2\n2\n2", f);
+		fclose(f);
+		snprintf(cmd, sizeof(cmd), "%s flame %s --folded 2>&1", env.powerpin, path);
+		EXPECT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text)));
+		EXPECT_NE(NULL, strstr(self->text, "line 6 has no newline")) TH_LOG("%s", self->text);
+		EXPECT_NE(NULL, strstr(self->text, "LA:::f()V 2\n")) TH_LOG("%s", self->text);
+	}
+}
+
+TEST_HARNESS_MAIN
