@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "report.h"
+#include "report_perf.h"
 #include "util.h"
 
 static void report_usage(FILE *out)
@@ -41,6 +42,11 @@ static void report_usage(FILE *out)
 		"                    (only when FILE is a regular file)\n"
 		"  --html FILE       one self-contained page: plots, bar chart, tables\n"
 		"  --perfetto FILE   Chrome/Perfetto JSON trace (opens in ui.perfetto.dev)\n"
+		"  --perf PERFDATA   energy per function from `perf record -e cpu-clock -g`\n"
+		"                    taken during the capture (read with `perf script`)\n"
+		"  --perf-map PATH   perf-<pid>.map files for JIT frames perf left unnamed:\n"
+		"                    a directory of them or one map (default /tmp)\n"
+		"  --flame FILE      with --perf: an energy flame graph page, in joules\n"
 		"  --baseline SECONDS  subtract the mean power of the first SECONDS\n"
 		"  --sign auto|discharge-negative|discharge-positive\n"
 		"                    sign of discharge current in the input (default auto:\n"
@@ -265,12 +271,17 @@ int cmd_report(int argc, char **argv)
 		{ "csv", required_argument, NULL, 'c' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "perfetto", required_argument, NULL, 'p' },
+		{ "perf", required_argument, NULL, 'P' },
+		{ "perf-map", required_argument, NULL, 'M' },
+		{ "flame", required_argument, NULL, 'F' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "sign", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *perf = NULL, *perf_map = NULL, *flame = NULL;
 	struct report_options opt = { .sign = REPORT_SIGN_AUTO };
+	struct report_perf rp = { 0 };
 	char err[512], *end, *dir_input = NULL, spool_path[64];
 	struct report_outputs o = { 0 };
 	int c, i, ret = 1, spool_fd = -1, to_stdout = 0;
@@ -292,6 +303,15 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'p':
 			o.name[OUT_PERFETTO] = optarg;
+			break;
+		case 'P':
+			perf = optarg;
+			break;
+		case 'M':
+			perf_map = optarg;
+			break;
+		case 'F':
+			flame = optarg;
 			break;
 		case 'b':
 			errno = 0;
@@ -330,8 +350,13 @@ int cmd_report(int argc, char **argv)
 		report_usage(stderr);
 		return 2;
 	}
+	if ((flame || perf_map) && !perf) {
+		fprintf(stderr, "powerpin report: --flame and --perf-map go with --perf\n");
+		return 2;
+	}
 	for (i = 0; i < OUT_COUNT; i++)
 		to_stdout += o.name[i] && output_is_stdout(o.name[i]);
+	to_stdout += flame && output_is_stdout(flame);
 	if (to_stdout > 1) {
 		fprintf(stderr, "powerpin report: only one output can go to standard output\n");
 		return 2;
@@ -363,6 +388,8 @@ int cmd_report(int argc, char **argv)
 		report_error(err, input, name);
 		goto out;
 	}
+	if (perf && report_add_perf(&r, &rp, input, name, perf, perf_map))
+		goto out;
 	/* standard output carries the one output sent there, not the summary */
 	if (!to_stdout && report_write_text(&r, stdout))
 		goto out;
@@ -374,8 +401,12 @@ int cmd_report(int argc, char **argv)
 	}
 	if (outputs_commit(&o))
 		goto out;
+	if (flame && report_write_flame(&rp, flame, name))
+		goto out;
 	ret = 0;
 out:
+	if (perf)
+		report_perf_free(&rp);
 	report_free(&r);
 	free(o.processes);
 out_input:

@@ -13,4 +13,15 @@ int cmd_pinlist(int argc, char **argv);
 int cmd_pin(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 
+/*
+ * report --perf (cmd_report_perf.c): energy per function from @perfdata
+ * into @rp, hung on @r; the energy flame graph into @path.  0, or -1 with
+ * a message on stderr.
+ */
+struct report;
+struct report_perf;
+int report_add_perf(struct report *r, struct report_perf *rp, const char *input,
+		    const char *name, const char *perfdata, const char *perf_map);
+int report_write_flame(const struct report_perf *rp, const char *path, const char *name);
+
 #endif

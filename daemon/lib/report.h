@@ -38,6 +38,8 @@ enum report_sign {
 	REPORT_SIGN_DISCHARGE_POSITIVE,
 };
 
+struct report_perf;
+
 struct report_options {
 	enum report_sign sign;
 	double baseline_s;		/* 0: no baseline */
@@ -206,6 +208,9 @@ struct report {
 	struct report_process *processes;
 	uint32_t nr_processes;
 	uint32_t *task_order;		/* tasks by energy, descending */
+
+	/* energy per function from perf samples (report_perf.h), or NULL */
+	const struct report_perf *perf;
 };
 
 int report_init(struct report *r, const struct report_options *opt);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_perf.h"
 #include "util.h"
 
 #define TEXT_TOP		10
@@ -104,6 +105,8 @@ int report_write_json(const struct report *r, FILE *out)
 		json_num(out, r->energy_above_baseline_j);
 		fputs(",\n", out);
 	}
+	if (r->perf)
+		report_perf_write_json(r->perf, out);
 	json_stat(out, "voltage_v", &r->voltage_v);
 	json_stat(out, "current_a", &r->current_a);
 	json_stat(out, "power_w", &r->power_w);
@@ -285,6 +288,8 @@ int report_write_text(const struct report *r, FILE *out)
 				r->counters[i].name, r->counters[i].count, r->counters[i].min,
 				r->counters[i].max, r->counters[i].last);
 	}
+	if (r->perf)
+		report_perf_write_text(r->perf, out);
 	return finish_stream(out);
 }
 
@@ -585,6 +590,8 @@ int report_write_html(const struct report *r, const char *title, FILE *out)
 		}
 		fputs("</table>\n", out);
 	}
+	if (r->perf)
+		report_perf_write_html(r->perf, out);
 	fputs("</body></html>\n", out);
 	return finish_stream(out);
 }

@@ -10,6 +10,7 @@
  */
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 
 #include <kselftest_harness.h>
 
@@ -479,6 +480,98 @@ TEST_F(java, flame_refuses_damaged_logs_and_writes_nothing)
 		EXPECT_NE(NULL, strstr(self->text, "line 6 has no newline")) TH_LOG("%s", self->text);
 		EXPECT_NE(NULL, strstr(self->text, "LA:::f()V 2\n")) TH_LOG("%s", self->text);
 	}
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ftrace text: 4 V at -1 A (4 W discharging) every 10 ms over [t0, t1], 2 CPUs */
+static int write_constant_power(const char *path, double t0, double t1)
+{
+	FILE *f = fopen(path, "w");
+	double t;
+	int seq = 1;
+
+	if (!f)
+		return -1;
+	fputs("# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:2\n", f);
+	for (t = t0; t <= t1; t += 0.01)
+		fprintf(f, "     powerpin-77    [000] .....  %.6f: battery: seq=%d voltage_uv=4000000 current_ua=-1000000 charge_uah=1000000 flags=0\n",
+			t, seq++);
+	return fclose(f);
+}
+
+TEST_F(java, report_perf_gives_each_sample_its_share)
+{
+	char cmd[4096], trace[160], perf[160], json[160], flame[160], maps[160], *buf, *p;
+	unsigned long long samples, used, outside, named;
+	double t0, t1, cpu_s, energy;
+	int pid = 0;
+	size_t len;
+
+	if (system("command -v perf >/dev/null 2>&1"))
+		SKIP(return, "perf not installed (linux-perf)");
+	snprintf(trace, sizeof(trace), "%s/trace.txt", self->dir);
+	snprintf(perf, sizeof(perf), "%s/perf.data", self->dir);
+	snprintf(json, sizeof(json), "%s/report.json", self->dir);
+	snprintf(flame, sizeof(flame), "%s/flame.html", self->dir);
+	snprintf(maps, sizeof(maps), "%s/maps", self->dir);
+	t0 = mono_s();
+	/* CLOCK_MONOTONIC for perf, as the generated trace uses */
+	snprintf(cmd, sizeof(cmd), "perf record -q -k mono -e cpu-clock -g -o %s -- %s '-agentpath:%s=markers=off' -cp %s Workload 60 20 2>&1",
+		 perf, env.java, env.agent, env.classes);
+	if (run_cmd(cmd, self->text, sizeof(self->text)))
+		SKIP(return, "perf record cannot run here: %.200s", self->text);
+	t1 = mono_s();
+	p = strstr(self->text, "ready ");
+	ASSERT_NE(NULL, p);
+	pid = atoi(p + 6);
+	ASSERT_EQ(0, write_constant_power(trace, t0 - 0.05, t1 + 0.05));
+	/* the map away from where perf looks: only --perf-map can name the JIT frames */
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && mv /tmp/perf-%d.map %s/", maps, pid, maps);
+	ASSERT_EQ(0, run_cmd(cmd, NULL, 0));
+
+	snprintf(cmd, sizeof(cmd), "%s report %s --perf %s --perf-map %s --json %s --flame %s 2>&1",
+		 env.powerpin, trace, perf, maps, json, flame);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	EXPECT_NE(NULL, strstr(self->text, "energy by function")) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, read_all(json, &buf, &len));
+	p = strstr(buf, "\"perf\": {");
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(6, sscanf(p, "\"perf\": {\"event\": \"cpu-clock\", \"samples\": %llu, \"samples_used\": %llu, \"samples_outside\": %llu, \"cpu_s\": %lf, \"energy_j\": %lf, \"jit_frames_named\": %llu",
+			    &samples, &used, &outside, &cpu_s, &energy, &named)) TH_LOG("%.300s", p);
+	EXPECT_GT(used, 100ULL);
+	EXPECT_EQ(samples, used + outside);
+	/* 4 W shared by 2 CPUs: each second of CPU time is 2 J */
+	EXPECT_LT(fabs(energy - 2.0 * cpu_s), 1e-6 * energy) TH_LOG("%.6f J for %.6f s", energy, cpu_s);
+	/* JIT frames were unnamed to perf and named through the map */
+	EXPECT_GT(named, 0ULL);
+	p = strstr(buf, "\"functions\": [");
+	ASSERT_NE(NULL, p);
+	EXPECT_NE(NULL, strstr(p, "{\"name\": \"LWorkload;::allocHotSpot(I)V\", \"dso\": \"JIT\""));
+	EXPECT_NE(NULL, strstr(p, "{\"name\": \"LWorkload;::jitHot(JI)J\", \"dso\": \"JIT\""));
+	free(buf);
+	ASSERT_EQ(0, read_all(flame, &buf, &len));
+	EXPECT_NE(NULL, memmem(buf, len, "LWorkload:::jitHot(JI)J", 23));
+	free(buf);
+
+	/* usage and input errors */
+	snprintf(cmd, sizeof(cmd), "%s report %s --flame %s 2>&1", env.powerpin, trace, flame);
+	EXPECT_EQ(2, run_cmd(cmd, self->text, sizeof(self->text)));
+	snprintf(cmd, sizeof(cmd), "%s report %s --perf %s/none.data 2>&1", env.powerpin, trace,
+		 self->dir);
+	EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "none.data")) TH_LOG("%s", self->text);
+	/* perf samples outside the capture: said, not a silent zero */
+	ASSERT_EQ(0, write_constant_power(trace, t1 + 10, t1 + 11));
+	snprintf(cmd, sizeof(cmd), "%s report %s --perf %s 2>&1", env.powerpin, trace, perf);
+	EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "falls inside the capture")) TH_LOG("%s", self->text);
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * powerpin report --perf: run `perf script` on a perf.data and feed its
+ * samples to the report's energy-per-function pass (daemon/lib/report_perf.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "report_perf.h"
+#include "output.h"
+
+static const char *perf_binary(void)
+{
+	const char *p = getenv("POWERPIN_PERF");
+
+	return p && *p ? p : "perf";
+}
+
+/* Lines of @fp into the parser; 0, or -1 with a message on stderr. */
+static int feed(FILE *fp, struct report_perf *rp, const char *perfdata)
+{
+	struct perf_script ps;
+	char err[256], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	perf_script_init(&ps, report_perf_sample, rp);
+	while ((n = getline(&line, &cap, fp)) > 0) {
+		if (line[n - 1] == '\n')
+			n--;
+		ret = perf_script_line(&ps, line, (size_t)n, err, sizeof(err));
+		if (ret)
+			break;
+	}
+	if (!ret)
+		ret = perf_script_finish(&ps);
+	if (ret < 0)
+		fprintf(stderr, "powerpin report: %s: perf script output %s\n", perfdata, err);
+	else if (ret > 0)
+		fprintf(stderr, "powerpin report: %s: %s\n", perfdata, rp->err);
+	free(line);
+	perf_script_free(&ps);
+	return ret ? -1 : 0;
+}
+
+static int report_perf_from_perfdata(struct report_perf *rp, const char *perfdata)
+{
+	int pipefd[2], status, ret;
+	pid_t pid;
+	FILE *fp;
+
+	if (access(perfdata, R_OK)) {
+		fprintf(stderr, "powerpin report: %s: %s\n", perfdata, strerror(errno));
+		return -1;
+	}
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		fprintf(stderr, "powerpin report: %s\n", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "powerpin report: %s\n", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (!pid) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		execlp(perf_binary(), perf_binary(), "script", "-i", perfdata,
+		       "-F", "comm,pid,tid,time,period,event,ip,sym,dso", "--ns", (char *)NULL);
+		fprintf(stderr, "powerpin report: cannot run %s: %s (install linux-perf, or set POWERPIN_PERF)\n",
+			perf_binary(), strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	fp = fdopen(pipefd[0], "r");
+	if (!fp) {
+		close(pipefd[0]);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	ret = feed(fp, rp, perfdata);
+	fclose(fp);	/* a perf still writing gets EPIPE and ends */
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status))) {
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 127)
+			fprintf(stderr, "powerpin report: %s: perf script failed (%s %d)\n", perfdata,
+				WIFEXITED(status) ? "exit" : "signal",
+				WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		return -1;
+	}
+	return ret;
+}
+
+int report_add_perf(struct report *r, struct report_perf *rp, const char *input,
+		    const char *name, const char *perfdata, const char *perf_map)
+{
+	char err[512];
+
+	report_perf_init(rp, r, perf_map);
+	if (report_perf_power(rp, input, err, sizeof(err))) {
+		fprintf(stderr, "powerpin report: %s: %s\n", name, err);
+		return -1;
+	}
+	if (report_perf_from_perfdata(rp, perfdata))
+		return -1;
+	if (report_perf_finish(rp, err, sizeof(err))) {
+		fprintf(stderr, "powerpin report: %s: %s\n", perfdata, err);
+		return -1;
+	}
+	r->perf = rp;
+	return 0;
+}
+
+int report_write_flame(const struct report_perf *rp, const char *path, const char *name)
+{
+	struct output_file out;
+	char title[512];
+
+	snprintf(title, sizeof(title), "Energy: %s (%.4f J over %llu perf samples)", name,
+		 rp->energy_j, (unsigned long long)rp->used);
+	if (output_open(&out, path)) {
+		fprintf(stderr, "powerpin report: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (flame_write_html(&rp->flame, title, out.fp)) {
+		fprintf(stderr, "powerpin report: writing flame graph %s: %s\n", path, strerror(errno));
+		output_abort(&out);
+		return -1;
+	}
+	if (output_commit(&out)) {
+		fprintf(stderr, "powerpin report: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
