@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The agent on a real capture: trace-cmd records powerpin:battery,
+ * sched_switch and trace_marker writes, and perf records cpu-clock stacks,
+ * while the Java workload runs under libpowerpin_agent.so (forced GCs, an
+ * allocation hot spot, a JIT-hot method).  GC slices and the alloc_bytes
+ * counter must reach powerpin report with energy, the log's top stack
+ * must be the hot spot, and report --perf must give the workload's JIT
+ * frames (named through the agent's perf map) energy.  Runs in the guest
+ * with the emulator, max17042_battery and powerpin.ko loaded; the x86-64
+ * guests see the host's /usr and so its JDK; a guest without a JVM skips.
+ */
+#include <math.h>
+
+#include <kselftest_harness.h>
+
+#include "alloc_log.h"
+#include "java_helpers.h"
+#include "report.h"
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define EMU		"/sys/kernel/debug/max17042_emu"
+
+static struct java_env env;
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static int read_str(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+FIXTURE(jvm) {
+	char dir[64], dat[128], log[128], perf[128], mode[32];
+	char text[65536];
+	bool have_perf;
+};
+
+static pid_t start(const char *const argv[])
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execvp(argv[0], (char **)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+FIXTURE_SETUP(jvm)
+{
+	const char *why = java_env_find(&env);
+	const char *rec[] = { "trace-cmd", "record", "-q", "-o", self->dat, "-e", "powerpin:battery",
+			      "-e", "sched:sched_switch", NULL };
+	const char *perf[] = { "perf", "record", "-q", "-e", "cpu-clock", "-g", "-a", "-o",
+			       self->perf, NULL };
+	char jvm[1024], on[8] = "";
+	pid_t trace, perf_pid = -1;
+	int status, i;
+
+	if (why)
+		SKIP(return, "%s (this guest's root has no JVM: it needs an OpenJDK for its architecture)", why);
+	if (access(EMU "/mode", W_OK) || access(TRACEFS "/trace_marker", W_OK))
+		SKIP(return, "gauge emulator or tracefs missing");
+	if (system("command -v trace-cmd >/dev/null"))
+		SKIP(return, "trace-cmd not installed");
+	self->have_perf = !system("command -v perf >/dev/null");
+	strcpy(self->dir, "/tmp/powerpin-jvm-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->dat, sizeof(self->dat), "%s/trace.dat", self->dir);
+	snprintf(self->log, sizeof(self->log), "%s/alloc.log", self->dir);
+	snprintf(self->perf, sizeof(self->perf), "%s/perf.data", self->dir);
+	ASSERT_EQ(0, read_str(EMU "/mode", self->mode, sizeof(self->mode)));
+	ASSERT_EQ(0, write_str(EMU "/mode", "cpu"));
+
+	trace = start(rec);
+	ASSERT_LT(0, trace);
+	for (i = 0; i < 600; i++) {
+		ASSERT_EQ(0, waitpid(trace, &status, WNOHANG)) TH_LOG("trace-cmd record failed");
+		if (!read_str(TRACEFS "/events/powerpin/battery/enable", on, sizeof(on)) &&
+		    on[0] == '1')
+			break;
+		usleep(50000);
+	}
+	ASSERT_EQ('1', on[0]);
+	if (self->have_perf)
+		perf_pid = start(perf);
+	usleep(500000);
+	snprintf(jvm, sizeof(jvm), "%s '-agentpath:%s=alloc=100,log=%s' -cp %s Workload 20 4 2>&1 </dev/null",
+		 env.java, env.agent, self->log, env.classes);
+	status = run_cmd(jvm, self->text, sizeof(self->text));
+	usleep(300000);
+	if (perf_pid > 0) {
+		kill(perf_pid, SIGINT);
+		waitpid(perf_pid, NULL, 0);
+	}
+	kill(trace, SIGINT);
+	ASSERT_EQ(trace, waitpid(trace, NULL, 0));
+	ASSERT_EQ(0, status) TH_LOG("%s", self->text);
+	/* tracefs is here: not a word about it missing */
+	ASSERT_EQ(NULL, strstr(self->text, "no trace_marker")) TH_LOG("%s", self->text);
+}
+
+FIXTURE_TEARDOWN(jvm)
+{
+	char cmd[160];
+
+	if (self->mode[0])
+		write_str(EMU "/mode", self->mode);
+	if (self->dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+		if (system(cmd))
+			TH_LOG("could not remove %s", self->dir);
+	}
+}
+
+static void check_markers(struct __test_metadata *_metadata, FIXTURE_DATA(jvm) *self)
+{
+	const struct report_slice_stat *gc = NULL;
+	const struct report_counter *alloc = NULL;
+	struct report r;
+	char err[512];
+	uint32_t i;
+
+	ASSERT_EQ(0, report_init(&r, NULL));
+	ASSERT_EQ(0, report_run(&r, self->dat, err, sizeof(err))) TH_LOG("%s", err);
+	for (i = 0; i < r.nr_slice_stats; i++)
+		if (!strcmp(r.slice_stats[i].name, "GC"))
+			gc = &r.slice_stats[i];
+	for (i = 0; i < r.nr_counters; i++)
+		if (!strcmp(r.counters[i].name, "alloc_bytes"))
+			alloc = &r.counters[i];
+	ASSERT_NE(NULL, gc);
+	/* five System.gc() calls at least, each a whole slice */
+	EXPECT_GE(gc->count, 5ULL);
+	EXPECT_EQ(0ULL, gc->unterminated);
+	EXPECT_GT(gc->duration_ns, 0ULL);
+	EXPECT_GT(r.sign * gc->energy, 0.0);
+	EXPECT_LT(r.sign * gc->energy, r.energy_j);
+	ASSERT_NE(NULL, alloc);
+	/* 20 rounds of 105,000 objects of 16 bytes or more */
+	EXPECT_GT(alloc->max, 20LL * 105000 * 16 / 2);
+	EXPECT_EQ(alloc->max, alloc->last);
+	TH_LOG("%llu GC slices, %.4f J of %.4f J; alloc_bytes %lld", (unsigned long long)gc->count,
+	       r.sign * gc->energy, r.energy_j, (long long)alloc->last);
+	report_free(&r);
+}
+
+static void check_log(struct __test_metadata *_metadata, FIXTURE_DATA(jvm) *self)
+{
+	const struct alloc_def *top = NULL;
+	struct alloc_log log;
+	char err[256], *buf;
+	size_t len;
+	uint32_t i;
+
+	ASSERT_EQ(0, read_all(self->log, &buf, &len));
+	ASSERT_EQ(0, alloc_log_parse(buf, len, &log, err, sizeof(err))) TH_LOG("%s", err);
+	free(buf);
+	for (i = 0; i < log.nr_defs; i++)
+		if (log.defs[i].kind == ALLOC_DEF_STACK && (!top || log.defs[i].samples > top->samples))
+			top = &log.defs[i];
+	ASSERT_NE(NULL, top);
+	EXPECT_STREQ("LWorkload;::allocHotSpot(I)V",
+		     log.defs[log.pool[top->first + top->nr - 1]].text);
+	alloc_log_free(&log);
+}
+
+static void check_perf(struct __test_metadata *_metadata, FIXTURE_DATA(jvm) *self)
+{
+	char cmd[4096], json[160], flame[160], *buf, *p;
+	size_t len;
+	double e;
+
+	if (!self->have_perf) {
+		TH_LOG("perf not installed (linux-perf): report --perf not checked");
+		return;
+	}
+	snprintf(json, sizeof(json), "%s/report.json", self->dir);
+	snprintf(flame, sizeof(flame), "%s/flame.html", self->dir);
+	snprintf(cmd, sizeof(cmd), "%s report %s --perf %s --json %s --flame %s 2>&1", env.powerpin,
+		 self->dat, self->perf, json, flame);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_NE(NULL, strstr(self->text, "energy by function")) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, read_all(json, &buf, &len));
+	/* a compiled method of the workload, named through the map, with energy */
+	p = strstr(buf, "{\"name\": \"LWorkload;::");
+	ASSERT_NE(NULL, p) TH_LOG("%.*s", (int)(len < 4000 ? len : 4000), buf);
+	p = strstr(p, "\"total_j\": ");
+	ASSERT_NE(NULL, p);
+	e = strtod(p + 11, NULL);
+	EXPECT_GT(e, 0.0);
+	free(buf);
+	ASSERT_EQ(0, read_all(flame, &buf, &len));
+	EXPECT_NE(NULL, memmem(buf, len, "LWorkload:::", 12));
+	free(buf);
+}
+
+/* One capture (a JVM under emulation is slow), every check on it. */
+TEST_F(jvm, gc_slices_log_and_energy_per_method)
+{
+	check_markers(_metadata, self);
+	check_log(_metadata, self);
+	check_perf(_metadata, self);
+}
+
+TEST_HARNESS_MAIN
