@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,9 +30,8 @@ struct java_env {
 /* NULL when all is there, else why the Java tests cannot run. */
 static inline const char *java_env_find(struct java_env *e)
 {
-	char *p;
-
 	char path[PATH_MAX];
+	char *p;
 
 	if (!realpath("build/lib/libpowerpin_agent.so", path) || strlen(path) >= sizeof(e->agent))
 		return "build/lib/libpowerpin_agent.so not built";
@@ -43,17 +43,39 @@ static inline const char *java_env_find(struct java_env *e)
 	if (!realpath("build/bin/powerpin", path) || strlen(path) >= sizeof(e->powerpin))
 		return "build/bin/powerpin not built";
 	strcpy(e->powerpin, path);
+	/*
+	 * JAVA_HOME, else a JDK under /usr/lib/jvm: /usr/bin/java is a link
+	 * through /etc/alternatives, which a guest that borrows the host's
+	 * /usr does not have.
+	 */
 	p = getenv("JAVA_HOME");
-	if (p && strlen(p) > 400)
-		p = NULL;
-	snprintf(e->java, sizeof(e->java), "%s/bin/java", p ? p : "/usr");
-	if (access(e->java, X_OK) && system("command -v java >/dev/null 2>&1"))
-		return "no java in this system (install openjdk-17-jdk-headless)";
+	if (p && strlen(p) < 400 && !access(p, X_OK)) {
+		snprintf(e->java, sizeof(e->java), "%s/bin/java", p);
+		snprintf(e->jcmd, sizeof(e->jcmd), "%s/bin/jcmd", p);
+	} else {
+		glob_t g;
+		size_t i;
+
+		e->jcmd[0] = '\0';
+		if (!glob("/usr/lib/jvm/*/bin/jcmd", 0, NULL, &g)) {
+			/* Debian's OpenJDK first, whatever else is there after */
+			for (i = 0; i < g.gl_pathc && !e->jcmd[0]; i++)
+				if (strstr(g.gl_pathv[i], "-openjdk-") && strlen(g.gl_pathv[i]) < 400)
+					snprintf(e->jcmd, sizeof(e->jcmd), "%s", g.gl_pathv[i]);
+			if (!e->jcmd[0] && strlen(g.gl_pathv[0]) < 400)
+				snprintf(e->jcmd, sizeof(e->jcmd), "%s", g.gl_pathv[0]);
+			globfree(&g);
+		}
+		if (e->jcmd[0]) {
+			snprintf(e->java, sizeof(e->java), "%.*s/java",
+				 (int)(strrchr(e->jcmd, '/') - e->jcmd), e->jcmd);
+		} else {
+			snprintf(e->java, sizeof(e->java), "/usr/bin/java");
+			snprintf(e->jcmd, sizeof(e->jcmd), "/usr/bin/jcmd");
+		}
+	}
 	if (access(e->java, X_OK))
-		snprintf(e->java, sizeof(e->java), "java");
-	snprintf(e->jcmd, sizeof(e->jcmd), "%s/bin/jcmd", p ? p : "/usr");
-	if (access(e->jcmd, X_OK))
-		snprintf(e->jcmd, sizeof(e->jcmd), "jcmd");
+		return "no java in this system (install openjdk-17-jdk-headless)";
 	return NULL;
 }
 

@@ -77,10 +77,8 @@ FIXTURE_SETUP(jvm)
 	const char *why = java_env_find(&env);
 	const char *rec[] = { "trace-cmd", "record", "-q", "-o", self->dat, "-e", "powerpin:battery",
 			      "-e", "sched:sched_switch", NULL };
-	const char *perf[] = { "perf", "record", "-q", "-e", "cpu-clock", "-g", "-a", "-o",
-			       self->perf, NULL };
-	char jvm[1024], on[8] = "";
-	pid_t trace, perf_pid = -1;
+	char jvm[4096], perf[256] = "", on[8] = "";
+	pid_t trace;
 	int status, i;
 
 	if (why)
@@ -108,17 +106,15 @@ FIXTURE_SETUP(jvm)
 		usleep(50000);
 	}
 	ASSERT_EQ('1', on[0]);
+	/* perf around the JVM: started in the background, it may still be setting up */
 	if (self->have_perf)
-		perf_pid = start(perf);
+		snprintf(perf, sizeof(perf), "perf record -q -e cpu-clock -F 1000 -g -o %s --",
+			 self->perf);
 	usleep(500000);
-	snprintf(jvm, sizeof(jvm), "%s '-agentpath:%s=alloc=100,log=%s' -cp %s Workload 20 4 2>&1 </dev/null",
-		 env.java, env.agent, self->log, env.classes);
+	snprintf(jvm, sizeof(jvm), "%s %s '-agentpath:%s=alloc=100,log=%s' -cp %s Workload 20 4 2>&1 </dev/null",
+		 perf, env.java, env.agent, self->log, env.classes);
 	status = run_cmd(jvm, self->text, sizeof(self->text));
 	usleep(300000);
-	if (perf_pid > 0) {
-		kill(perf_pid, SIGINT);
-		waitpid(perf_pid, NULL, 0);
-	}
 	kill(trace, SIGINT);
 	ASSERT_EQ(trace, waitpid(trace, NULL, 0));
 	ASSERT_EQ(0, status) TH_LOG("%s", self->text);
@@ -222,7 +218,7 @@ static void check_perf(struct __test_metadata *_metadata, FIXTURE_DATA(jvm) *sel
 }
 
 /* One capture (a JVM under emulation is slow), every check on it. */
-TEST_F(jvm, gc_slices_log_and_energy_per_method)
+TEST_F_TIMEOUT(jvm, gc_slices_log_and_energy_per_method, 600)
 {
 	check_markers(_metadata, self);
 	check_log(_metadata, self);

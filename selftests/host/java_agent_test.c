@@ -96,7 +96,7 @@ static const char *frame_text(const struct alloc_log *log, const struct alloc_de
 	return log->defs[log->pool[d->first + k]].text;
 }
 
-TEST_F(java, positional_options_log_top_stack_is_the_hot_spot)
+TEST_F_TIMEOUT(java, positional_options_log_top_stack_is_the_hot_spot, 300)
 {
 	struct alloc_log log;
 	const struct alloc_def *top;
@@ -121,7 +121,7 @@ TEST_F(java, positional_options_log_top_stack_is_the_hot_spot)
 	alloc_log_free(&log);
 }
 
-TEST_F(java, named_options_depth_map_and_markers_off)
+TEST_F_TIMEOUT(java, named_options_depth_map_and_markers_off, 300)
 {
 	struct alloc_log log;
 	struct perf_map map;
@@ -179,7 +179,7 @@ static int jit_ranges(const char *codelist, uint64_t *begin, uint64_t *end, int 
 	return n;
 }
 
-TEST_F(java, perf_map_resolves_the_jit_hot_method)
+TEST_F_TIMEOUT(java, perf_map_resolves_the_jit_hot_method, 300)
 {
 	uint64_t begin[16], end[16];
 	struct java_bg bg = { .stdin_fd = -1 };
@@ -214,7 +214,7 @@ TEST_F(java, perf_map_resolves_the_jit_hot_method)
 	perf_map_free(&map);
 }
 
-TEST_F(java, attach_with_jcmd_replays_compiled_code_and_samples)
+TEST_F_TIMEOUT(java, attach_with_jcmd_replays_compiled_code_and_samples, 300)
 {
 	struct java_bg bg = { .stdin_fd = -1 };
 	struct alloc_log log;
@@ -250,7 +250,7 @@ TEST_F(java, attach_with_jcmd_replays_compiled_code_and_samples)
 	free(buf);
 }
 
-TEST_F(java, log_parses_after_kill_9)
+TEST_F_TIMEOUT(java, log_parses_after_kill_9, 300)
 {
 	struct java_bg bg = { .stdin_fd = -1 };
 	struct alloc_log log;
@@ -271,7 +271,7 @@ TEST_F(java, log_parses_after_kill_9)
 	EXPECT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
 }
 
-TEST_F(java, bad_options_fail_the_agent_with_one_line)
+TEST_F_TIMEOUT(java, bad_options_fail_the_agent_with_one_line, 300)
 {
 	static const struct {
 		const char *opts, *says;
@@ -304,7 +304,7 @@ TEST_F(java, bad_options_fail_the_agent_with_one_line)
 	}
 }
 
-TEST_F(java, unwritable_paths_fail_the_agent)
+TEST_F_TIMEOUT(java, unwritable_paths_fail_the_agent, 300)
 {
 	static const struct {
 		const char *opts, *says;
@@ -325,7 +325,7 @@ TEST_F(java, unwritable_paths_fail_the_agent)
 	}
 }
 
-TEST_F(java, no_tracefs_is_said_once)
+TEST_F_TIMEOUT(java, no_tracefs_is_said_once, 300)
 {
 	char opts[256];
 	const char *p;
@@ -386,7 +386,7 @@ static size_t fold_log(const struct alloc_log *log, struct fold *out, size_t max
 	return n;
 }
 
-TEST_F(java, flame_matches_the_log)
+TEST_F_TIMEOUT(java, flame_matches_the_log, 300)
 {
 	static struct fold folds[4096];
 	struct alloc_log log;
@@ -437,7 +437,7 @@ TEST_F(java, flame_matches_the_log)
 	free(buf);
 }
 
-TEST_F(java, flame_refuses_damaged_logs_and_writes_nothing)
+TEST_F_TIMEOUT(java, flame_refuses_damaged_logs_and_writes_nothing, 300)
 {
 	static const struct {
 		const char *log, *says;
@@ -506,7 +506,7 @@ static int write_constant_power(const char *path, double t0, double t1)
 	return fclose(f);
 }
 
-TEST_F(java, report_perf_gives_each_sample_its_share)
+TEST_F_TIMEOUT(java, report_perf_gives_each_sample_its_share, 300)
 {
 	char cmd[4096], trace[160], perf[160], json[160], flame[160], maps[160], *buf, *p;
 	unsigned long long samples, used, outside, named;
