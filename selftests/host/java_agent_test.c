@@ -574,4 +574,50 @@ TEST_F_TIMEOUT(java, report_perf_gives_each_sample_its_share, 300)
 	EXPECT_NE(NULL, strstr(self->text, "falls inside the capture")) TH_LOG("%s", self->text);
 }
 
+static bool map_has(const char *path, const char *name)
+{
+	char *buf;
+	size_t len;
+	bool has;
+
+	if (read_all(path, &buf, &len))
+		return false;
+	has = len && memmem(buf, len, name, strlen(name));
+	free(buf);
+	return has;
+}
+
+TEST_F_TIMEOUT(java, perf_map_forgets_unloaded_code, 300)
+{
+	static const char name[] = "LUnloadable;::spin(JI)J";
+	struct java_bg bg = { .stdin_fd = -1 };
+	char jvm[4096], *buf;
+	struct perf_map map;
+	size_t len, i;
+	int tries;
+
+	snprintf(jvm, sizeof(jvm), "'-agentpath:%s=perfmap=%s,markers=off'", env.agent, self->map);
+	ASSERT_EQ(0, java_start(&bg, &env, jvm, "unload", self->out));
+	ASSERT_EQ(0, java_wait_for(&bg, "compiled", 60));
+	EXPECT_TRUE(map_has(self->map, name));
+	ASSERT_EQ(1, write(bg.stdin_fd, "\n", 1));
+	ASSERT_EQ(0, java_wait_for(&bg, "loaded", 60));
+	if (java_wait_for(&bg, "unloaded", 1)) {
+		java_stop(&bg);
+		SKIP(return, "this JVM kept the class loaded");
+	}
+	/* the keeper rewrites the map 20 ms after the unloads */
+	for (tries = 0; tries < 100 && map_has(self->map, name); tries++)
+		usleep(20000);
+	EXPECT_FALSE(map_has(self->map, name));
+	ASSERT_EQ(0, read_all(self->map, &buf, &len));
+	ASSERT_EQ(0, java_stop(&bg));
+	ASSERT_EQ(0, perf_map_parse(buf, len, &map));
+	free(buf);
+	EXPECT_GT(map.nr, 10UL);
+	for (i = 1; i < map.nr; i++)
+		EXPECT_LE(map.syms[i - 1].start + map.syms[i - 1].size, map.syms[i].start);
+	perf_map_free(&map);
+}
+
 TEST_HARNESS_MAIN

@@ -14,6 +14,13 @@
  * leaves through System.exit.
  * ROUNDS 0 runs until a line arrives on standard input or it closes,
  * printing "round N" every 10 rounds.
+ *
+ *   java Workload unload
+ *
+ * loads Unloadable through a class loader of its own, runs its method
+ * until the JIT has compiled it, prints "compiled", waits for a line on
+ * standard input, drops the loader, collects until the class is gone,
+ * prints "unloaded" and waits for standard input to close.
  */
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -50,7 +57,43 @@ public final class Workload {
 		return x;
 	}
 
+	static void unload() throws Exception {
+		BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+		java.net.URL here = Workload.class.getProtectionDomain().getCodeSource().getLocation();
+		java.net.URLClassLoader loader = new java.net.URLClassLoader(new java.net.URL[] { here },
+				ClassLoader.getPlatformClassLoader());
+		java.lang.ref.WeakReference<Class<?>> cls =
+			new java.lang.ref.WeakReference<>(loader.loadClass("Unloadable"));
+		java.lang.reflect.Method spin = cls.get().getMethod("spin", long.class, int.class);
+
+		for (int i = 0; i < 20000; i++)
+			result += (Long)spin.invoke(null, (long)i, 2000);
+		System.out.println("compiled");
+		System.out.flush();
+		in.readLine();
+		spin = null;
+		loader.close();
+		loader = null;
+		for (int i = 0; i < 50 && cls.get() != null; i++) {
+			System.gc();
+			Thread.sleep(20);
+		}
+		/* a few more collections: the code goes after the class */
+		for (int i = 0; i < 5; i++) {
+			System.gc();
+			Thread.sleep(20);
+		}
+		System.out.println(cls.get() == null ? "unloaded" : "still loaded");
+		System.out.flush();
+		while (in.readLine() != null)
+			;
+	}
+
 	public static void main(String[] args) throws Exception {
+		if (args.length > 0 && args[0].equals("unload")) {
+			unload();
+			return;
+		}
 		int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 200;
 		int gcEvery = args.length > 1 ? Integer.parseInt(args[1]) : 50;
 		boolean wait = args.length > 2 && args[2].equals("wait");
