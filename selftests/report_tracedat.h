@@ -16,7 +16,10 @@
  *   (type_len:5, time_delta:27) and its 4-byte aligned payload.
  *
  * Only the events powerpin report reads are described: powerpin:battery,
- * powerpin:counter, sched:sched_switch and ftrace:print.  Little-endian,
+ * powerpin:counter, sched:sched_switch (with the kernel's own print format
+ * for prev_state), sched_process_fork, sched_process_exit and ftrace:print.
+ * A trace clock given with tdat_clock() goes into a TRACECLOCK option and
+ * after the CPU offsets, where trace-cmd record puts it.  Little-endian,
  * 64-bit longs, 4 KiB pages.
  */
 #ifndef POWERPIN_REPORT_TRACEDAT_H
@@ -37,6 +40,8 @@
 
 #define TDAT_ID_PRINT		5
 #define TDAT_ID_SWITCH		372
+#define TDAT_ID_FORK		369
+#define TDAT_ID_EXIT		370
 #define TDAT_ID_BATTERY		1664
 #define TDAT_ID_COUNTER		1665
 
@@ -77,8 +82,28 @@ static const char tdat_fmt_switch[] =
 	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
 	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%ld ==> next_comm=%s next_pid=%d next_prio=%d\", "
-	"REC->prev_comm, REC->prev_pid, REC->prev_prio, REC->prev_state, REC->next_comm, REC->next_pid, REC->next_prio\n";
+	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d next_prio=%d\", "
+	"REC->prev_comm, REC->prev_pid, REC->prev_prio, "
+	"(REC->prev_state & ((0x00000100) - 1)) ? __print_flags(REC->prev_state & ((0x00000100) - 1), \"|\", "
+	"{ 0x00000001, \"S\" }, { 0x00000002, \"D\" }, { 0x00000004, \"T\" }, { 0x00000008, \"t\" }, "
+	"{ 0x00000010, \"X\" }, { 0x00000020, \"Z\" }, { 0x00000040, \"P\" }, { 0x00000080, \"I\" }) : \"R\", "
+	"REC->prev_state & (0x00000100) ? \"+\" : \"\", REC->next_comm, REC->next_pid, REC->next_prio\n";
+
+static const char tdat_fmt_fork[] =
+	"name: sched_process_fork\nID: 369\nformat:\n" TDAT_COMMON
+	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"comm=%s pid=%d child_comm=%s child_pid=%d\", REC->parent_comm, REC->parent_pid, "
+	"REC->child_comm, REC->child_pid\n";
+
+static const char tdat_fmt_exit[] =
+	"name: sched_process_exit\nID: 370\nformat:\n" TDAT_COMMON
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"comm=%s pid=%d prio=%d\", REC->comm, REC->pid, REC->prio\n";
 
 static const char tdat_fmt_battery[] =
 	"name: battery\nID: 1664\nformat:\n" TDAT_COMMON
@@ -120,16 +145,24 @@ struct tdat {
 	char *cmdlines;
 	size_t cmdlines_len;
 	FILE *cmdlines_f;
-	const char *cpustat[TDAT_MAX_CPUS + 1];	/* CPUSTAT option texts */
+	const char *cpustat[TDAT_MAX_CPUS + 2];	/* CPUSTAT option texts */
 	int nr_cpustat;
+	const char *clock;	/* trace clock name, NULL: no TRACECLOCK option */
 };
 
 #define TDAT_OPTION_CPUSTAT	2
+#define TDAT_OPTION_TRACECLOCK	4
+
+/* The capture's trace clock ("local", "boot", ...), as trace-cmd records it. */
+static inline void tdat_clock(struct tdat *w, const char *clock)
+{
+	w->clock = clock;
+}
 
 /* Add a CPUSTAT option (the text `trace-cmd record` stores per CPU). */
 static inline void tdat_cpustat(struct tdat *w, const char *text)
 {
-	if (w->nr_cpustat <= TDAT_MAX_CPUS)
+	if (w->nr_cpustat <= TDAT_MAX_CPUS + 1)
 		w->cpustat[w->nr_cpustat++] = text;
 }
 
@@ -254,12 +287,14 @@ static inline void tdat_battery(struct tdat *w, int cpu, uint64_t ts, int pid, u
 	tdat_event(w, cpu, ts, p, sizeof(p));
 }
 
-static inline void tdat_switch(struct tdat *w, int cpu, uint64_t ts, const char *prev_comm,
-			       int prev_pid, const char *next_comm, int next_pid)
+/* sched_switch; @prev_state in the kernel's bits (0x1 S, 0x2 D, 0x80 I, 0x100 +) */
+static inline void tdat_switch_state(struct tdat *w, int cpu, uint64_t ts, const char *prev_comm,
+				     int prev_pid, int64_t prev_state, const char *next_comm,
+				     int next_pid)
 {
 	uint8_t p[64];
 	int32_t pp = prev_pid, np = next_pid, prio = 120;
-	int64_t state = 0;
+	int64_t state = prev_state;
 
 	memset(p, 0, sizeof(p));
 	tdat_common(p, TDAT_ID_SWITCH, prev_pid);
@@ -270,6 +305,40 @@ static inline void tdat_switch(struct tdat *w, int cpu, uint64_t ts, const char 
 	strncpy((char *)p + 40, next_comm, 15);
 	memcpy(p + 56, &np, 4);
 	memcpy(p + 60, &prio, 4);
+	tdat_event(w, cpu, ts, p, sizeof(p));
+}
+
+static inline void tdat_switch(struct tdat *w, int cpu, uint64_t ts, const char *prev_comm,
+			       int prev_pid, const char *next_comm, int next_pid)
+{
+	tdat_switch_state(w, cpu, ts, prev_comm, prev_pid, 0, next_comm, next_pid);
+}
+
+static inline void tdat_fork(struct tdat *w, int cpu, uint64_t ts, const char *comm, int pid,
+			     int child_pid)
+{
+	uint8_t p[48];
+	int32_t pp = pid, cp = child_pid;
+
+	memset(p, 0, sizeof(p));
+	tdat_common(p, TDAT_ID_FORK, pid);
+	strncpy((char *)p + 8, comm, 15);
+	memcpy(p + 24, &pp, 4);
+	strncpy((char *)p + 28, comm, 15);
+	memcpy(p + 44, &cp, 4);
+	tdat_event(w, cpu, ts, p, sizeof(p));
+}
+
+static inline void tdat_exit(struct tdat *w, int cpu, uint64_t ts, const char *comm, int pid)
+{
+	uint8_t p[32];
+	int32_t pp = pid, prio = 120;
+
+	memset(p, 0, sizeof(p));
+	tdat_common(p, TDAT_ID_EXIT, pid);
+	strncpy((char *)p + 8, comm, 15);
+	memcpy(p + 24, &pp, 4);
+	memcpy(p + 28, &prio, 4);
 	tdat_event(w, cpu, ts, p, sizeof(p));
 }
 
@@ -311,6 +380,7 @@ static inline int tdat_close(struct tdat *w, const char *path)
 {
 	static const char magic[] = "\027\010\104tracing6";
 	uint64_t off, sizes[TDAT_MAX_CPUS];
+	char clock[96];
 	char buf[65536];
 	FILE *f;
 	size_t n;
@@ -336,8 +406,10 @@ static inline int tdat_close(struct tdat *w, const char *path)
 	tdat_blob64(f, tdat_fmt_print, strlen(tdat_fmt_print));
 	tdat_u32(f, 2);				/* systems */
 	fwrite("sched", 1, 6, f);
-	tdat_u32(f, 1);
+	tdat_u32(f, 3);
 	tdat_blob64(f, tdat_fmt_switch, strlen(tdat_fmt_switch));
+	tdat_blob64(f, tdat_fmt_fork, strlen(tdat_fmt_fork));
+	tdat_blob64(f, tdat_fmt_exit, strlen(tdat_fmt_exit));
 	fwrite("powerpin", 1, 9, f);
 	tdat_u32(f, 2);
 	tdat_blob64(f, tdat_fmt_battery, strlen(tdat_fmt_battery));
@@ -355,10 +427,20 @@ static inline int tdat_close(struct tdat *w, const char *path)
 		tdat_u32(f, strlen(w->cpustat[i]) + 1);
 		fwrite(w->cpustat[i], 1, strlen(w->cpustat[i]) + 1, f);
 	}
+	if (w->clock) {
+		uint16_t id = TDAT_OPTION_TRACECLOCK;
+
+		snprintf(clock, sizeof(clock), "[%s] local global boot mono mono_raw\n", w->clock);
+		fwrite(&id, 2, 1, f);
+		tdat_u32(f, strlen(clock) + 1);
+		fwrite(clock, 1, strlen(clock) + 1, f);
+	}
 	fputc(0, f);				/* option id 0: end */
 	fputc(0, f);
 	fwrite("flyrecord", 1, 10, f);
-	off = ftell(f) + 16 * w->nr_cpus;
+	/* then the clock, "[local]", as a sized string after the offsets */
+	snprintf(clock, sizeof(clock), "[%s]", w->clock ? w->clock : "local");
+	off = ftell(f) + 16 * w->nr_cpus + 8 + strlen(clock);
 	off = (off + TDAT_PAGE - 1) / TDAT_PAGE * TDAT_PAGE;
 	for (i = 0; i < w->nr_cpus; i++) {
 		w->cpu[i].file_offset = off;
@@ -366,6 +448,7 @@ static inline int tdat_close(struct tdat *w, const char *path)
 		tdat_u64(f, sizes[i]);
 		off += sizes[i];
 	}
+	tdat_blob64(f, clock, strlen(clock));
 	fseek(f, (ftell(f) + TDAT_PAGE - 1) / TDAT_PAGE * TDAT_PAGE, SEEK_SET);
 	for (i = 0; i < w->nr_cpus; i++) {
 		rewind(w->cpu[i].data);

@@ -142,6 +142,8 @@ static int kv_int(const char *s, const char *key, int64_t *val)
 	return -1;
 }
 
+static char *kv_comm(char *s, const char *key, const char *stop);
+
 /* The seed's "v:<uV> c:<uA> e:<uAh>" */
 static int parse_seed_power(const char *s, struct trace_event *ev)
 {
@@ -178,6 +180,82 @@ static int parse_battery(const char *s, struct trace_event *ev)
 		ev->power.flags = (uint32_t)v;
 		ev->power.has |= TRACE_POWER_HAS_FLAGS;
 	}
+	if (!kv_int(s, "capacity", &v)) {
+		ev->power.capacity = (int32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_CAPACITY;
+	}
+	if (!kv_int(s, "temp_dc", &v)) {
+		ev->power.temp_dc = (int32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_TEMP;
+	}
+	if (!kv_int(s, "current_avg_ua", &ev->power.current_avg_ua))
+		ev->power.has |= TRACE_POWER_HAS_CURRENT_AVG;
+	return 1;
+}
+
+unsigned int trace_task_state_parse(const char *s, size_t len)
+{
+	static const char letters[] = "SDTtXZPIxKWN";
+	unsigned int state = 0;
+	const char *l;
+	size_t i;
+
+	if (!len)
+		return TRACE_TASK_UNKNOWN;
+	for (i = 0; i < len; i++) {
+		if (s[i] == '|' || (s[i] == 'R' && i == 0))
+			continue;
+		if (s[i] == '+') {
+			state |= TRACE_TASK_PREEMPTED;
+			continue;
+		}
+		l = s[i] ? strchr(letters, s[i]) : NULL;
+		if (!l)
+			return TRACE_TASK_UNKNOWN;
+		state |= 1U << (l - letters);
+	}
+	return state;
+}
+
+/* The value of "key=" up to the next space, as TRACE_TASK_* bits. */
+static unsigned int kv_state(const char *s, const char *key)
+{
+	const char *p = strstr(s, key);
+	size_t len;
+
+	if (!p)
+		return TRACE_TASK_UNKNOWN;
+	p += strlen(key);
+	len = strcspn(p, " ");
+	return trace_task_state_parse(p, len);
+}
+
+/* "comm=bash pid=1234 child_comm=bash child_pid=1240" */
+static int parse_fork(char *s, struct trace_event *ev)
+{
+	int64_t parent, child;
+
+	if (kv_int(s, "pid", &parent) || kv_int(s, "child_pid", &child))
+		return 0;
+	ev->kind = TRACE_EV_FORK;
+	ev->fork.parent_pid = (int)parent;
+	ev->fork.child_pid = (int)child;
+	ev->fork.child_comm = kv_comm(s, "child_comm=", " child_pid=");
+	ev->fork.parent_comm = kv_comm(s, "comm=", " pid=");
+	return 1;
+}
+
+/* "comm=ls pid=1240 prio=120" */
+static int parse_exit(char *s, struct trace_event *ev)
+{
+	int64_t pid, prio;
+
+	if (kv_int(s, "pid", &pid))
+		return 0;
+	ev->kind = TRACE_EV_EXIT;
+	ev->exit.pid = (int)pid;
+	ev->exit.prio = kv_int(s, "prio", &prio) ? -1 : (int)prio;
+	ev->exit.comm = kv_comm(s, "comm=", " pid=");
 	return 1;
 }
 
@@ -214,15 +292,21 @@ static char *kv_comm(char *s, const char *key, const char *stop)
 	return p;
 }
 
-/* "comm:pid [prio] ..." as trace-cmd's sched plugin prints a task */
-static int plugin_task(char *s, char **comm, int *pid)
+/* "comm:pid [prio] S" as trace-cmd's sched plugin prints a task */
+static int plugin_task(char *s, char **comm, int *pid, int *prio, unsigned int *state)
 {
 	char *bracket = strstr(s, " [");
-	char *colon;
+	char *colon, *end;
 
 	if (!bracket)
 		return -1;
 	*bracket = '\0';
+	*prio = (int)strtol(bracket + 2, &end, 10);
+	if (end == bracket + 2 || *end != ']')
+		*prio = -1;
+	else if (state)
+		*state = end[1] == ' ' ? trace_task_state_parse(end + 2, strcspn(end + 2, " ")) :
+					 TRACE_TASK_UNKNOWN;
 	colon = strrchr(s, ':');
 	if (!colon || !isdigit((unsigned char)colon[1]))
 		return -1;
@@ -234,7 +318,7 @@ static int plugin_task(char *s, char **comm, int *pid)
 
 static int parse_switch(char *s, struct trace_event *ev)
 {
-	int64_t prev, next;
+	int64_t prev, next, prio;
 	char *arrow;
 
 	if (kv_int(s, "prev_pid", &prev) || kv_int(s, "next_pid", &next)) {
@@ -246,7 +330,9 @@ static int parse_switch(char *s, struct trace_event *ev)
 		if (!arrow)
 			return 0;
 		*arrow = '\0';
-		if (plugin_task(s, &pc, &pp) || plugin_task(arrow + 5, &nc, &np))
+		ev->sw.prev_state = TRACE_TASK_UNKNOWN;
+		if (plugin_task(s, &pc, &pp, &ev->sw.prev_prio, &ev->sw.prev_state) ||
+		    plugin_task(arrow + 5, &nc, &np, &ev->sw.next_prio, NULL))
 			return 0;
 		ev->kind = TRACE_EV_SWITCH;
 		ev->sw.prev_pid = pp;
@@ -260,6 +346,9 @@ static int parse_switch(char *s, struct trace_event *ev)
 		return 0;
 	*arrow = '\0';
 	ev->kind = TRACE_EV_SWITCH;
+	ev->sw.prev_prio = kv_int(s, "prev_prio", &prio) ? -1 : (int)prio;
+	ev->sw.next_prio = kv_int(arrow + 3, "next_prio", &prio) ? -1 : (int)prio;
+	ev->sw.prev_state = kv_state(s, "prev_state=");
 	ev->sw.prev_pid = (int)prev;
 	ev->sw.next_pid = (int)next;
 	ev->sw.prev_comm = kv_comm(s, "prev_comm=", " prev_pid=");
@@ -393,6 +482,10 @@ int trace_text_parse_line(char *line, struct trace_event *ev)
 		return parse_counter(payload, ev);
 	if (!strcmp(event, "sched_switch"))
 		return parse_switch(payload, ev) ? 1 : -1;
+	if (!strcmp(event, "sched_process_fork"))
+		return parse_fork(payload, ev) ? 1 : -1;
+	if (!strcmp(event, "sched_process_exit"))
+		return parse_exit(payload, ev) ? 1 : -1;
 	if (!strcmp(event, "tracing_mark_write") || !strcmp(event, "print"))
 		return parse_mark(payload, ev);
 	/* some other event: still a valid line, its timestamp is checked */
@@ -460,6 +553,8 @@ int trace_input_read_text(const char *path, const struct trace_input_ops *ops, v
 			if (ev.sw.next_comm)
 				ops->comm(ev.sw.next_pid, ev.sw.next_comm, arg);
 		}
+		if (ev.kind == TRACE_EV_FORK && ops->comm && ev.fork.child_comm)
+			ops->comm(ev.fork.child_pid, ev.fork.child_comm, arg);
 		ret = ops->event(&ev, arg);
 		if (ret)
 			break;

@@ -24,12 +24,40 @@ enum trace_event_kind {
 	TRACE_EV_MARK,		/* trace_marker write (atrace B/E/C, powerpin markers) */
 	TRACE_EV_COUNTER,	/* powerpin:counter (track_name, counter_value) */
 	TRACE_EV_LOST,		/* the ring buffer dropped events before this point */
+	TRACE_EV_FORK,		/* sched:sched_process_fork */
+	TRACE_EV_EXIT,		/* sched:sched_process_exit */
 };
 
 /* Which of the power fields the source carried. */
 #define TRACE_POWER_HAS_CHARGE	(1U << 0)
 #define TRACE_POWER_HAS_SEQ	(1U << 1)
 #define TRACE_POWER_HAS_FLAGS	(1U << 2)
+#define TRACE_POWER_HAS_CAPACITY	(1U << 3)
+#define TRACE_POWER_HAS_TEMP		(1U << 4)
+#define TRACE_POWER_HAS_CURRENT_AVG	(1U << 5)
+
+/*
+ * A task's state as sched_switch prints prev_state, one bit per letter,
+ * whatever the kernel's own bit layout (which changed in 4.8 and 4.14).
+ * 0 is R (runnable); TRACE_TASK_PREEMPTED is R's "+".
+ */
+#define TRACE_TASK_S		(1U << 0)	/* interruptible sleep */
+#define TRACE_TASK_D		(1U << 1)	/* uninterruptible sleep */
+#define TRACE_TASK_T		(1U << 2)	/* stopped */
+#define TRACE_TASK_t		(1U << 3)	/* traced */
+#define TRACE_TASK_X		(1U << 4)	/* exit dead */
+#define TRACE_TASK_Z		(1U << 5)	/* zombie */
+#define TRACE_TASK_P		(1U << 6)	/* parked */
+#define TRACE_TASK_I		(1U << 7)	/* idle (D without load) */
+#define TRACE_TASK_x		(1U << 8)	/* dead (before 4.14) */
+#define TRACE_TASK_K		(1U << 9)	/* wakekill (before 4.14) */
+#define TRACE_TASK_W		(1U << 10)	/* waking (before 4.14) */
+#define TRACE_TASK_N		(1U << 11)	/* noload (before 4.14) */
+#define TRACE_TASK_PREEMPTED	(1U << 12)	/* "R+" */
+#define TRACE_TASK_UNKNOWN	(1U << 15)	/* not printed, or a letter not above */
+
+/* "S", "R+", "D|K", "I" -> TRACE_TASK_* bits (at most @len bytes). */
+unsigned int trace_task_state_parse(const char *s, size_t len);
 
 struct trace_event {
 	enum trace_event_kind kind;
@@ -46,13 +74,29 @@ struct trace_event {
 			uint32_t seq;
 			uint32_t flags;		/* POWERPIN_SAMPLE_* */
 			unsigned int has;	/* TRACE_POWER_HAS_* */
+			int64_t current_avg_ua;
+			int32_t capacity;	/* percent */
+			int32_t temp_dc;	/* tenths of a degree Celsius */
 		} power;
 		struct {
 			int prev_pid;
 			int next_pid;
 			const char *prev_comm;
 			const char *next_comm;
+			int prev_prio, next_prio;	/* -1 when the input does not say */
+			unsigned int prev_state;	/* TRACE_TASK_* */
 		} sw;
+		struct {
+			int parent_pid;
+			int child_pid;
+			const char *parent_comm;
+			const char *child_comm;
+		} fork;
+		struct {
+			int pid;
+			int prio;		/* -1 when the input does not say */
+			const char *comm;
+		} exit;
 		struct {
 			const char *text;	/* not NUL-terminated past len */
 			size_t len;
@@ -67,6 +111,19 @@ struct trace_event {
 	};
 };
 
+/*
+ * The clock of the input's timestamps and, when the capture recorded one, a
+ * reading of it paired with CLOCK_BOOTTIME and CLOCK_REALTIME taken at the
+ * same moment (docs/capture-format.md).
+ */
+struct trace_clock_info {
+	char name[16];		/* trace_clock: "local", "boot", "mono", ...; "" unknown */
+	bool have_pair;
+	uint64_t trace_ns;	/* the trace clock ... */
+	uint64_t boottime_ns;	/* ... and CLOCK_BOOTTIME at the same moment */
+	uint64_t realtime_ns;	/* ... and CLOCK_REALTIME (0: not recorded) */
+};
+
 struct trace_input_ops {
 	/* Return 0 to go on, non-zero to stop reading (returned by trace_input_read). */
 	int (*event)(const struct trace_event *ev, void *arg);
@@ -79,6 +136,8 @@ struct trace_input_ops {
 	 * capture, from the counters a trace.dat stores (may not be called).
 	 */
 	void (*kernel_lost)(uint64_t lost, void *arg);
+	/* The input's clock, before the first event (may not be called). */
+	void (*clock)(const struct trace_clock_info *clock, void *arg);
 };
 
 /*

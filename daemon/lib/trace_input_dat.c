@@ -29,6 +29,8 @@ const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
  * found from the end of the data rather than by reading up to it.
  */
 struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
+/* The same: the trace clock named by the file's TRACECLOCK option, or NULL. */
+const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 
 /* Records between two trims of the input's mapped pages. */
 #define TRIM_EVERY	65536
@@ -45,11 +47,22 @@ struct dat_reader {
 	/* per CPU: file offset of the last record delivered, 0 none */
 	unsigned long long *last_offset;
 	int nr_cpus;
-	struct tep_event *battery, *counter, *sched_switch, *print;
+	struct tep_event *battery, *counter, *sched_switch, *print, *fork, *exit;
 	struct tep_format_field *b_seq, *b_volt, *b_cur, *b_charge, *b_flags;
+	struct tep_format_field *b_cap, *b_temp, *b_avg;
 	struct tep_format_field *c_track, *c_value;
 	struct tep_format_field *s_prev_pid, *s_next_pid, *s_prev_comm, *s_next_comm;
+	struct tep_format_field *s_prev_prio, *s_next_prio, *s_prev_state;
+	struct tep_format_field *f_parent_pid, *f_child_pid, *f_parent_comm, *f_child_comm;
+	struct tep_format_field *x_pid, *x_prio, *x_comm;
 	struct tep_format_field *p_buf;
+	/* prev_state values seen and their TRACE_TASK_* meaning */
+	struct {
+		int64_t raw;
+		unsigned int state;
+	} states[32];
+	int nr_states;
+	struct trace_seq seq;
 };
 
 /* Integer field, sign-extended when the format says it is signed. */
@@ -125,6 +138,36 @@ static void trim_input_mappings(const struct dat_reader *r)
 	fclose(maps);
 }
 
+/*
+ * The kernel's prev_state bits changed layout in 4.8 and 4.14, and the
+ * sched_switch format stored in the file says how to print them.  So let
+ * libtraceevent print the event once per distinct raw value and read the
+ * letters back; a capture has a handful of distinct values.
+ */
+static unsigned int dat_prev_state(struct dat_reader *r, struct tep_record *rec, int64_t raw)
+{
+	unsigned int state = TRACE_TASK_UNKNOWN;
+	const char *p;
+	int i;
+
+	for (i = 0; i < r->nr_states; i++)
+		if (r->states[i].raw == raw)
+			return r->states[i].state;
+	trace_seq_reset(&r->seq);
+	tep_print_event(r->tep, &r->seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&r->seq);
+	p = r->seq.buffer ? strstr(r->seq.buffer, "prev_state=") : NULL;
+	if (p) {
+		p += strlen("prev_state=");
+		state = trace_task_state_parse(p, strcspn(p, " "));
+	}
+	if (r->nr_states < (int)(sizeof(r->states) / sizeof(r->states[0]))) {
+		r->states[r->nr_states].raw = raw;
+		r->states[r->nr_states++].state = state;
+	}
+	return state;
+}
+
 static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu,
 		      void *data)
 {
@@ -176,6 +219,16 @@ static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int
 			ev.power.flags = (uint32_t)v;
 			ev.power.has |= TRACE_POWER_HAS_FLAGS;
 		}
+		if (!field_int(r->b_cap, rec, &v)) {
+			ev.power.capacity = (int32_t)v;
+			ev.power.has |= TRACE_POWER_HAS_CAPACITY;
+		}
+		if (!field_int(r->b_temp, rec, &v)) {
+			ev.power.temp_dc = (int32_t)v;
+			ev.power.has |= TRACE_POWER_HAS_TEMP;
+		}
+		if (!field_int(r->b_avg, rec, &ev.power.current_avg_ua))
+			ev.power.has |= TRACE_POWER_HAS_CURRENT_AVG;
 	} else if (r->sched_switch && type == r->sched_switch->id) {
 		event = r->sched_switch;
 		ev.kind = TRACE_EV_SWITCH;
@@ -187,6 +240,10 @@ static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int
 		ev.sw.next_pid = (int)v;
 		ev.sw.prev_comm = field_str(r, event, r->s_prev_comm, rec, s1, sizeof(s1));
 		ev.sw.next_comm = field_str(r, event, r->s_next_comm, rec, s2, sizeof(s2));
+		ev.sw.prev_prio = field_int(r->s_prev_prio, rec, &v) ? -1 : (int)v;
+		ev.sw.next_prio = field_int(r->s_next_prio, rec, &v) ? -1 : (int)v;
+		ev.sw.prev_state = field_int(r->s_prev_state, rec, &v) ? TRACE_TASK_UNKNOWN :
+				   dat_prev_state(r, rec, v);
 		if (r->ops->comm) {
 			if (ev.sw.prev_comm)
 				r->ops->comm(ev.sw.prev_pid, ev.sw.prev_comm, r->arg);
@@ -202,6 +259,27 @@ static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int
 		ev.mark.len = strlen(ev.mark.text);
 		while (ev.mark.len && ev.mark.text[ev.mark.len - 1] == '\n')
 			ev.mark.len--;
+	} else if (r->fork && type == r->fork->id) {
+		event = r->fork;
+		ev.kind = TRACE_EV_FORK;
+		if (field_int(r->f_parent_pid, rec, &v))
+			return 0;
+		ev.fork.parent_pid = (int)v;
+		if (field_int(r->f_child_pid, rec, &v))
+			return 0;
+		ev.fork.child_pid = (int)v;
+		ev.fork.parent_comm = field_str(r, event, r->f_parent_comm, rec, s1, sizeof(s1));
+		ev.fork.child_comm = field_str(r, event, r->f_child_comm, rec, s2, sizeof(s2));
+		if (r->ops->comm && ev.fork.child_comm)
+			r->ops->comm(ev.fork.child_pid, ev.fork.child_comm, r->arg);
+	} else if (r->exit && type == r->exit->id) {
+		event = r->exit;
+		ev.kind = TRACE_EV_EXIT;
+		if (field_int(r->x_pid, rec, &v))
+			return 0;
+		ev.exit.pid = (int)v;
+		ev.exit.prio = field_int(r->x_prio, rec, &v) ? -1 : (int)v;
+		ev.exit.comm = field_str(r, event, r->x_comm, rec, s1, sizeof(s1));
 	} else if (r->counter && type == r->counter->id) {
 		event = r->counter;
 		ev.kind = TRACE_EV_COUNTER;
@@ -229,6 +307,9 @@ static void dat_find_events(struct dat_reader *r)
 		r->b_cur = tep_find_field(e, "current_ua");
 		r->b_charge = tep_find_field(e, "charge_uah");
 		r->b_flags = tep_find_field(e, "flags");
+		r->b_cap = tep_find_field(e, "capacity");
+		r->b_temp = tep_find_field(e, "temp_dc");
+		r->b_avg = tep_find_field(e, "current_avg_ua");
 		if (!r->b_volt || !r->b_cur)
 			r->battery = NULL;
 	}
@@ -247,6 +328,24 @@ static void dat_find_events(struct dat_reader *r)
 		r->s_next_pid = tep_find_field(e, "next_pid");
 		r->s_prev_comm = tep_find_field(e, "prev_comm");
 		r->s_next_comm = tep_find_field(e, "next_comm");
+		r->s_prev_prio = tep_find_field(e, "prev_prio");
+		r->s_next_prio = tep_find_field(e, "next_prio");
+		r->s_prev_state = tep_find_field(e, "prev_state");
+	}
+	e = tep_find_event_by_name(r->tep, "sched", "sched_process_fork");
+	if (e) {
+		r->fork = e;
+		r->f_parent_pid = tep_find_field(e, "parent_pid");
+		r->f_child_pid = tep_find_field(e, "child_pid");
+		r->f_parent_comm = tep_find_field(e, "parent_comm");
+		r->f_child_comm = tep_find_field(e, "child_comm");
+	}
+	e = tep_find_event_by_name(r->tep, "sched", "sched_process_exit");
+	if (e) {
+		r->exit = e;
+		r->x_pid = tep_find_field(e, "pid");
+		r->x_prio = tep_find_field(e, "prio");
+		r->x_comm = tep_find_field(e, "comm");
 	}
 	e = tep_find_event_by_name(r->tep, "ftrace", "print");
 	if (e) {
@@ -289,6 +388,35 @@ static long long cpustats_lost(const char *stats)
 		}
 	}
 	return any ? lost : -1;
+}
+
+/*
+ * The trace clock (trace-cmd's TRACECLOCK option) and powerpin record's
+ * reading of it paired with CLOCK_BOOTTIME and CLOCK_REALTIME:
+ * "powerpin: clock=local trace_ns=T boottime_ns=B realtime_ns=R".
+ */
+static void dat_clock(struct tracecmd_input *handle, const char *stats,
+		      struct trace_clock_info *ci)
+{
+	const char *name = tracecmd_get_trace_clock(handle), *p;
+	unsigned long long t, b, w;
+	char clock[16];
+
+	memset(ci, 0, sizeof(*ci));
+	if (name)
+		snprintf(ci->name, sizeof(ci->name), "%s", name);
+	p = stats ? strstr(stats, "powerpin: clock=") : NULL;
+	if (p && sscanf(p, "powerpin: clock=%15s trace_ns=%llu boottime_ns=%llu realtime_ns=%llu",
+			clock, &t, &b, &w) == 4) {
+		if (!ci->name[0])
+			snprintf(ci->name, sizeof(ci->name), "%s", clock);
+		if (!strcmp(ci->name, clock)) {
+			ci->have_pair = true;
+			ci->trace_ns = t;
+			ci->boottime_ns = b;
+			ci->realtime_ns = w;
+		}
+	}
 }
 
 /*
@@ -359,8 +487,15 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 		return -1;
 	}
 	dat_find_events(&r);
+	trace_seq_init(&r.seq);
 	if (ops->cpus)
 		ops->cpus(r.nr_cpus, arg);
+	if (ops->clock) {
+		struct trace_clock_info ci;
+
+		dat_clock(handle, tracecmd_get_cpustats(handle), &ci);
+		ops->clock(&ci, arg);
+	}
 	ret = tracecmd_iterate_events(handle, NULL, 0, dat_record, &r);
 	if (!r.ret && ret < 0)
 		r.ret = -3;
@@ -376,6 +511,7 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 			ops->kernel_lost(lost, arg);
 	}
 	tracecmd_close(handle);
+	trace_seq_destroy(&r.seq);
 	free(r.last_offset);
 	switch (r.ret) {
 	case -2:

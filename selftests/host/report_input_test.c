@@ -39,8 +39,44 @@ TEST(parse_trace_file_battery)
 	EXPECT_EQ(2399000, ev.power.charge_uah);
 	EXPECT_EQ(1U, ev.power.seq);
 	EXPECT_EQ(0x11U, ev.power.flags);
-	EXPECT_EQ(TRACE_POWER_HAS_CHARGE | TRACE_POWER_HAS_SEQ | TRACE_POWER_HAS_FLAGS,
+	EXPECT_EQ(TRACE_POWER_HAS_CHARGE | TRACE_POWER_HAS_SEQ | TRACE_POWER_HAS_FLAGS |
+		  TRACE_POWER_HAS_CAPACITY | TRACE_POWER_HAS_TEMP | TRACE_POWER_HAS_CURRENT_AVG,
 		  ev.power.has);
+	EXPECT_EQ(79, ev.power.capacity);
+	EXPECT_EQ(250, ev.power.temp_dc);
+	EXPECT_EQ(-300000, ev.power.current_avg_ua);
+}
+
+/* prev_state as sched_switch prints it, whatever the kernel's bits */
+TEST(task_state_letters)
+{
+	EXPECT_EQ(0U, trace_task_state_parse("R", 1));
+	EXPECT_EQ(TRACE_TASK_PREEMPTED, trace_task_state_parse("R+", 2));
+	EXPECT_EQ(TRACE_TASK_S, trace_task_state_parse("S", 1));
+	EXPECT_EQ(TRACE_TASK_D | TRACE_TASK_K, trace_task_state_parse("D|K", 3));
+	EXPECT_EQ(TRACE_TASK_I, trace_task_state_parse("I", 1));
+	EXPECT_EQ(TRACE_TASK_x | TRACE_TASK_N, trace_task_state_parse("x|N", 3));
+	EXPECT_EQ(TRACE_TASK_UNKNOWN, trace_task_state_parse("0", 1));
+	EXPECT_EQ(TRACE_TASK_UNKNOWN, trace_task_state_parse("", 0));
+}
+
+TEST(parse_fork_and_exit)
+{
+	char fork[] = "            bash-1234    [001] d..2.   50.000100: sched_process_fork: comm=bash pid=1234 child_comm=bash child_pid=1240\n";
+	char exit[] = "              ls-1240    [000] d..2.   50.100000: sched_process_exit: comm=ls pid=1240 prio=120\n";
+	struct trace_event ev;
+
+	ASSERT_EQ(1, trace_text_parse_line(fork, &ev));
+	EXPECT_EQ((int)TRACE_EV_FORK, (int)ev.kind);
+	EXPECT_EQ(1234, ev.fork.parent_pid);
+	EXPECT_EQ(1240, ev.fork.child_pid);
+	EXPECT_STREQ("bash", ev.fork.parent_comm);
+	EXPECT_STREQ("bash", ev.fork.child_comm);
+	ASSERT_EQ(1, trace_text_parse_line(exit, &ev));
+	EXPECT_EQ((int)TRACE_EV_EXIT, (int)ev.kind);
+	EXPECT_EQ(1240, ev.exit.pid);
+	EXPECT_EQ(120, ev.exit.prio);
+	EXPECT_STREQ("ls", ev.exit.comm);
 }
 
 TEST(parse_trace_cmd_report_lines)
@@ -59,6 +95,9 @@ TEST(parse_trace_cmd_report_lines)
 	EXPECT_EQ(174, ev.sw.next_pid);
 	EXPECT_STREQ("kworker/1:2", ev.sw.prev_comm);
 	EXPECT_STREQ("trace-cmd", ev.sw.next_comm);
+	EXPECT_EQ(120, ev.sw.prev_prio);
+	EXPECT_EQ(120, ev.sw.next_prio);
+	EXPECT_EQ(TRACE_TASK_W, ev.sw.prev_state);
 
 	ASSERT_EQ(1, trace_text_parse_line(bat, &ev));
 	EXPECT_EQ(32039858000ULL, ev.ts_ns);
@@ -89,6 +128,8 @@ TEST(parse_kernel_trace_switch_and_marker)
 	EXPECT_EQ(54, ev.sw.next_pid);
 	EXPECT_STREQ("swapper/0", ev.sw.prev_comm);
 	EXPECT_STREQ("kworker/0:2", ev.sw.next_comm);
+	EXPECT_EQ(0U, ev.sw.prev_state);
+	EXPECT_EQ(120, ev.sw.prev_prio);
 	EXPECT_EQ(42797848000ULL, ev.ts_ns);
 
 	ASSERT_EQ(1, trace_text_parse_line(mark, &ev));
@@ -349,7 +390,7 @@ TEST_F(cli, outputs)
 		"\"slices\": [", "\"lost_events\": 0,", "\"comm\": \"spin\"",
 		"{\"kind\": \"slice\", \"name\": \"work\", \"count\": 1, \"duration_s\": 0.500000000, \"energy_j\": 1,",
 	};
-	char args[800], csv[160], procs[160], html[160], pf[160];
+	char args[1024], csv[160], procs[160], html[160], pf[160], cj[160];
 	struct gen g = { .nr_cpus = 1 };
 	char *json, *page, *trace;
 	size_t i;
@@ -366,9 +407,10 @@ TEST_F(cli, outputs)
 	snprintf(csv, sizeof(csv), "%s/samples.csv", self->dir);
 	snprintf(procs, sizeof(procs), "%s/samples-processes.csv", self->dir);
 	snprintf(html, sizeof(html), "%s/report.html", self->dir);
-	snprintf(pf, sizeof(pf), "%s/trace.json", self->dir);
-	snprintf(args, sizeof(args), "%s --json %s --csv %s --html %s --perfetto %s", self->in,
-		 self->out, csv, html, pf);
+	snprintf(cj, sizeof(cj), "%s/trace.json", self->dir);
+	snprintf(pf, sizeof(pf), "%s/trace.pftrace", self->dir);
+	snprintf(args, sizeof(args), "%s --json %s --csv %s --html %s --chrome-json %s --perfetto %s",
+		 self->in, self->out, csv, html, cj, pf);
 	ASSERT_EQ(0, report_cli(self, args)) TH_LOG("%s", self->err);
 
 	json = slurp(self->out);
@@ -377,8 +419,11 @@ TEST_F(cli, outputs)
 		EXPECT_NE(NULL, strstr(json, keys[i])) TH_LOG("JSON lacks key %zu", i);
 	free(json);
 
+	/* time from the capture's start; its trace time in the last column */
 	EXPECT_EQ(202, count_lines(csv, NULL));
-	EXPECT_EQ(1, count_lines(csv, "100.000000000,4.000000,0.500000,2.000000,5000,0,0"));
+	EXPECT_EQ(1, count_lines(csv, "time_s,voltage_v,current_a,power_w,charge_uah,seq,flags,capture_start_s"));
+	EXPECT_EQ(1, count_lines(csv, "0.000000000,4.000000,0.500000,2.000000,5000,0,0,100.000000000"));
+	EXPECT_EQ(1, count_lines(csv, "2.000000000,4.000000,0.500000,2.000000,5000,200,0,100.000000000"));
 	EXPECT_EQ(1, count_lines(procs, "process,42,\"spin\",1,2.000000000,4"));
 	EXPECT_EQ(1, count_lines(procs, "idle,,<idle>,,,0"));
 
@@ -393,10 +438,11 @@ TEST_F(cli, outputs)
 	EXPECT_EQ(NULL, strstr(page, "<script"));
 	free(page);
 
-	trace = slurp(pf);
+	trace = slurp(cj);
 	ASSERT_NE(NULL, trace);
 	EXPECT_EQ(0, strncmp(trace, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 39));
-	EXPECT_NE(NULL, strstr(trace, "{\"name\":\"battery power_w\",\"ph\":\"C\",\"ts\":100000000.000,"));
+	/* one counter event per sample, discharge positive, no raw-sign twin */
+	EXPECT_NE(NULL, strstr(trace, "{\"name\":\"battery\",\"ph\":\"C\",\"ts\":100000000.000,\"pid\":2147483646,\"args\":{\"voltage V\":4,\"current A (discharge +)\":0.5,\"power W (discharge +)\":2}}"));
 	EXPECT_NE(NULL, strstr(trace, "{\"name\":\"work\",\"ph\":\"B\",\"ts\":100500000.000,\"pid\":42,\"tid\":42}"));
 	EXPECT_NE(NULL, strstr(trace, "{\"ph\":\"E\",\"ts\":101000000.000,\"pid\":42,\"tid\":42}"));
 	EXPECT_NE(NULL, strstr(trace, "{\"name\":\"depth\",\"ph\":\"C\",\"ts\":101000000.000,\"pid\":42,\"args\":{\"value\":3}}"));
@@ -408,11 +454,16 @@ TEST_F(cli, outputs)
 
 		snprintf(cmd, sizeof(cmd),
 			 "python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' %s %s",
-			 self->out, pf);
+			 self->out, cj);
 		EXPECT_EQ(0, system(cmd));
 	}
+	/* the Perfetto trace starts with a Trace.packet field (tag 0x0a) */
+	trace = slurp(pf);
+	ASSERT_NE(NULL, trace);
+	EXPECT_EQ(0x0a, trace[0]);
+	free(trace);
 	/* written through temporary files: none left */
-	EXPECT_EQ(5, dir_entries(self->dir));
+	EXPECT_EQ(6, dir_entries(self->dir));
 }
 
 /*
@@ -435,15 +486,15 @@ TEST_F(cli, stdin_and_fifo)
 	snprintf(csv, sizeof(csv), "%s/samples.csv", self->dir);
 	snprintf(pf, sizeof(pf), "%s/trace.json", self->dir);
 
-	snprintf(args, sizeof(args), "- --json %s --csv %s --perfetto %s < %s", self->out, csv, pf,
-		 self->in);
+	snprintf(args, sizeof(args), "- --json %s --csv %s --chrome-json %s < %s", self->out, csv,
+		 pf, self->in);
 	ASSERT_EQ(0, report_cli(self, args)) TH_LOG("%s", self->err);
 	json = slurp(self->out);
 	ASSERT_NE(NULL, json);
 	EXPECT_NE(NULL, strstr(json, "\"samples\": 201,"));
 	free(json);
 	EXPECT_EQ(202, count_lines(csv, NULL));
-	EXPECT_EQ(201, count_lines(pf, "\"battery power_w\""));
+	EXPECT_EQ(201, count_lines(pf, "\"name\":\"battery\""));
 
 	snprintf(fifo, sizeof(fifo), "%s/fifo", self->dir);
 	ASSERT_EQ(0, mkfifo(fifo, 0600));
