@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ int tracecmd_append_cpu_data(struct tracecmd_output *handle, int cpus,
 void tracecmd_output_close(struct tracecmd_output *handle);
 void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
 #define PP_TRACECMD_OPTION_CPUSTAT	2
+#define PP_TRACECMD_OPTION_TRACECLOCK	4
 
 const char *const pp_capture_events[] = {
 	"powerpin/",
@@ -77,6 +79,8 @@ struct pp_capture {
 	struct timespec t0;
 	int error;		/* first write error (errno), sticky */
 	char *error_file;	/* where it happened */
+	char *trace_clock;	/* the trace_clock file as the capture started */
+	char clock_line[192];	/* "powerpin: clock=..." (docs/capture-format.md) */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -235,6 +239,50 @@ static uint64_t now_ns(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) * 1000000000ULL + t.tv_nsec - t0->tv_nsec;
 }
 
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+/*
+ * One reading of the trace clock paired with CLOCK_BOOTTIME and
+ * CLOCK_REALTIME, so a reader can put the capture's timestamps beside
+ * other traces of the same boot (Perfetto's ftrace data source pairs its
+ * clocks the same way).  The trace clock is read as per_cpu/cpu0/stats
+ * prints it ("now ts:", microseconds), between two readings of the others.
+ */
+static void capture_clock(struct pp_capture *c)
+{
+	uint64_t b0, b1, w0, w1, sec, usec;
+	char *stats, *p, *q;
+	const char *name;
+	size_t len;
+
+	c->trace_clock = tracefs_instance_file_read(NULL, "trace_clock", NULL);
+	p = c->trace_clock ? strchr(c->trace_clock, '[') : NULL;
+	q = p ? strchr(p, ']') : NULL;
+	if (!q)
+		return;
+	name = p + 1;
+	len = q - name;
+	b0 = clock_ns(CLOCK_BOOTTIME);
+	w0 = clock_ns(CLOCK_REALTIME);
+	stats = tracefs_instance_file_read(NULL, "per_cpu/cpu0/stats", NULL);
+	w1 = clock_ns(CLOCK_REALTIME);
+	b1 = clock_ns(CLOCK_BOOTTIME);
+	p = stats ? strstr(stats, "now ts:") : NULL;
+	if (p && sscanf(p, "now ts: %" SCNu64 ".%6" SCNu64, &sec, &usec) == 2)
+		snprintf(c->clock_line, sizeof(c->clock_line),
+			 "powerpin: clock=%.*s trace_ns=%" PRIu64 " boottime_ns=%" PRIu64
+			 " realtime_ns=%" PRIu64 "\n", (int)len, name,
+			 (uint64_t)(sec * 1000000000ULL + usec * 1000), b0 + (b1 - b0) / 2,
+			 w0 + (w1 - w0) / 2);
+	free(stats);
+}
+
 static void capture_free(struct pp_capture *c)
 {
 	int i;
@@ -262,6 +310,7 @@ static void capture_free(struct pp_capture *c)
 	free(c->data);
 	free(c->spill);
 	free(c->error_file);
+	free(c->trace_clock);
 	free(c);
 }
 
@@ -353,6 +402,7 @@ struct pp_capture *pp_capture_start(const char *path, char *err, size_t errlen)
 		c->lost0[i] = cpu_lost(i, NULL);
 	}
 
+	capture_clock(c);
 	/* formats now, while every event (powerpin's too) is registered */
 	c->handle = tracecmd_output_create(c->data);
 	if (c->handle)
@@ -542,6 +592,13 @@ int pp_capture_finish(struct pp_capture *c, int64_t samples,
 		 (unsigned long long)st->duration_ns, (long long)samples);
 	tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_CPUSTAT,
 			    strlen(line) + 1, line);
+	if (c->clock_line[0])
+		tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_CPUSTAT,
+				    strlen(c->clock_line) + 1, c->clock_line);
+	/* as trace-cmd record stores it: readers then know the clock */
+	if (c->trace_clock)
+		tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_TRACECLOCK,
+				    strlen(c->trace_clock) + 1, c->trace_clock);
 
 	if (tracecmd_write_cmdlines(c->handle) ||
 	    tracecmd_append_cpu_data(c->handle, c->ncpus, c->files)) {
