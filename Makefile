@@ -25,7 +25,8 @@ KSELFTEST := $(KSRC)/tools/testing/selftests
 # One version for everything (scripts/version): binaries, module, packages.
 VERSION := $(shell $(TOP)/scripts/version)
 
-PKGS    := libnl-genl-3.0 libnl-3.0 libtracefs libtraceevent libtracecmd minizip zlib
+PKGS    := libnl-genl-3.0 libnl-3.0 libtracefs libtraceevent libtracecmd minizip zlib \
+	   libprotobuf-c
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
@@ -38,7 +39,10 @@ LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 TEST_CFLAGS := $(filter-out -Wmissing-prototypes -Wshadow,$(CFLAGS)) -Wno-clobbered -I$(KSELFTEST)
 
 LIB_SRC := $(sort $(wildcard daemon/lib/*.c))
-LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+# Perfetto's trace messages, encoded by protobuf-c from the project's .proto
+GEN_PROTO := $(B)/gen/perfetto_trace.pb-c.c
+GEN_HDRS  := $(GEN_PROTO:.c=.h)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/perfetto_trace.pb-c.o
 CLI_SRC := $(sort $(wildcard daemon/cmd_*.c)) daemon/powerpin.c
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 HOST_TESTS  := $(patsubst selftests/host/%.c,$(B)/tests/host/%,$(wildcard selftests/host/*.c))
@@ -84,9 +88,17 @@ $(B)/gen/powerpin_version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 $(B)/daemon/lib/version.o $(B)/fuzz/obj/daemon/lib/version.o: $(B)/gen/powerpin_version.h
 
-$(B)/%.o: %.c $(wildcard daemon/lib/*.h) uapi/linux/powerpin.h
+$(B)/%.o: %.c $(wildcard daemon/lib/*.h) uapi/linux/powerpin.h $(GEN_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h: daemon/lib/%.proto
+	@mkdir -p $(dir $@)
+	protoc-c --proto_path=daemon/lib --c_out=$(B)/gen $<
+
+# generated code: the project's warning flags are not its author's
+$(B)/gen/%.pb-c.o: $(B)/gen/%.pb-c.c $(GEN_HDRS)
+	$(CC) $(filter-out -Wmissing-prototypes -Wshadow,$(CFLAGS)) -c -o $@ $<
 
 $(B)/libpowerpin.a: $(LIB_OBJ)
 	@rm -f $@
@@ -139,13 +151,18 @@ FUZZ_CC     ?= clang
 FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := $(filter-out -O2 -fstack-protector-strong,$(CFLAGS)) -O1 \
 	       -fno-omit-frame-pointer $(FUZZ_SAN)
-FUZZ_OBJ    := $(LIB_SRC:%.c=$(B)/fuzz/obj/%.o)
+FUZZ_OBJ    := $(LIB_SRC:%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/gen/perfetto_trace.pb-c.o
 
 fuzzers: $(FUZZERS)
 
-$(B)/fuzz/obj/%.o: %.c $(wildcard daemon/lib/*.h) uapi/linux/powerpin.h
+$(B)/fuzz/obj/%.o: %.c $(wildcard daemon/lib/*.h) uapi/linux/powerpin.h $(GEN_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(B)/fuzz/obj/gen/%.pb-c.o: $(B)/gen/%.pb-c.c $(GEN_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(filter-out -Wmissing-prototypes -Wshadow,$(FUZZ_CFLAGS)) \
+		-fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(B)/fuzz/libpowerpin.a: $(FUZZ_OBJ)
 	@rm -f $@

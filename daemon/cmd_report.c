@@ -41,7 +41,10 @@ static void report_usage(FILE *out)
 		"                    FILE with \"-processes\" before its extension\n"
 		"                    (only when FILE is a regular file)\n"
 		"  --html FILE       one self-contained page: plots, bar chart, tables\n"
-		"  --perfetto FILE   Chrome/Perfetto JSON trace (opens in ui.perfetto.dev)\n"
+		"  --perfetto FILE   Perfetto trace (protobuf): battery, energy and per-process\n"
+		"                    energy counters beside CPU scheduling and atrace slices\n"
+		"  --chrome-json FILE  the same as Chrome JSON trace events (counters, slices),\n"
+		"                    for tools that read only that\n"
 		"  --perf PERFDATA   energy per function from `perf record -e cpu-clock -g`\n"
 		"                    taken during the capture (read with `perf script`)\n"
 		"  --perf-map PATH   perf-<pid>.map files for JIT frames perf left unnamed:\n"
@@ -85,21 +88,21 @@ static void report_error(const char *err, const char *path, const char *name)
  * (docs/report.md says what a stream output keeps).
  */
 enum report_output {
-	OUT_JSON, OUT_HTML, OUT_PROCESSES, OUT_CSV, OUT_PERFETTO, OUT_COUNT
+	OUT_JSON, OUT_HTML, OUT_PROCESSES, OUT_CSV, OUT_PERFETTO, OUT_CHROME, OUT_COUNT
 };
 
 static const char *const output_what[OUT_COUNT] = {
-	"JSON", "HTML", "processes CSV", "CSV", "Perfetto trace",
+	"JSON", "HTML", "processes CSV", "CSV", "Perfetto trace", "Chrome JSON",
 };
 
-struct report_outputs {
+struct report_files {
 	const char *name[OUT_COUNT];
 	char *processes;		/* the name beside the CSV */
 	struct output_file f[OUT_COUNT];
 	bool open[OUT_COUNT];
 };
 
-static void outputs_abort(struct report_outputs *o)
+static void outputs_abort(struct report_files *o)
 {
 	int i;
 
@@ -109,7 +112,7 @@ static void outputs_abort(struct report_outputs *o)
 	memset(o->open, 0, sizeof(o->open));
 }
 
-static int outputs_open(struct report_outputs *o)
+static int outputs_open(struct report_files *o)
 {
 	int i;
 
@@ -145,12 +148,12 @@ err:
 	return -1;
 }
 
-static FILE *out_fp(struct report_outputs *o, enum report_output i)
+static FILE *out_fp(struct report_files *o, enum report_output i)
 {
 	return o->open[i] ? o->f[i].fp : NULL;
 }
 
-static int outputs_write(struct report_outputs *o, const struct report *r, const char *input,
+static int outputs_write(struct report_files *o, const struct report *r, const char *input,
 			 const char *name)
 {
 	char err[512];
@@ -168,17 +171,24 @@ static int outputs_write(struct report_outputs *o, const struct report *r, const
 			o->name[i], strerror(errno));
 		return -1;
 	}
-	if ((o->open[OUT_CSV] || o->open[OUT_PERFETTO]) &&
-	    report_write_samples(r, input, out_fp(o, OUT_CSV), out_fp(o, OUT_PERFETTO),
-				 err, sizeof(err))) {
-		report_error(err, input, name);
-		return -1;
+	if (o->open[OUT_CSV] || o->open[OUT_PERFETTO] || o->open[OUT_CHROME]) {
+		const struct report_outputs out = {
+			.csv = out_fp(o, OUT_CSV),
+			.chrome_json = out_fp(o, OUT_CHROME),
+			.perfetto = out_fp(o, OUT_PERFETTO),
+		};
+
+		err[0] = '\0';
+		if (report_write_outputs(r, input, &out, err, sizeof(err))) {
+			report_error(err, input, name);
+			return -1;
+		}
 	}
 	return 0;
 }
 
 /* Rename every file into place; after a failure the rest are dropped. */
-static int outputs_commit(struct report_outputs *o)
+static int outputs_commit(struct report_files *o)
 {
 	int i;
 
@@ -271,6 +281,7 @@ int cmd_report(int argc, char **argv)
 		{ "csv", required_argument, NULL, 'c' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "perfetto", required_argument, NULL, 'p' },
+		{ "chrome-json", required_argument, NULL, 'C' },
 		{ "perf", required_argument, NULL, 'P' },
 		{ "perf-map", required_argument, NULL, 'M' },
 		{ "flame", required_argument, NULL, 'F' },
@@ -283,7 +294,7 @@ int cmd_report(int argc, char **argv)
 	struct report_options opt = { .sign = REPORT_SIGN_AUTO };
 	struct report_perf rp = { 0 };
 	char err[512], *end, *dir_input = NULL, spool_path[64];
-	struct report_outputs o = { 0 };
+	struct report_files o = { 0 };
 	int c, i, ret = 1, spool_fd = -1, to_stdout = 0;
 	const char *input, *name;
 	struct report r;
@@ -303,6 +314,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'p':
 			o.name[OUT_PERFETTO] = optarg;
+			break;
+		case 'C':
+			o.name[OUT_CHROME] = optarg;
 			break;
 		case 'P':
 			perf = optarg;

@@ -500,6 +500,8 @@ static void slice_begin(struct report *r, int pid, const char *name, size_t len,
 		return;
 	r->open = o;
 	o = &r->open[r->nr_open++];
+	o->id = ++r->next_slice_id;
+	r->last_begun_id = o->id;
 	o->pid = pid;
 	o->stat = stat;
 	o->begin_ns = ts;
@@ -520,6 +522,7 @@ static void slice_end(struct report *r, int pid, bool marker, uint64_t ts)
 		if (!marker && o->pid != pid)
 			continue;
 		o->end_ns = ts > o->begin_ns ? ts : o->begin_ns + 1;
+		r->last_ended_id = o->id;
 		return;
 	}
 	if (!marker)
@@ -557,6 +560,8 @@ static void slice_done(struct report *r, uint32_t i, bool unterminated)
 	r->slices_total++;
 	if (!s->marker)
 		plot_slice(r, o->begin_ns, o->end_ns);
+	if (r->slice_done)
+		r->slice_done(r, o, unterminated, r->slice_done_arg);
 	memmove(&r->open[i], &r->open[i + 1], (r->nr_open - i - 1) * sizeof(*o));
 	r->nr_open--;
 }
@@ -878,6 +883,8 @@ int report_event(const struct trace_event *ev, void *arg)
 {
 	struct report *r = arg;
 
+	r->last_begun_id = 0;
+	r->last_ended_id = 0;
 	if (ev->pid > 0 && ev->tgid > 0) {
 		struct report_task *t = task_get(r, ev->pid);
 
@@ -904,6 +911,9 @@ int report_event(const struct trace_event *ev, void *arg)
 		else
 			r->lost_unknown++;
 		break;
+	case TRACE_EV_FORK:
+	case TRACE_EV_EXIT:
+		break;		/* for the trace outputs; CPU time comes from switches */
 	}
 	return 0;
 }
@@ -914,6 +924,20 @@ void report_kernel_lost(uint64_t lost, void *arg)
 
 	r->lost_kernel = lost;
 	r->have_lost_kernel = true;
+}
+
+bool report_battery_counter(const char *track)
+{
+	static const char *const names[] = {
+		"voltage_uv", "current_ua", "charge_uah", "current_avg_ua", "capacity", "temp_dc",
+		"power_uw",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(track, names[i]))
+			return true;
+	return false;
 }
 
 const struct trace_input_ops report_input_ops = {
@@ -1021,12 +1045,13 @@ int report_finish(struct report *r, char *err, size_t errlen)
 			 "no power samples (expected powerpin:battery or write_power_ringbuffer events)");
 		return -1;
 	}
-	/* slices still open end with the capture */
+	/* slices still open end with the capture, innermost first */
 	while (r->nr_open) {
-		if (!r->open[0].end_ns)
-			r->open[0].end_ns = r->last_ns > r->open[0].begin_ns ?
-					    r->last_ns : r->open[0].begin_ns;
-		slice_done(r, 0, !r->slice_stats[r->open[0].stat].marker);
+		struct report_open_slice *o = &r->open[r->nr_open - 1];
+
+		if (!o->end_ns)
+			o->end_ns = r->last_ns > o->begin_ns ? r->last_ns : o->begin_ns;
+		slice_done(r, r->nr_open - 1, !r->slice_stats[o->stat].marker);
 	}
 	/* the same drops seen two ways: flagged pages and the kernel's counters */
 	r->lost_events = r->lost_in_stream > r->lost_kernel ? r->lost_in_stream : r->lost_kernel;

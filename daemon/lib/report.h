@@ -85,6 +85,7 @@ struct report_slice_stat {
 };
 
 struct report_open_slice {
+	uint64_t id;			/* 1, 2, ... in the order slices begin */
 	int pid;
 	uint32_t stat;			/* index into slice_stats */
 	uint64_t begin_ns, end_ns;	/* end 0: still open */
@@ -189,6 +190,17 @@ struct report {
 	struct report_counter *counters;
 	uint32_t nr_counters, cap_counters;
 
+	/*
+	 * For writers that follow the report as it runs: the slice the last
+	 * event began and the one it ended (ids, 0 none), and a callback as
+	 * each slice or marker span is complete, its energy final.
+	 */
+	uint64_t next_slice_id;
+	uint64_t last_begun_id, last_ended_id;
+	void (*slice_done)(const struct report *r, const struct report_open_slice *o,
+			   bool unterminated, void *arg);
+	void *slice_done_arg;
+
 	/* plots */
 	struct report_bucket buckets[REPORT_PLOT_BUCKETS];
 	uint64_t bucket_ns;
@@ -246,6 +258,13 @@ static inline double report_power_w(const struct report *r, double raw_uw)
 	return r->sign * raw_uw * 1e-6;
 }
 
+/*
+ * powerpin:counter tracks the sampler writes beside powerpin:battery
+ * (voltage_uv, current_ua, ...): the same values in raw sign, which the
+ * trace outputs leave out.
+ */
+bool report_battery_counter(const char *track);
+
 /* Writers (report_out.c).  Each returns 0 or -1 with errno set. */
 int report_write_text(const struct report *r, FILE *out);
 int report_write_json(const struct report *r, FILE *out);
@@ -253,11 +272,28 @@ int report_write_html(const struct report *r, const char *title, FILE *out);
 int report_write_processes_csv(const struct report *r, FILE *out);
 
 /*
- * Second pass over @path for the per-sample outputs, now that the sign is
- * known: samples CSV and/or Perfetto JSON (either may be NULL).
+ * The per-sample outputs (report_samples.c), written in a second pass over
+ * @path now that the sign is known; any of them may be NULL.  The library
+ * writes to the streams it is given and decides nothing about files.
  */
-int report_write_samples(const struct report *r, const char *path, FILE *csv,
-			 FILE *perfetto, char *err, size_t errlen);
+struct report_outputs {
+	FILE *csv;		/* one row per sample */
+	FILE *chrome_json;	/* Chrome JSON trace events */
+	FILE *perfetto;		/* Perfetto protobuf trace */
+};
+
+int report_write_outputs(const struct report *r, const char *path,
+			 const struct report_outputs *out, char *err, size_t errlen);
+
+/* The Perfetto writer (report_perfetto.c), driven by report_write_outputs(). */
+struct pf_writer;
+struct pf_writer *pf_open(const struct report *r, FILE *out);
+void pf_clock(struct pf_writer *w, const struct trace_clock_info *clock);
+int pf_event(struct pf_writer *w, const struct report *live, const struct trace_event *ev);
+void pf_slice_done(struct pf_writer *w, const struct report_open_slice *o, bool marker,
+		   bool unterminated);
+int pf_close(struct pf_writer *w, const struct report *live);
+void pf_free(struct pf_writer *w);
 
 /*
  * Every writer above, by name, behind one signature (report_writers.c):

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Report writers: text summary, JSON, processes CSV, self-contained HTML
- * (inline SVG, no script, no network), and the second pass that writes the
- * per-sample CSV and the Chrome/Perfetto JSON trace.
+ * Report writers from the finished report: text summary, JSON, processes
+ * CSV and the self-contained HTML page.  The per-sample outputs are in
+ * report_samples.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +17,6 @@
 #define TEXT_TOP		10
 #define HTML_TOP_THREADS	50
 #define HTML_BARS		12
-#define PERFETTO_BATTERY_PID	0x7ffffffe
 
 static void json_num(FILE *out, double v)
 {
@@ -594,165 +593,4 @@ int report_write_html(const struct report *r, const char *title, FILE *out)
 		report_perf_write_html(r->perf, out);
 	fputs("</body></html>\n", out);
 	return finish_stream(out);
-}
-
-/* ---- second pass: samples CSV and Perfetto ------------------------------ */
-
-struct samples_writer {
-	const struct report *r;
-	FILE *csv, *pf;
-	bool pf_first;
-};
-
-static void pf_sep(struct samples_writer *w)
-{
-	fputs(w->pf_first ? "\n" : ",\n", w->pf);
-	w->pf_first = false;
-}
-
-static void pf_counter(struct samples_writer *w, const char *name, uint64_t ts_ns, int pid,
-		       double value)
-{
-	pf_sep(w);
-	fprintf(w->pf, "{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%.9g}}",
-		name, ts_ns / 1e3, pid, value);
-}
-
-static int tgid_of(const struct report *r, int pid)
-{
-	const struct report_task *t = report_find_task(r, pid);
-
-	return t && t->tgid > 0 ? t->tgid : pid;
-}
-
-static void pf_mark(struct samples_writer *w, const struct trace_event *ev)
-{
-	const char *s = ev->mark.text, *end = s + ev->mark.len, *name, *bar;
-	int tgid = tgid_of(w->r, ev->pid);
-
-	if (ev->mark.len >= 2 && s[0] == 'B' && s[1] == '|') {
-		name = memchr(s + 2, '|', end - s - 2);
-		if (!name)
-			return;
-		name++;
-		pf_sep(w);
-		fputs("{\"name\":", w->pf);
-		json_string(w->pf, name, end - name);
-		fprintf(w->pf, ",\"ph\":\"B\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d}", ev->ts_ns / 1e3,
-			tgid, ev->pid);
-	} else if (ev->mark.len >= 1 && s[0] == 'E' && (ev->mark.len == 1 || s[1] == '|')) {
-		pf_sep(w);
-		fprintf(w->pf, "{\"ph\":\"E\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d}", ev->ts_ns / 1e3,
-			tgid, ev->pid);
-	} else if (ev->mark.len >= 2 && s[0] == 'C' && s[1] == '|') {
-		char num[32];
-		size_t len;
-
-		name = memchr(s + 2, '|', end - s - 2);
-		if (!name)
-			return;
-		name++;
-		bar = memchr(name, '|', end - name);
-		if (!bar || (size_t)(end - bar - 1) >= sizeof(num))
-			return;
-		len = end - bar - 1;
-		memcpy(num, bar + 1, len);
-		num[len] = '\0';
-		pf_sep(w);
-		fputs("{\"name\":", w->pf);
-		json_string(w->pf, name, bar - name);
-		fprintf(w->pf, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%lld}}",
-			ev->ts_ns / 1e3, tgid, strtoll(num, NULL, 10));
-	} else if (ev->mark.len > 9 && !strncmp(s, "powerpin:", 9)) {
-		pf_sep(w);
-		fputs("{\"name\":", w->pf);
-		json_string(w->pf, s + 9, ev->mark.len - 9);
-		fprintf(w->pf, ",\"ph\":\"i\",\"s\":\"g\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d}",
-			ev->ts_ns / 1e3, PERFETTO_BATTERY_PID, PERFETTO_BATTERY_PID);
-	}
-}
-
-static int samples_event(const struct trace_event *ev, void *arg)
-{
-	struct samples_writer *w = arg;
-	const struct report *r = w->r;
-	double p;
-
-	switch (ev->kind) {
-	case TRACE_EV_POWER:
-		p = (double)ev->power.voltage_uv * (double)ev->power.current_ua * 1e-6;
-		if (w->csv) {
-			fprintf(w->csv, "%" PRIu64 ".%09" PRIu64 ",%.6f,%.6f,%.6f,", ev->ts_ns / 1000000000,
-				ev->ts_ns % 1000000000, ev->power.voltage_uv * 1e-6,
-				report_current_a(r, ev->power.current_ua), report_power_w(r, p));
-			if (ev->power.has & TRACE_POWER_HAS_CHARGE)
-				fprintf(w->csv, "%" PRId64, ev->power.charge_uah);
-			fputc(',', w->csv);
-			if (ev->power.has & TRACE_POWER_HAS_SEQ)
-				fprintf(w->csv, "%" PRIu32, ev->power.seq);
-			fprintf(w->csv, ",%" PRIu32 "\n", ev->power.flags);
-		}
-		if (w->pf) {
-			pf_counter(w, "battery voltage_v", ev->ts_ns, PERFETTO_BATTERY_PID,
-				   ev->power.voltage_uv * 1e-6);
-			pf_counter(w, "battery current_a", ev->ts_ns, PERFETTO_BATTERY_PID,
-				   report_current_a(r, ev->power.current_ua));
-			pf_counter(w, "battery power_w", ev->ts_ns, PERFETTO_BATTERY_PID,
-				   report_power_w(r, p));
-		}
-		break;
-	case TRACE_EV_MARK:
-		if (w->pf)
-			pf_mark(w, ev);
-		break;
-	case TRACE_EV_COUNTER:
-		if (w->pf) {
-			pf_sep(w);
-			fputs("{\"name\":", w->pf);
-			json_string(w->pf, ev->counter.track, SIZE_MAX);
-			fprintf(w->pf, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%" PRId64 "}}",
-				ev->ts_ns / 1e3, PERFETTO_BATTERY_PID, ev->counter.value);
-		}
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-int report_write_samples(const struct report *r, const char *path, FILE *csv, FILE *perfetto,
-			 char *err, size_t errlen)
-{
-	static const struct trace_input_ops ops = { .event = samples_event };
-	struct samples_writer w = { .r = r, .csv = csv, .pf = perfetto, .pf_first = true };
-	uint32_t i;
-
-	if (csv)
-		fputs("time_s,voltage_v,current_a,power_w,charge_uah,seq,flags\n", csv);
-	if (perfetto) {
-		fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", perfetto);
-		pf_sep(&w);
-		fprintf(perfetto, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"battery (powerpin)\"}}",
-			PERFETTO_BATTERY_PID);
-		for (i = 0; i < r->nr_tasks; i++) {
-			const struct report_task *t = &r->tasks[i];
-
-			if (!t->comm[0])
-				continue;
-			pf_sep(&w);
-			fprintf(perfetto, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
-				t->tgid > 0 ? t->tgid : t->pid, t->pid);
-			json_string(perfetto, t->comm, sizeof(t->comm));
-			fputs("}}", perfetto);
-		}
-	}
-	if (trace_input_read(path, &ops, &w, err, errlen))
-		return -1;
-	if (perfetto)
-		fputs("\n]}\n", perfetto);
-	if ((csv && finish_stream(csv)) || (perfetto && finish_stream(perfetto))) {
-		snprintf(err, errlen, "write error: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
 }

@@ -35,13 +35,25 @@ static int write_processes_csv(const struct report *r, const char *path, const c
 static int write_samples_csv(const struct report *r, const char *path, const char *name,
 			     FILE *out, char *err, size_t errlen)
 {
-	return report_write_samples(r, path, out, NULL, err, errlen);
+	const struct report_outputs o = { .csv = out };
+
+	return report_write_outputs(r, path, &o, err, errlen);
 }
 
-static int write_perfetto_json(const struct report *r, const char *path, const char *name,
-			       FILE *out, char *err, size_t errlen)
+static int write_chrome_json(const struct report *r, const char *path, const char *name,
+			     FILE *out, char *err, size_t errlen)
 {
-	return report_write_samples(r, path, NULL, out, err, errlen);
+	const struct report_outputs o = { .chrome_json = out };
+
+	return report_write_outputs(r, path, &o, err, errlen);
+}
+
+static int write_perfetto(const struct report *r, const char *path, const char *name,
+			  FILE *out, char *err, size_t errlen)
+{
+	const struct report_outputs o = { .perfetto = out };
+
+	return report_write_outputs(r, path, &o, err, errlen);
 }
 
 const struct report_writer report_writers[] = {
@@ -50,6 +62,7 @@ const struct report_writer report_writers[] = {
 	{ "html", write_html },
 	{ "processes-csv", write_processes_csv },
 	{ "samples-csv", write_samples_csv },
-	{ "perfetto-json", write_perfetto_json },
+	{ "chrome-json", write_chrome_json },
+	{ "perfetto", write_perfetto },
 	{ NULL, NULL },
 };

@@ -122,6 +122,35 @@ void json_string(FILE *out, const char *s, size_t len)
 	fputc('"', out);
 }
 
+char *utf8_sanitize(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, o = 0, n = 0;
+	char *out;
+	long k;
+
+	while (n < len && u[n])
+		n++;
+	/* each bad byte becomes at most 3 bytes */
+	out = malloc(3 * n + 1);
+	if (!out)
+		return NULL;
+	while (i < n) {
+		k = utf8_seq(u + i, n - i);
+		if (k < 0) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i += -k;
+		} else {
+			memcpy(out + o, u + i, k);
+			o += k;
+			i += k;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
 int read_bounded_file(const char *path, size_t max, void **buf, size_t *len)
 {
 	size_t got = 0, cap;

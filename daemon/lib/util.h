@@ -48,4 +48,12 @@ void json_string(FILE *out, const char *s, size_t len);
 int wait_exit_status(int wstatus);
 void exec_command(const char *who, char *const argv[]) __attribute__((noreturn));
 
+/*
+ * A new NUL-terminated copy of at most @len bytes of @s (stopping at a
+ * NUL), with what is not well-formed UTF-8 replaced by U+FFFD as in
+ * json_string(); NULL when out of memory.  For names written into binary
+ * formats whose readers expect UTF-8 strings (Perfetto's protobuf).
+ */
+char *utf8_sanitize(const char *s, size_t len);
+
 #endif

@@ -130,7 +130,7 @@ static char *slurp(const char *path, size_t *len)
 /*
  * "ab" and four Japanese characters then the first byte of a fifth: the
  * 15 bytes the kernel keeps of a longer name.  Through the CLI, the JSON
- * and Perfetto outputs are valid UTF-8 and strict JSON.
+ * and Chrome JSON outputs are valid UTF-8 and strict JSON.
  */
 TEST(cut_task_name_in_outputs)
 {
@@ -155,7 +155,7 @@ TEST(cut_task_name_in_outputs)
 	gen_mark(&g, 100200000000ULL, 0, comm, 42, 42, "B|42|\xe6\x97\xa5\xe6\x9c");
 	gen_mark(&g, 100400000000ULL, 0, comm, 42, 42, "E|42");
 	ASSERT_EQ(0, gen_write(&g, in));
-	snprintf(cmd, sizeof(cmd), "%s report %s --json %s --perfetto %s >/dev/null", POWERPIN,
+	snprintf(cmd, sizeof(cmd), "%s report %s --json %s --chrome-json %s >/dev/null", POWERPIN,
 		 in, json, pf);
 	ASSERT_EQ(0, system(cmd));
 

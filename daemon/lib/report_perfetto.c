@@ -1,0 +1,1055 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Perfetto's native trace format (a Trace of TracePackets, protobuf),
+ * written during the report's second pass.  Messages are encoded with
+ * protobuf-c from daemon/lib/perfetto_trace.proto, one TracePacket at a
+ * time, so the output streams in constant memory.
+ *
+ * What goes in (docs/report.md says how it looks in the Perfetto UI):
+ *   - a clock snapshot pairing the capture's trace clock with boottime;
+ *   - a "Battery (powerpin)" track group: voltage, current, power,
+ *     cumulative energy, charge counter, capacity, temperature, energy of
+ *     idle and of unattributed CPU time, and the markers;
+ *   - a process track per process with its cumulative energy counter, a
+ *     thread track per thread with its atrace slices (each END carries the
+ *     slice's energy), atrace counters under their process;
+ *   - sched_switch, sched_process_fork and sched_process_exit as ftrace
+ *     event bundles, per CPU, as Perfetto's own ftrace data source writes
+ *     them, so the UI draws CPU tracks and thread states.
+ *
+ * A slice's energy is final only at the power sample after its end, so
+ * slice events wait in a queue until then and leave it in their order.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/powerpin.h>
+
+#include "perfetto_trace.pb-c.h"
+#include "report.h"
+#include "util.h"
+
+#define PF_SEQ			1	/* trusted_packet_sequence_id of every packet */
+#define PF_SEQ_CLOCK		64	/* a sequence-scoped clock: the trace clock */
+#define PF_BUNDLE_EVENTS	256	/* ftrace events per bundle */
+#define PF_PROCESS_PERIOD_NS	100000000ULL	/* per-process energy every 100 ms */
+#define PF_QUEUE_MAX		(1U << 20)	/* slice events waiting for energy */
+
+/* Global track uuids; processes, threads and counters are above 1 << 32. */
+enum {
+	UUID_BATTERY = 1,
+	UUID_VOLTAGE, UUID_CURRENT, UUID_POWER, UUID_ENERGY, UUID_CHARGE,
+	UUID_CAPACITY, UUID_TEMP, UUID_IDLE, UUID_OTHER, UUID_MARKERS,
+};
+#define UUID_PROCESS(tgid)	((1ULL << 32) | (uint32_t)(tgid))
+#define UUID_THREAD(pid)	((2ULL << 32) | (uint32_t)(pid))
+#define UUID_PROC_ENERGY(tgid)	((3ULL << 32) | (uint32_t)(tgid))
+#define UUID_COUNTER(i)		((4ULL << 32) | (uint32_t)(i))
+
+typedef Perfetto__Protos__TracePacket Packet;
+typedef Perfetto__Protos__TrackEvent TrackEvent;
+typedef Perfetto__Protos__TrackDescriptor TrackDescriptor;
+typedef Perfetto__Protos__FtraceEvent FtraceEvent;
+
+struct pf_ftrace {			/* one buffered ftrace event */
+	FtraceEvent ev;
+	union {
+		Perfetto__Protos__SchedSwitchFtraceEvent sw;
+		Perfetto__Protos__SchedProcessForkFtraceEvent fork;
+		Perfetto__Protos__SchedProcessExitFtraceEvent exit;
+	};
+	char comm1[32], comm2[32];
+};
+
+struct pf_cpu {
+	struct pf_ftrace ev[PF_BUNDLE_EVENTS];
+	FtraceEvent *ptr[PF_BUNDLE_EVENTS];
+	unsigned int n;
+	bool lost;
+};
+
+struct pf_slice_event {
+	uint64_t ts_ns;
+	uint64_t id;
+	int pid;
+	bool begin, ready, unterminated;
+	double energy_j;
+	char *name;			/* begin only */
+};
+
+struct pf_counter {			/* atrace or powerpin counter track */
+	int tgid;			/* 0: global (powerpin:counter) */
+	char *name;
+};
+
+struct pf_writer {
+	const struct report *r;		/* first pass: sign, tasks, processes */
+	FILE *out;
+	int error;
+	bool started;
+	struct trace_clock_info clock;
+	uint32_t clock_id;		/* of the packets' timestamps; 0 boottime */
+	int ftrace_clock;		/* FtraceClock, 0 unset */
+
+	struct pf_cpu **cpus;
+	int nr_cpus;
+
+	struct pf_slice_event *queue;
+	uint32_t q_head, q_len, q_cap;
+
+	struct pf_counter *counters;
+	uint32_t nr_counters, cap_counters;
+	int *tracks_done;		/* tgids/pids whose descriptors went out, sorted */
+	uint32_t nr_done, cap_done;
+
+	/* per-process energy: last value written, by first-pass process index */
+	double *proc_energy, *proc_sent;
+	int *task_proc;			/* live task index -> process index, -1 none */
+	uint32_t nr_task_proc;
+	uint64_t next_process_ns;
+	bool have_charge, have_capacity, have_temp;
+	int64_t last_charge;
+	int32_t last_capacity, last_temp;
+	double last_idle, last_other;
+
+	uint8_t *buf;
+	size_t buf_cap;
+};
+
+/* ---- packets --------------------------------------------------------- */
+
+static void put_varint(FILE *out, uint64_t v)
+{
+	uint8_t b[10];
+	int n = 0;
+
+	do {
+		b[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			b[n] |= 0x80;
+		n++;
+	} while (v);
+	fwrite(b, 1, n, out);
+}
+
+/* Write @p as one `packet` field (1, length-delimited) of the Trace. */
+static void emit(struct pf_writer *w, Packet *p)
+{
+	size_t len;
+
+	p->optional_trusted_packet_sequence_id_case =
+		PERFETTO__PROTOS__TRACE_PACKET__OPTIONAL_TRUSTED_PACKET_SEQUENCE_ID_TRUSTED_PACKET_SEQUENCE_ID;
+	p->trusted_packet_sequence_id = PF_SEQ;
+	len = perfetto__protos__trace_packet__get_packed_size(p);
+	if (len > w->buf_cap) {
+		uint8_t *b = realloc(w->buf, len * 2);
+
+		if (!b) {
+			w->error = ENOMEM;
+			return;
+		}
+		w->buf = b;
+		w->buf_cap = len * 2;
+	}
+	perfetto__protos__trace_packet__pack(p, w->buf);
+	fputc(0x0a, w->out);
+	put_varint(w->out, len);
+	fwrite(w->buf, 1, len, w->out);
+}
+
+static void emit_event(struct pf_writer *w, uint64_t ts_ns, TrackEvent *te)
+{
+	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+
+	p.has_timestamp = true;
+	p.timestamp = ts_ns;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+	p.track_event = te;
+	emit(w, &p);
+}
+
+static void emit_counter(struct pf_writer *w, uint64_t ts_ns, uint64_t uuid, double v)
+{
+	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+
+	te.has_type = true;
+	te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+	te.has_track_uuid = true;
+	te.track_uuid = uuid;
+	te.counter_value_field_case =
+		PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE;
+	te.double_counter_value = v + 0.0;
+	emit_event(w, ts_ns, &te);
+}
+
+static void emit_int_counter(struct pf_writer *w, uint64_t ts_ns, uint64_t uuid, int64_t v)
+{
+	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+
+	te.has_type = true;
+	te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+	te.has_track_uuid = true;
+	te.track_uuid = uuid;
+	te.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
+	te.counter_value = v;
+	emit_event(w, ts_ns, &te);
+}
+
+static void emit_descriptor(struct pf_writer *w, TrackDescriptor *td)
+{
+	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
+	p.track_descriptor = td;
+	emit(w, &p);
+}
+
+/* A counter track; @parent 0 for none, @rank < 0 for none. */
+static void counter_track(struct pf_writer *w, uint64_t uuid, uint64_t parent, int rank,
+			  const char *name, const char *unit, const char *description)
+{
+	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+	char *n = utf8_sanitize(name, SIZE_MAX);
+
+	td.has_uuid = true;
+	td.uuid = uuid;
+	if (parent) {
+		td.has_parent_uuid = true;
+		td.parent_uuid = parent;
+	}
+	if (rank >= 0) {
+		td.has_sibling_order_rank = true;
+		td.sibling_order_rank = rank;
+	}
+	td.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+	td.name = n ? n : (char *)"?";
+	td.description = (char *)description;
+	cd.unit_name = (char *)unit;
+	td.counter = &cd;
+	emit_descriptor(w, &td);
+	free(n);
+}
+
+/* ---- clock ----------------------------------------------------------- */
+
+void pf_clock(struct pf_writer *w, const struct trace_clock_info *ci)
+{
+	w->clock = *ci;
+}
+
+/*
+ * The packets' clock.  A capture in the boot clock needs nothing; one with
+ * a reading paired with boottime gets it as a clock snapshot, and its
+ * events keep their own timestamps in a clock of their own, mapped to
+ * boottime by that pair, the way Perfetto's ftrace data source records
+ * ftrace clocks other than boot.  Without a pair the timestamps are taken
+ * as boottime, the only assumption left.
+ */
+static void start_clock(struct pf_writer *w)
+{
+	Perfetto__Protos__ClockSnapshot cs = PERFETTO__PROTOS__CLOCK_SNAPSHOT__INIT;
+	Perfetto__Protos__ClockSnapshot__Clock c[3], *cp[3];
+	Perfetto__Protos__TracePacketDefaults d = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
+	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	const char *name = w->clock.name;
+	int i, n = 0;
+
+	if (!w->clock.have_pair)
+		return;
+	if (strcmp(name, "boot")) {
+		if (!strcmp(name, "mono_raw")) {
+			w->clock_id = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_MONOTONIC_RAW;
+			w->ftrace_clock = PERFETTO__PROTOS__FTRACE_CLOCK__FTRACE_CLOCK_MONO_RAW;
+		} else {
+			w->clock_id = PF_SEQ_CLOCK;
+			w->ftrace_clock = !strcmp(name, "global") ?
+				PERFETTO__PROTOS__FTRACE_CLOCK__FTRACE_CLOCK_GLOBAL :
+				PERFETTO__PROTOS__FTRACE_CLOCK__FTRACE_CLOCK_LOCAL;
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		perfetto__protos__clock_snapshot__clock__init(&c[i]);
+		cp[i] = &c[i];
+	}
+	c[n].has_clock_id = c[n].has_timestamp = true;
+	c[n].clock_id = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME;
+	c[n++].timestamp = w->clock.boottime_ns;
+	if (w->clock_id) {
+		c[n].has_clock_id = c[n].has_timestamp = true;
+		c[n].clock_id = w->clock_id;
+		c[n++].timestamp = w->clock.trace_ns;
+	}
+	if (w->clock.realtime_ns) {
+		c[n].has_clock_id = c[n].has_timestamp = true;
+		c[n].clock_id = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_REALTIME;
+		c[n++].timestamp = w->clock.realtime_ns;
+	}
+	cs.n_clocks = n;
+	cs.clocks = cp;
+	cs.has_primary_trace_clock = true;
+	cs.primary_trace_clock = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_CLOCK_SNAPSHOT;
+	p.clock_snapshot = &cs;
+	p.has_sequence_flags = true;
+	p.sequence_flags = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
+	if (w->clock_id) {
+		d.has_timestamp_clock_id = true;
+		d.timestamp_clock_id = w->clock_id;
+		p.trace_packet_defaults = &d;
+	}
+	emit(w, &p);
+}
+
+/* ---- tracks ---------------------------------------------------------- */
+
+/* Mark @key (a tgid, or a pid + INT_MIN/2 for threads) done; false if it was. */
+static bool first_time(struct pf_writer *w, int key)
+{
+	uint32_t lo = 0, hi = w->nr_done, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (w->tracks_done[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < w->nr_done && w->tracks_done[lo] == key)
+		return false;
+	if (w->nr_done == w->cap_done) {
+		uint32_t cap = w->cap_done ? w->cap_done * 2 : 256;
+		int *d = realloc(w->tracks_done, cap * sizeof(*d));
+
+		if (!d) {
+			w->error = ENOMEM;
+			return false;
+		}
+		w->tracks_done = d;
+		w->cap_done = cap;
+	}
+	memmove(&w->tracks_done[lo + 1], &w->tracks_done[lo],
+		(w->nr_done - lo) * sizeof(*w->tracks_done));
+	w->tracks_done[lo] = key;
+	w->nr_done++;
+	return true;
+}
+
+#define THREAD_KEY(pid)	((pid) - (1 << 30))
+
+static const char *comm_of(const struct report *r, int pid)
+{
+	const struct report_task *t = report_find_task(r, pid);
+
+	return t && t->comm[0] ? t->comm : NULL;
+}
+
+static int tgid_of(const struct report *r, int pid)
+{
+	const struct report_task *t = report_find_task(r, pid);
+
+	return t && t->tgid > 0 ? t->tgid : pid;
+}
+
+static uint64_t process_track(struct pf_writer *w, int tgid)
+{
+	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+	const char *comm;
+	char *name = NULL;
+
+	if (tgid <= 0 || !first_time(w, tgid))
+		return UUID_PROCESS(tgid);
+	comm = comm_of(w->r, tgid);
+	td.has_uuid = true;
+	td.uuid = UUID_PROCESS(tgid);
+	pd.has_pid = true;
+	pd.pid = tgid;
+	if (comm) {
+		name = utf8_sanitize(comm, SIZE_MAX);
+		pd.process_name = name;
+	}
+	td.process = &pd;
+	emit_descriptor(w, &td);
+	free(name);
+	return UUID_PROCESS(tgid);
+}
+
+static uint64_t thread_track(struct pf_writer *w, int pid)
+{
+	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	Perfetto__Protos__ThreadDescriptor thd = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+	int tgid = tgid_of(w->r, pid);
+	const char *comm;
+	char *name = NULL;
+
+	if (pid <= 0 || !first_time(w, THREAD_KEY(pid)))
+		return UUID_THREAD(pid);
+	process_track(w, tgid);
+	comm = comm_of(w->r, pid);
+	td.has_uuid = true;
+	td.uuid = UUID_THREAD(pid);
+	thd.has_pid = thd.has_tid = true;
+	thd.pid = tgid;
+	thd.tid = pid;
+	if (comm) {
+		name = utf8_sanitize(comm, SIZE_MAX);
+		thd.thread_name = name;
+	}
+	td.thread = &thd;
+	emit_descriptor(w, &td);
+	free(name);
+	return UUID_THREAD(pid);
+}
+
+#define DISCHARGE_NOTE	"Discharge counts positive: positive while the battery discharges, " \
+			"negative while it charges."
+
+static void battery_tracks(struct pf_writer *w)
+{
+	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	char desc[256];
+
+	snprintf(desc, sizeof(desc),
+		 "powerpin battery samples. %s The input's current sign was %s (%s).",
+		 DISCHARGE_NOTE, w->r->sign_name, w->r->sign_method);
+	td.has_uuid = true;
+	td.uuid = UUID_BATTERY;
+	td.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+	td.name = (char *)"Battery (powerpin)";
+	td.description = desc;
+	td.has_child_ordering = true;
+	td.child_ordering = PERFETTO__PROTOS__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__EXPLICIT;
+	emit_descriptor(w, &td);
+	counter_track(w, UUID_VOLTAGE, UUID_BATTERY, 0, "Voltage", "V", "Battery voltage.");
+	counter_track(w, UUID_CURRENT, UUID_BATTERY, 1, "Current (discharge +)", "A",
+		      "Battery current. " DISCHARGE_NOTE);
+	counter_track(w, UUID_POWER, UUID_BATTERY, 2, "Power (discharge +)", "W",
+		      "Voltage x current. " DISCHARGE_NOTE);
+	counter_track(w, UUID_ENERGY, UUID_BATTERY, 3, "Energy (cumulative, discharge +)", "J",
+		      "Trapezoid of voltage x current since the first sample; the report's energy_j at the end. "
+		      DISCHARGE_NOTE);
+	counter_track(w, UUID_CHARGE, UUID_BATTERY, 4, "Charge counter", "mAh",
+		      "The fuel gauge's charge counter as read (falls while discharging).");
+	counter_track(w, UUID_CAPACITY, UUID_BATTERY, 5, "Capacity", "%",
+		      "State of charge reported by the fuel gauge.");
+	counter_track(w, UUID_TEMP, UUID_BATTERY, 6, "Temperature", "\xc2\xb0" "C",
+		      "Battery temperature reported by the fuel gauge.");
+	counter_track(w, UUID_IDLE, UUID_BATTERY, 7, "Energy: CPU idle (cumulative)", "J",
+		      "Energy attributed to idle CPU time (pid 0). " DISCHARGE_NOTE);
+	counter_track(w, UUID_OTHER, UUID_BATTERY, 8, "Energy: not attributed (cumulative)", "J",
+		      "Energy of CPU time no task can be named for (before a CPU's first sched_switch). "
+		      DISCHARGE_NOTE);
+	memset(&td, 0, sizeof(td));
+	perfetto__protos__track_descriptor__init(&td);
+	td.has_uuid = td.has_parent_uuid = td.has_sibling_order_rank = true;
+	td.uuid = UUID_MARKERS;
+	td.parent_uuid = UUID_BATTERY;
+	td.sibling_order_rank = 9;
+	td.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+	td.name = (char *)"powerpin markers";
+	td.description = (char *)"trace_marker writes \"powerpin:<label>\".";
+	emit_descriptor(w, &td);
+}
+
+/* Every process and thread the first pass met, and per-process energy. */
+static void task_tracks(struct pf_writer *w)
+{
+	const struct report *r = w->r;
+	uint32_t i;
+
+	for (i = 0; i < r->nr_processes; i++) {
+		const struct report_process *p = &r->processes[i];
+
+		process_track(w, p->tgid);
+		counter_track(w, UUID_PROC_ENERGY(p->tgid), UUID_PROCESS(p->tgid), -1,
+			      "Energy (cumulative, discharge +)", "J",
+			      "Battery energy attributed to this process by its share of CPU time in each sample interval. "
+			      DISCHARGE_NOTE);
+	}
+	for (i = 0; i < r->nr_tasks; i++)
+		thread_track(w, r->tasks[i].pid);
+}
+
+static void start(struct pf_writer *w)
+{
+	if (w->started)
+		return;
+	w->started = true;
+	start_clock(w);
+	battery_tracks(w);
+	task_tracks(w);
+}
+
+/* ---- ftrace bundles --------------------------------------------------- */
+
+static void flush_cpu(struct pf_writer *w, int cpu)
+{
+	Perfetto__Protos__FtraceEventBundle b = PERFETTO__PROTOS__FTRACE_EVENT_BUNDLE__INIT;
+	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	struct pf_cpu *c = w->cpus[cpu];
+
+	if (!c || (!c->n && !c->lost))
+		return;
+	b.has_cpu = true;
+	b.cpu = cpu;
+	b.n_event = c->n;
+	b.event = c->ptr;
+	if (c->lost) {
+		b.has_lost_events = true;
+		b.lost_events = true;
+	}
+	if (w->ftrace_clock) {
+		b.has_ftrace_clock = b.has_ftrace_timestamp = b.has_boot_timestamp = true;
+		b.ftrace_clock = w->ftrace_clock;
+		b.ftrace_timestamp = w->clock.trace_ns;
+		b.boot_timestamp = w->clock.boottime_ns;
+	}
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS;
+	p.ftrace_events = &b;
+	emit(w, &p);
+	c->n = 0;
+	c->lost = false;
+}
+
+static struct pf_cpu *cpu_get(struct pf_writer *w, const struct trace_event *ev)
+{
+	if (ev->cpu < 0 || ev->cpu > 4095)
+		return NULL;
+	if (ev->cpu >= w->nr_cpus) {
+		struct pf_cpu **n = realloc(w->cpus, (ev->cpu + 1) * sizeof(*n));
+
+		if (!n) {
+			w->error = ENOMEM;
+			return NULL;
+		}
+		memset(n + w->nr_cpus, 0, (ev->cpu + 1 - w->nr_cpus) * sizeof(*n));
+		w->cpus = n;
+		w->nr_cpus = ev->cpu + 1;
+	}
+	if (!w->cpus[ev->cpu]) {
+		w->cpus[ev->cpu] = calloc(1, sizeof(struct pf_cpu));
+		if (!w->cpus[ev->cpu]) {
+			w->error = ENOMEM;
+			return NULL;
+		}
+	}
+	return w->cpus[ev->cpu];
+}
+
+static struct pf_ftrace *ftrace_slot(struct pf_writer *w, const struct trace_event *ev)
+{
+	struct pf_cpu *c = cpu_get(w, ev);
+	struct pf_ftrace *f;
+
+	if (!c)
+		return NULL;
+	if (c->n == PF_BUNDLE_EVENTS)
+		flush_cpu(w, ev->cpu);
+	f = &c->ev[c->n];
+	c->ptr[c->n++] = &f->ev;
+	perfetto__protos__ftrace_event__init(&f->ev);
+	f->ev.has_timestamp = f->ev.has_pid = true;
+	f->ev.timestamp = ev->ts_ns;
+	f->ev.pid = ev->pid > 0 ? ev->pid : 0;
+	return f;
+}
+
+/* Copy @comm (or "") into @buf as well-formed UTF-8. */
+static char *comm_copy(char *buf, size_t len, const char *comm)
+{
+	char *s = utf8_sanitize(comm ? comm : "", 15);
+
+	snprintf(buf, len, "%s", s ? s : "");
+	free(s);
+	return buf;
+}
+
+/*
+ * prev_state in the bit layout Perfetto assumes for a trace that does not
+ * name its kernel version (4.4): the letters sched_switch printed.
+ */
+static int64_t prev_state_raw(unsigned int s)
+{
+	static const struct { unsigned int bit; int64_t raw; } map[] = {
+		{ TRACE_TASK_S, 0x1 }, { TRACE_TASK_D, 0x2 }, { TRACE_TASK_T, 0x4 },
+		{ TRACE_TASK_t, 0x8 }, { TRACE_TASK_X, 0x10 }, { TRACE_TASK_Z, 0x20 },
+		{ TRACE_TASK_x, 0x40 }, { TRACE_TASK_K, 0x80 }, { TRACE_TASK_W, 0x100 },
+		{ TRACE_TASK_P, 0x200 }, { TRACE_TASK_N, 0x400 },
+		{ TRACE_TASK_I, 0x402 },	/* D without load: Perfetto shows idle */
+		{ TRACE_TASK_PREEMPTED, 0x800 },
+	};
+	int64_t raw = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (s & map[i].bit)
+			raw |= map[i].raw;
+	return raw;
+}
+
+static void ftrace_event(struct pf_writer *w, const struct trace_event *ev)
+{
+	struct pf_ftrace *f = ftrace_slot(w, ev);
+
+	if (!f)
+		return;
+	switch (ev->kind) {
+	case TRACE_EV_SWITCH:
+		perfetto__protos__sched_switch_ftrace_event__init(&f->sw);
+		f->sw.prev_comm = comm_copy(f->comm1, sizeof(f->comm1), ev->sw.prev_comm);
+		f->sw.next_comm = comm_copy(f->comm2, sizeof(f->comm2), ev->sw.next_comm);
+		f->sw.has_prev_pid = f->sw.has_next_pid = true;
+		f->sw.prev_pid = ev->sw.prev_pid;
+		f->sw.next_pid = ev->sw.next_pid;
+		if (ev->sw.prev_prio >= 0) {
+			f->sw.has_prev_prio = true;
+			f->sw.prev_prio = ev->sw.prev_prio;
+		}
+		if (ev->sw.next_prio >= 0) {
+			f->sw.has_next_prio = true;
+			f->sw.next_prio = ev->sw.next_prio;
+		}
+		if (!(ev->sw.prev_state & TRACE_TASK_UNKNOWN)) {
+			f->sw.has_prev_state = true;
+			f->sw.prev_state = prev_state_raw(ev->sw.prev_state);
+		}
+		f->ev.event_case = PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_SWITCH;
+		f->ev.sched_switch = &f->sw;
+		break;
+	case TRACE_EV_FORK:
+		perfetto__protos__sched_process_fork_ftrace_event__init(&f->fork);
+		f->fork.parent_comm = comm_copy(f->comm1, sizeof(f->comm1), ev->fork.parent_comm);
+		f->fork.child_comm = comm_copy(f->comm2, sizeof(f->comm2), ev->fork.child_comm);
+		f->fork.has_parent_pid = f->fork.has_child_pid = true;
+		f->fork.parent_pid = ev->fork.parent_pid;
+		f->fork.child_pid = ev->fork.child_pid;
+		f->ev.event_case = PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_PROCESS_FORK;
+		f->ev.sched_process_fork = &f->fork;
+		break;
+	default:
+		perfetto__protos__sched_process_exit_ftrace_event__init(&f->exit);
+		f->exit.comm = comm_copy(f->comm1, sizeof(f->comm1), ev->exit.comm);
+		f->exit.has_pid = true;
+		f->exit.pid = ev->exit.pid;
+		if (ev->exit.prio >= 0) {
+			f->exit.has_prio = true;
+			f->exit.prio = ev->exit.prio;
+		}
+		f->ev.event_case = PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_PROCESS_EXIT;
+		f->ev.sched_process_exit = &f->exit;
+		break;
+	}
+}
+
+/* ---- slices ----------------------------------------------------------- */
+
+static struct pf_slice_event *queue_add(struct pf_writer *w)
+{
+	struct pf_slice_event *e;
+
+	if (w->q_len == w->q_cap) {
+		uint32_t cap = w->q_cap ? w->q_cap * 2 : 64, i;
+		struct pf_slice_event *q = malloc(cap * sizeof(*q));
+
+		if (!q) {
+			w->error = ENOMEM;
+			return NULL;
+		}
+		for (i = 0; i < w->q_len; i++)
+			q[i] = w->queue[(w->q_head + i) % w->q_cap];
+		free(w->queue);
+		w->queue = q;
+		w->q_head = 0;
+		w->q_cap = cap;
+	}
+	e = &w->queue[(w->q_head + w->q_len++) % w->q_cap];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+static void emit_slice_event(struct pf_writer *w, const struct pf_slice_event *e)
+{
+	Perfetto__Protos__DebugAnnotation da[2], *dap[2];
+	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	int n = 0;
+
+	te.has_type = te.has_track_uuid = true;
+	te.track_uuid = thread_track(w, e->pid);
+	if (e->begin) {
+		te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+		te.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+		te.name = e->name;
+	} else {
+		te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+		if (e->ready) {
+			perfetto__protos__debug_annotation__init(&da[n]);
+			da[n].name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
+			da[n].name = (char *)"energy_j";
+			da[n].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE;
+			da[n].double_value = e->energy_j + 0.0;
+			dap[n] = &da[n];
+			n++;
+		}
+		if (e->unterminated) {
+			perfetto__protos__debug_annotation__init(&da[n]);
+			da[n].name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
+			da[n].name = (char *)"unterminated";
+			da[n].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE;
+			da[n].bool_value = true;
+			dap[n] = &da[n];
+			n++;
+		}
+		te.n_debug_annotations = n;
+		te.debug_annotations = dap;
+	}
+	emit_event(w, e->ts_ns, &te);
+}
+
+/* Write queued slice events in order, up to the first END still waiting. */
+static void queue_flush(struct pf_writer *w, bool all)
+{
+	while (w->q_len) {
+		struct pf_slice_event *e = &w->queue[w->q_head];
+
+		if (!e->begin && !e->ready && !all && w->q_len < PF_QUEUE_MAX)
+			break;
+		emit_slice_event(w, e);
+		free(e->name);
+		w->q_head = (w->q_head + 1) % w->q_cap;
+		w->q_len--;
+	}
+}
+
+void pf_slice_done(struct pf_writer *w, const struct report_open_slice *o, bool marker,
+		   bool unterminated)
+{
+	struct pf_slice_event *e;
+	uint32_t i;
+
+	if (marker)
+		return;
+	for (i = 0; i < w->q_len; i++) {
+		e = &w->queue[(w->q_head + i) % w->q_cap];
+		if (!e->begin && e->id == o->id) {
+			e->ready = true;
+			e->energy_j = w->r->sign * o->energy;
+			e->unterminated = unterminated;
+			return;
+		}
+	}
+	/* still open at the end of the capture: it ends there */
+	e = queue_add(w);
+	if (!e)
+		return;
+	e->ts_ns = o->end_ns;
+	e->id = o->id;
+	e->pid = o->pid;
+	e->ready = true;
+	e->energy_j = w->r->sign * o->energy;
+	e->unterminated = true;
+}
+
+/* ---- events ----------------------------------------------------------- */
+
+static void marker_event(struct pf_writer *w, const struct trace_event *ev, const char *label,
+			 size_t len)
+{
+	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	char *name = utf8_sanitize(label, len);
+
+	te.has_type = te.has_track_uuid = true;
+	te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
+	te.track_uuid = UUID_MARKERS;
+	te.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+	te.name = name ? name : (char *)"?";
+	emit_event(w, ev->ts_ns, &te);
+	free(name);
+}
+
+/* The track of counter @name of process @tgid (0: a global one). */
+static uint64_t counter_uuid(struct pf_writer *w, int tgid, const char *name, size_t len)
+{
+	struct pf_counter *c;
+	char *n;
+	uint32_t i;
+
+	for (i = 0; i < w->nr_counters; i++) {
+		c = &w->counters[i];
+		if (c->tgid == tgid && !strncmp(c->name, name, len) && !c->name[len])
+			return UUID_COUNTER(i);
+	}
+	if (w->nr_counters == w->cap_counters) {
+		uint32_t cap = w->cap_counters ? w->cap_counters * 2 : 16;
+
+		c = realloc(w->counters, cap * sizeof(*c));
+		if (!c) {
+			w->error = ENOMEM;
+			return 0;
+		}
+		w->counters = c;
+		w->cap_counters = cap;
+	}
+	n = strndup(name, len);
+	if (!n) {
+		w->error = ENOMEM;
+		return 0;
+	}
+	c = &w->counters[w->nr_counters++];
+	c->tgid = tgid;
+	c->name = n;
+	counter_track(w, UUID_COUNTER(i), tgid > 0 ? process_track(w, tgid) : UUID_BATTERY,
+		      tgid > 0 ? -1 : 10 + (int)i, n, NULL,
+		      tgid > 0 ? "atrace counter (C|tgid|name|value)" : "powerpin:counter event");
+	return UUID_COUNTER(i);
+}
+
+static void mark_event(struct pf_writer *w, const struct report *live, const struct trace_event *ev)
+{
+	const char *s = ev->mark.text, *end = s + ev->mark.len, *name, *bar;
+	struct pf_slice_event *e;
+	char num[32];
+	size_t len;
+	uint64_t uuid;
+
+	if (live->last_begun_id && ev->mark.len >= 2 && s[0] == 'B') {
+		name = memchr(s + 2, '|', end - s - 2);
+		e = queue_add(w);
+		if (!name || !e)
+			return;
+		name++;
+		e->begin = true;
+		e->ts_ns = ev->ts_ns;
+		e->id = live->last_begun_id;
+		e->pid = ev->pid;
+		e->name = utf8_sanitize(name, end - name);
+		if (!e->name)
+			w->error = ENOMEM;
+	} else if (live->last_ended_id && s[0] == 'E') {
+		e = queue_add(w);
+		if (!e)
+			return;
+		e->ts_ns = ev->ts_ns;
+		e->id = live->last_ended_id;
+		e->pid = ev->pid;
+	} else if (ev->mark.len >= 2 && s[0] == 'C' && s[1] == '|') {
+		int tgid = atoi(s + 2);
+
+		name = memchr(s + 2, '|', end - s - 2);
+		if (!name)
+			return;
+		name++;
+		bar = memchr(name, '|', end - name);
+		if (!bar || (size_t)(end - bar - 1) >= sizeof(num))
+			return;
+		len = end - bar - 1;
+		memcpy(num, bar + 1, len);
+		num[len] = '\0';
+		uuid = counter_uuid(w, tgid > 0 ? tgid : tgid_of(w->r, ev->pid), name, bar - name);
+		if (uuid)
+			emit_int_counter(w, ev->ts_ns, uuid, strtoll(num, NULL, 10));
+	} else if (ev->mark.len > 9 && !strncmp(s, "powerpin:", 9)) {
+		name = s + 9;
+		while (name < end && *name == ' ')
+			name++;
+		if (name < end)
+			marker_event(w, ev, name, end - name);
+	}
+}
+
+/* Cumulative energy of each process (and idle, other), every 100 ms. */
+static void process_energy(struct pf_writer *w, const struct report *live, uint64_t ts, bool last)
+{
+	const struct report *r = w->r;
+	uint32_t i, j;
+
+	if (!last && ts < w->next_process_ns)
+		return;
+	w->next_process_ns = ts + PF_PROCESS_PERIOD_NS;
+	if (live->nr_tasks > w->nr_task_proc) {
+		int *tp = realloc(w->task_proc, live->nr_tasks * sizeof(*tp));
+
+		if (!tp) {
+			w->error = ENOMEM;
+			return;
+		}
+		w->task_proc = tp;
+		/* tasks only ever append: find the process of the new ones once */
+		for (i = w->nr_task_proc; i < live->nr_tasks; i++) {
+			int tgid = tgid_of(r, live->tasks[i].pid);
+
+			tp[i] = -1;
+			for (j = 0; j < r->nr_processes; j++)
+				if (r->processes[j].tgid == tgid)
+					tp[i] = (int)j;
+		}
+		w->nr_task_proc = live->nr_tasks;
+	}
+	for (j = 0; j < r->nr_processes; j++)
+		w->proc_energy[j] = 0;
+	for (i = 0; i < live->nr_tasks; i++)
+		if (w->task_proc[i] >= 0)
+			w->proc_energy[w->task_proc[i]] += r->sign * live->tasks[i].energy;
+	/* sent values start as NaN: each track gets at least one value */
+	for (j = 0; j < r->nr_processes; j++)
+		if (w->proc_energy[j] != w->proc_sent[j]) {
+			emit_counter(w, ts, UUID_PROC_ENERGY(r->processes[j].tgid), w->proc_energy[j]);
+			w->proc_sent[j] = w->proc_energy[j];
+		}
+	if (live->idle_energy != w->last_idle) {
+		emit_counter(w, ts, UUID_IDLE, r->sign * live->idle_energy);
+		w->last_idle = live->idle_energy;
+	}
+	if (live->other_energy != w->last_other) {
+		emit_counter(w, ts, UUID_OTHER, r->sign * live->other_energy);
+		w->last_other = live->other_energy;
+	}
+}
+
+static void power_event(struct pf_writer *w, const struct report *live, const struct trace_event *ev)
+{
+	const struct report *r = w->r;
+	double p = (double)ev->power.voltage_uv * (double)ev->power.current_ua * 1e-6;
+	bool missing = ev->power.flags & POWERPIN_SAMPLE_MISSING;
+
+	if (ev->power.flags & (POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN))
+		return;
+	emit_counter(w, ev->ts_ns, UUID_VOLTAGE, ev->power.voltage_uv * 1e-6);
+	emit_counter(w, ev->ts_ns, UUID_CURRENT, report_current_a(r, ev->power.current_ua));
+	emit_counter(w, ev->ts_ns, UUID_POWER, report_power_w(r, p));
+	emit_counter(w, ev->ts_ns, UUID_ENERGY, r->sign * live->energy);
+	/* a zero in a sample flagged as missing a property is that property */
+	if ((ev->power.has & TRACE_POWER_HAS_CHARGE) &&
+	    !(missing && !ev->power.charge_uah) &&
+	    (!w->have_charge || ev->power.charge_uah != w->last_charge)) {
+		emit_counter(w, ev->ts_ns, UUID_CHARGE, ev->power.charge_uah * 1e-3);
+		w->have_charge = true;
+		w->last_charge = ev->power.charge_uah;
+	}
+	if ((ev->power.has & TRACE_POWER_HAS_CAPACITY) && !(missing && !ev->power.capacity) &&
+	    (!w->have_capacity || ev->power.capacity != w->last_capacity)) {
+		emit_counter(w, ev->ts_ns, UUID_CAPACITY, ev->power.capacity);
+		w->have_capacity = true;
+		w->last_capacity = ev->power.capacity;
+	}
+	if ((ev->power.has & TRACE_POWER_HAS_TEMP) && !(missing && !ev->power.temp_dc) &&
+	    (!w->have_temp || ev->power.temp_dc != w->last_temp)) {
+		emit_counter(w, ev->ts_ns, UUID_TEMP, ev->power.temp_dc / 10.0);
+		w->have_temp = true;
+		w->last_temp = ev->power.temp_dc;
+	}
+	process_energy(w, live, ev->ts_ns, false);
+	/* slices ended before this sample now have their energy */
+	queue_flush(w, false);
+}
+
+int pf_event(struct pf_writer *w, const struct report *live, const struct trace_event *ev)
+{
+	start(w);
+	switch (ev->kind) {
+	case TRACE_EV_POWER:
+		power_event(w, live, ev);
+		break;
+	case TRACE_EV_SWITCH:
+	case TRACE_EV_FORK:
+	case TRACE_EV_EXIT:
+		ftrace_event(w, ev);
+		break;
+	case TRACE_EV_MARK:
+		mark_event(w, live, ev);
+		break;
+	case TRACE_EV_COUNTER:
+		if (!report_battery_counter(ev->counter.track)) {
+			uint64_t uuid = counter_uuid(w, 0, ev->counter.track,
+						     strlen(ev->counter.track));
+
+			if (uuid)
+				emit_int_counter(w, ev->ts_ns, uuid, ev->counter.value);
+		}
+		break;
+	case TRACE_EV_LOST: {
+		struct pf_cpu *c = cpu_get(w, ev);
+
+		/* the bundle of this CPU's events after the drop says so */
+		if (c) {
+			flush_cpu(w, ev->cpu);
+			c->lost = true;
+		}
+		break;
+	}
+	}
+	if (w->error) {
+		errno = w->error;
+		return -1;
+	}
+	return 0;
+}
+
+struct pf_writer *pf_open(const struct report *r, FILE *out)
+{
+	struct pf_writer *w = calloc(1, sizeof(*w));
+	uint32_t i;
+
+	if (!w)
+		return NULL;
+	w->r = r;
+	w->out = out;
+	w->proc_energy = calloc(r->nr_processes + 1, sizeof(double));
+	w->proc_sent = calloc(r->nr_processes + 1, sizeof(double));
+	if (!w->proc_energy || !w->proc_sent) {
+		pf_free(w);
+		return NULL;
+	}
+	for (i = 0; i <= r->nr_processes; i++)
+		w->proc_sent[i] = NAN;
+	w->last_idle = w->last_other = NAN;
+	return w;
+}
+
+/* After the live report's report_finish(): the last values, then done. */
+int pf_close(struct pf_writer *w, const struct report *live)
+{
+	int cpu;
+
+	start(w);
+	process_energy(w, live, live->last_ns, true);
+	queue_flush(w, true);
+	for (cpu = 0; cpu < w->nr_cpus; cpu++)
+		flush_cpu(w, cpu);
+	if (w->error) {
+		errno = w->error;
+		return -1;
+	}
+	return 0;
+}
+
+void pf_free(struct pf_writer *w)
+{
+	uint32_t i;
+	int cpu;
+
+	if (!w)
+		return;
+	while (w->q_len) {
+		free(w->queue[w->q_head].name);
+		w->q_head = (w->q_head + 1) % w->q_cap;
+		w->q_len--;
+	}
+	free(w->queue);
+	for (i = 0; i < w->nr_counters; i++)
+		free(w->counters[i].name);
+	free(w->counters);
+	for (cpu = 0; cpu < w->nr_cpus; cpu++)
+		free(w->cpus[cpu]);
+	free(w->cpus);
+	free(w->tracks_done);
+	free(w->proc_energy);
+	free(w->proc_sent);
+	free(w->task_proc);
+	free(w->buf);
+	free(w);
+}

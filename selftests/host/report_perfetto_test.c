@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `powerpin report --perfetto`: every written trace is decoded with
+ * `protoc --decode=perfetto.protos.Trace` against the project's .proto, and
+ * the decoded text must hold exactly the counter values, sched events,
+ * slices (with their energy), markers, descriptors and clock snapshot the
+ * input implies.  With POWERPIN_PERFETTO_PROTO naming Perfetto's own merged
+ * perfetto_trace.proto, each trace must also decode to the same text with
+ * it, and scripts/perfetto-proto-check must find no field that differs.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <kselftest_harness.h>
+
+#include "report_gen.h"
+#include "report_tracedat.h"
+
+#define POWERPIN	"build/bin/powerpin"
+#define PROTO_DIR	"daemon/lib"
+#define MS		1000000ULL
+#define SEC		1000000000ULL
+#define T0		(100 * SEC)
+
+/* uuids the writer gives (daemon/lib/report_perfetto.c) */
+#define U_VOLTAGE	2
+#define U_CURRENT	3
+#define U_POWER		4
+#define U_ENERGY	5
+#define U_CHARGE	6
+#define U_CAPACITY	7
+#define U_TEMP		8
+#define U_IDLE		9
+#define U_OTHER		10
+#define U_MARKERS	11
+#define U_PROC_ENERGY(tgid)	((3ULL << 32) | (tgid))
+
+static char *slurp(const char *path)
+{
+	struct stat st;
+	char *buf;
+	FILE *f = fopen(path, "r");
+
+	if (!f || fstat(fileno(f), &st)) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	buf = calloc(1, st.st_size + 1);
+	if (buf && fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Every run of white space as one space: the text format's layout aside. */
+static char *squeeze(char *s)
+{
+	char *o = s, *i = s;
+	int space = 0;
+
+	for (; *i; i++) {
+		if (*i == ' ' || *i == '\n' || *i == '\t') {
+			space = 1;
+			continue;
+		}
+		if (space && o != s)
+			*o++ = ' ';
+		space = 0;
+		*o++ = *i;
+	}
+	*o = '\0';
+	return s;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay++;
+	}
+	return n;
+}
+
+/* The values following each "@prefix" in @text, in order; returns how many. */
+static int values_after(const char *text, const char *prefix, double *out, int max)
+{
+	int n = 0;
+
+	while ((text = strstr(text, prefix)) && n < max) {
+		text += strlen(prefix);
+		out[n++] = strtod(text, NULL);
+	}
+	return n;
+}
+
+/* Counter values of track @uuid, in order. */
+static int track_values(const char *text, unsigned long long uuid, double *out, int max)
+{
+	char prefix[96];
+
+	snprintf(prefix, sizeof(prefix), "type: TYPE_COUNTER track_uuid: %llu double_counter_value: ",
+		 uuid);
+	return values_after(text, prefix, out, max);
+}
+
+/* protoc --decode of @trace with @proto in @dir, squeezed; NULL on failure */
+static char *decode(const char *dir, const char *proto, const char *trace, const char *tmp)
+{
+	char cmd[1024], out[256];
+	char *text;
+
+	snprintf(out, sizeof(out), "%s.txt", tmp);
+	snprintf(cmd, sizeof(cmd), "protoc --proto_path=%s --decode=perfetto.protos.Trace %s < %s > %s",
+		 dir, proto, trace, out);
+	if (system(cmd))
+		return NULL;
+	text = slurp(out);
+	return text ? squeeze(text) : NULL;
+}
+
+FIXTURE(pf) {
+	char dir[64];
+	char in[128], trace[128], json[128];
+};
+
+FIXTURE_SETUP(pf)
+{
+	if (system("command -v protoc >/dev/null"))
+		SKIP(return, "protoc not installed (protobuf-compiler)");
+	if (access(POWERPIN, X_OK))
+		SKIP(return, "%s not built (make userspace)", POWERPIN);
+	strcpy(self->dir, "/tmp/powerpin-pf-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->in, sizeof(self->in), "%s/in", self->dir);
+	snprintf(self->trace, sizeof(self->trace), "%s/trace.pftrace", self->dir);
+	snprintf(self->json, sizeof(self->json), "%s/report.json", self->dir);
+}
+
+FIXTURE_TEARDOWN(pf)
+{
+	char cmd[160];
+
+	if (!self->dir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+static int run_report(FIXTURE_DATA(pf) *self, const char *extra)
+{
+	char cmd[1024];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s report %s --json %s --perfetto %s %s >/dev/null", POWERPIN,
+		 self->in, self->json, self->trace, extra);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * With Perfetto's own schema at hand: the same trace decodes to the same
+ * text (no field read as another, no unknown field), and the subset
+ * matches it field by field.
+ */
+static void check_upstream(struct __test_metadata *_metadata, const char *trace,
+			   const char *ours, const char *tmp)
+{
+	const char *up = getenv("POWERPIN_PERFETTO_PROTO");
+	char dir[512], cmd[1024], *slash, *theirs;
+
+	if (!up || !*up) {
+		TH_LOG("POWERPIN_PERFETTO_PROTO unset: not compared with Perfetto's schema");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", up);
+	slash = strrchr(dir, '/');
+	ASSERT_NE(NULL, slash);
+	*slash = '\0';
+	theirs = decode(dir, slash + 1, trace, tmp);
+	ASSERT_NE(NULL, theirs);
+	EXPECT_STREQ(ours, theirs);
+	free(theirs);
+	snprintf(cmd, sizeof(cmd), "scripts/perfetto-proto-check %s >/dev/null", up);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/*
+ * Text input: 101 samples at 100 Hz, a thread that forks and switches on
+ * two CPUs, nested atrace slices and one left open, an atrace counter,
+ * powerpin markers, and powerpin:counter tracks (one repeating a battery
+ * field, one of its own).
+ */
+TEST_F_TIMEOUT(pf, text_capture, 120)
+{
+	struct gen g = { .nr_cpus = 2 };
+	double v[256], e;
+	char *text, *json, *p, tmp[128];
+	int k, n;
+
+	gen_switch(&g, T0 - SEC, 0, "swapper/0", 0, 0, "spin", 42);
+	gen_switch(&g, T0 - SEC, 1, "swapper/1", 0, 0, "idle", 0);
+	for (k = 0; k <= 100; k++) {
+		gen_battery(&g, T0 + k * 10 * MS, k, 4000000, -500000, 5000, 0);
+		gen_add(&g, T0 + k * 10 * MS + 1000,
+			"        powerpin-77      (     77) [000] ..... %llu.%09llu: counter: track_name=voltage_uv counter_value=4000000\n",
+			GEN_TS(T0 + k * 10 * MS + 1000));
+	}
+	for (k = 0; k < 5; k++)
+		gen_add(&g, T0 + k * 200 * MS + 5000,
+			"        powerpin-77      (     77) [000] ..... %llu.%09llu: counter: track_name=gpu_load counter_value=%d\n",
+			GEN_TS(T0 + k * 200 * MS + 5000), 10 * k);
+	/* spin forks a helper that runs on CPU 1 and exits */
+	gen_add(&g, T0 + 100 * MS, "            spin-42      (     42) [000] d..2. %llu.%09llu: sched_process_fork: comm=spin pid=42 child_comm=spin child_pid=43\n",
+		GEN_TS(T0 + 100 * MS));
+	gen_switch(&g, T0 + 150 * MS, 1, "swapper/1", 0, 0, "spin", 43);
+	gen_add(&g, T0 + 250 * MS, "            spin-43      (     42) [001] d..2. %llu.%09llu: sched_process_exit: comm=spin pid=43 prio=120\n",
+		GEN_TS(T0 + 250 * MS));
+	gen_switch(&g, T0 + 250 * MS, 1, "spin", 43, 42, "swapper/1", 0);
+	gen_mark(&g, T0 + 200 * MS, 0, "spin", 42, 42, "B|42|work");
+	gen_mark(&g, T0 + 300 * MS, 0, "spin", 42, 42, "B|42|inner");
+	gen_mark(&g, T0 + 400 * MS, 0, "spin", 42, 42, "E|42");
+	gen_mark(&g, T0 + 600 * MS, 0, "spin", 42, 42, "E|42");
+	gen_mark(&g, T0 + 900 * MS, 0, "spin", 42, 42, "B|42|tail");
+	gen_mark(&g, T0 + 500 * MS, 0, "spin", 42, 42, "C|42|depth|3");
+	gen_mark(&g, T0 + 700 * MS, 0, "spin", 42, 42, "C|42|depth|5");
+	gen_mark(&g, T0 + 100 * MS, 0, "spin", 42, 42, "powerpin:warm");
+	gen_mark(&g, T0 + 800 * MS, 0, "spin", 42, 42, "powerpin:hot");
+	gen_switch(&g, T0 + 950 * MS, 0, "spin", 42, 42, "swapper/0", 0);
+	ASSERT_EQ(0, gen_write(&g, self->in));
+	ASSERT_EQ(0, run_report(self, ""));
+
+	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
+	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
+	ASSERT_NE(NULL, text);
+
+	/* battery tracks: a value per sample, the slow ones when they change */
+	EXPECT_EQ(101, track_values(text, U_VOLTAGE, v, 256));
+	EXPECT_EQ(4.0, v[0]);
+	EXPECT_EQ(101, track_values(text, U_CURRENT, v, 256));
+	EXPECT_EQ(0.5, v[100]);		/* discharge positive */
+	EXPECT_EQ(101, track_values(text, U_POWER, v, 256));
+	EXPECT_EQ(2.0, v[50]);
+	EXPECT_EQ(101, track_values(text, U_ENERGY, v, 256));
+	EXPECT_EQ(0.0, v[0]);
+	EXPECT_NEAR(2.0, v[100], 1e-9);	/* 2 W for 1 s */
+	EXPECT_EQ(1, track_values(text, U_CHARGE, v, 256));
+	EXPECT_EQ(5.0, v[0]);		/* mAh */
+	EXPECT_EQ(1, track_values(text, U_CAPACITY, v, 256));
+	EXPECT_EQ(80.0, v[0]);
+	EXPECT_EQ(1, track_values(text, U_TEMP, v, 256));
+	EXPECT_EQ(25.0, v[0]);
+	EXPECT_EQ(1, count(text, "name: \"Current (discharge +)\" parent_uuid: 1 counter { unit_name: \"A\" }"));
+	EXPECT_EQ(1, count(text, "name: \"Voltage\" parent_uuid: 1 counter { unit_name: \"V\" }"));
+
+	/* the per-process energy ends at the report's figure; all parts add up */
+	n = track_values(text, U_PROC_ENERGY(42), v, 256);
+	ASSERT_GT(n, 1);
+	json = slurp(self->json);
+	ASSERT_NE(NULL, json);
+	p = strstr(json, "\"tgid\": 42,");
+	ASSERT_NE(NULL, p);
+	p = strstr(p, "\"energy_j\": ");
+	ASSERT_NE(NULL, p);
+	e = strtod(p + strlen("\"energy_j\": "), NULL);
+	EXPECT_NEAR(e, v[n - 1], 1e-9);
+	e = v[n - 1];
+	n = track_values(text, U_IDLE, v, 256);
+	ASSERT_GT(n, 0);
+	e += v[n - 1];
+	n = track_values(text, U_OTHER, v, 256);
+	ASSERT_GT(n, 0);
+	e += v[n - 1];
+	EXPECT_NEAR(2.0, e, 1e-9);
+	free(json);
+
+	/* scheduling as ftrace bundles: 5 switches, the fork, the exit */
+	EXPECT_EQ(5, count(text, "sched_switch {"));
+	EXPECT_EQ(1, count(text, "sched_process_fork { parent_comm: \"spin\" parent_pid: 42 child_comm: \"spin\" child_pid: 43 }"));
+	EXPECT_EQ(1, count(text, "sched_process_exit { comm: \"spin\" pid: 43 prio: 120 }"));
+	/* prev_state=R, as the text said */
+	EXPECT_EQ(5, count(text, "prev_prio: 120 prev_state: 0 "));
+	EXPECT_EQ(0, count(text, "clock_snapshot"));
+	EXPECT_EQ(0, count(text, "ftrace_clock"));
+
+	/* thread and process descriptors: 43 belongs to 42 */
+	EXPECT_EQ(1, count(text, "process { pid: 42 process_name: \"spin\" }"));
+	EXPECT_EQ(1, count(text, "thread { pid: 42 tid: 43 thread_name: \"spin\" }"));
+
+	/* three slices, each END with its energy, the open one ended with the capture */
+	EXPECT_EQ(3, count(text, "type: TYPE_SLICE_BEGIN"));
+	EXPECT_EQ(3, count(text, "type: TYPE_SLICE_END"));
+	EXPECT_EQ(1, count(text, "name: \"unterminated\" } type: TYPE_SLICE_END"));
+	n = values_after(text, "double_value: ", v, 256);
+	ASSERT_EQ(3, n);
+	/* inner ends first, then work, then tail at the end of the capture */
+	EXPECT_NEAR(0.2, v[0], 1e-9);
+	EXPECT_NEAR(0.8, v[1], 1e-9);
+	EXPECT_NEAR(0.2, v[2], 1e-9);
+	EXPECT_EQ(1, count(text, "type: TYPE_SLICE_BEGIN track_uuid: 8589934634 name: \"work\""));
+
+	/* markers, atrace and powerpin counters; no raw-sign battery twin */
+	EXPECT_EQ(1, count(text, "type: TYPE_INSTANT track_uuid: 11 name: \"warm\""));
+	EXPECT_EQ(1, count(text, "type: TYPE_INSTANT track_uuid: 11 name: \"hot\""));
+	/* counter tracks in the order they first appear: gpu_load, then depth */
+	EXPECT_EQ(1, count(text, "uuid: 17179869184 name: \"gpu_load\" parent_uuid: 1"));
+	EXPECT_EQ(5, count(text, "type: TYPE_COUNTER track_uuid: 17179869184 counter_value:"));
+	EXPECT_EQ(1, count(text, "type: TYPE_COUNTER track_uuid: 17179869184 counter_value: 40 }"));
+	EXPECT_EQ(1, count(text, "uuid: 17179869185 name: \"depth\" parent_uuid: 4294967338"));
+	EXPECT_EQ(1, count(text, "type: TYPE_COUNTER track_uuid: 17179869185 counter_value: 3 }"));
+	EXPECT_EQ(1, count(text, "type: TYPE_COUNTER track_uuid: 17179869185 counter_value: 5 }"));
+	EXPECT_EQ(0, count(text, "voltage_uv"));
+
+	check_upstream(_metadata, self->trace, text, tmp);
+	free(text);
+}
+
+/*
+ * A trace.dat in the local clock with powerpin record's clock pair: a
+ * clock snapshot maps the trace clock to boottime, every packet and
+ * bundle says which clock it is in, and prev_state keeps its letters.
+ */
+TEST_F_TIMEOUT(pf, tracedat_clock_and_states, 120)
+{
+	static const char pair[] =
+		"powerpin: clock=local trace_ns=200000000000 boottime_ns=250000000000 realtime_ns=1700000000000000000\n";
+	struct tdat w;
+	char *text, tmp[128];
+	double v[64];
+	int k;
+
+	ASSERT_EQ(0, tdat_open(&w, 2));
+	tdat_clock(&w, "local");
+	tdat_cpustat(&w, pair);
+	tdat_comm(&w, 42, "spin");
+	for (k = 0; k <= 20; k++)
+		tdat_battery(&w, 0, T0 + k * 10 * MS, 77, k + 1, 3800000, -500000, 4000, 0);
+	tdat_switch_state(&w, 1, T0 + 1 * MS, "swapper/1", 0, 0, "spin", 42);
+	tdat_switch_state(&w, 1, T0 + 2 * MS, "spin", 42, 0x1, "swapper/1", 0);	/* S */
+	tdat_switch_state(&w, 1, T0 + 3 * MS, "swapper/1", 0, 0, "spin", 42);
+	tdat_switch_state(&w, 1, T0 + 4 * MS, "spin", 42, 0x100, "swapper/1", 0);	/* R+ */
+	tdat_switch_state(&w, 1, T0 + 5 * MS, "swapper/1", 0, 0, "spin", 42);
+	tdat_switch_state(&w, 1, T0 + 6 * MS, "spin", 42, 0x80, "swapper/1", 0);	/* I */
+	tdat_switch_state(&w, 1, T0 + 7 * MS, "swapper/1", 0, 0, "spin", 42);
+	tdat_switch_state(&w, 1, T0 + 8 * MS, "spin", 42, 0x2, "swapper/1", 0);	/* D */
+	tdat_fork(&w, 1, T0 + 9 * MS, "spin", 42, 44);
+	tdat_lost(&w, 1, 3);
+	tdat_exit(&w, 1, T0 + 20 * MS, "spin", 44);
+	tdat_print(&w, 1, T0 + 30 * MS, 42, "B|42|frame");
+	tdat_print(&w, 1, T0 + 80 * MS, 42, "E|42");
+	ASSERT_EQ(0, tdat_close(&w, self->in));
+	ASSERT_EQ(0, run_report(self, ""));
+
+	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
+	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(1, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 250000000000 } "
+				 "clocks { clock_id: 64 timestamp: 200000000000 } "
+				 "clocks { clock_id: 1 timestamp: 1700000000000000000 } "
+				 "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME }"));
+	EXPECT_EQ(1, count(text, "trace_packet_defaults { timestamp_clock_id: 64 }"));
+	EXPECT_EQ(1, count(text, "sequence_flags: 1"));
+	/* every bundle carries its clock and the pair */
+	EXPECT_EQ(count(text, "ftrace_events {"),
+		  count(text, "ftrace_clock: FTRACE_CLOCK_LOCAL ftrace_timestamp: 200000000000 boot_timestamp: 250000000000"));
+	EXPECT_EQ(8, count(text, "sched_switch {"));
+	EXPECT_EQ(4, count(text, "prev_state: 0 "));
+	EXPECT_EQ(1, count(text, "prev_state: 1 "));
+	EXPECT_EQ(1, count(text, "prev_state: 2048 "));	/* R+ */
+	EXPECT_EQ(1, count(text, "prev_state: 1026 "));	/* I: D without load */
+	EXPECT_EQ(1, count(text, "prev_state: 2 "));
+	EXPECT_EQ(1, count(text, "child_pid: 44"));
+	EXPECT_EQ(1, count(text, "sched_process_exit { comm: \"spin\" pid: 44 prio: 120 }"));
+	EXPECT_EQ(1, count(text, "lost_events: true"));
+	EXPECT_EQ(21, track_values(text, U_VOLTAGE, v, 64));
+	EXPECT_EQ(1, count(text, "type: TYPE_SLICE_BEGIN"));
+	EXPECT_EQ(1, count(text, "name: \"energy_j\" } type: TYPE_SLICE_END"));
+	check_upstream(_metadata, self->trace, text, tmp);
+	free(text);
+
+	/* a capture in the boot clock is already boottime: no clock of its own */
+	ASSERT_EQ(0, tdat_open(&w, 1));
+	tdat_clock(&w, "boot");
+	tdat_cpustat(&w, "powerpin: clock=boot trace_ns=200000000000 boottime_ns=200000000100 realtime_ns=1700000000000000000\n");
+	for (k = 0; k <= 20; k++)
+		tdat_battery(&w, 0, T0 + k * 10 * MS, 77, k + 1, 3800000, -500000, 4000, 0);
+	ASSERT_EQ(0, tdat_close(&w, self->in));
+	ASSERT_EQ(0, run_report(self, ""));
+	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(1, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 200000000100 } "
+				 "clocks { clock_id: 1 timestamp: 1700000000000000000 } "));
+	EXPECT_EQ(0, count(text, "clock_id: 64"));
+	EXPECT_EQ(0, count(text, "trace_packet_defaults"));
+	free(text);
+}
+
+/* A Perfetto file that cannot be written: a message, status 1, nothing left. */
+TEST_F(pf, unwritable_output)
+{
+	struct gen g = { .nr_cpus = 1 };
+	char cmd[512];
+	int k, st;
+
+	for (k = 0; k <= 10; k++)
+		gen_battery(&g, T0 + k * 10 * MS, k, 4000000, -500000, 5000, 0);
+	ASSERT_EQ(0, gen_write(&g, self->in));
+	snprintf(cmd, sizeof(cmd), "%s report %s --perfetto %s/no/such/dir/t.pftrace >/dev/null 2>%s/err",
+		 POWERPIN, self->in, self->dir, self->dir);
+	st = system(cmd);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(1, WEXITSTATUS(st));
+	snprintf(cmd, sizeof(cmd), "grep -q 'no/such/dir/t.pftrace' %s/err", self->dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+TEST_HARNESS_MAIN
