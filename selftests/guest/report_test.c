@@ -315,4 +315,57 @@ TEST_F_TIMEOUT(capture, tracedat_energy_follows_load, 300)
 	check_truncated(_metadata, self);
 }
 
+/*
+ * powerpin record's own capture through --perfetto: the clock pair it
+ * stored becomes a clock snapshot, the scheduler and the command's fork,
+ * exit and atrace slice are in the trace, decoded with protoc.
+ */
+TEST(record_to_perfetto)
+{
+	char dir[] = "/tmp/powerpin-pf-XXXXXX", cmd[1024], path[160];
+	char *text;
+	struct stat st;
+	FILE *f;
+
+	if (access(PERIOD, W_OK))
+		SKIP(return, "powerpin.ko not loaded");
+	if (system("command -v protoc >/dev/null"))
+		SKIP(return, "protoc not installed");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "build/bin/powerpin record -q -o %s/t.dat -- sh -c 'echo B\\|$$\\|pp_work > %s/trace_marker; sleep 0.5; echo E\\|$$ > %s/trace_marker; sleep 0.3'",
+		 dir, TRACEFS, TRACEFS);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd),
+		 "build/bin/powerpin report %s/t.dat --perfetto %s/t.pftrace >/dev/null && "
+		 "protoc --proto_path=daemon/lib --decode=perfetto.protos.Trace perfetto_trace.proto "
+		 "< %s/t.pftrace | tr -s ' \\n' ' ' > %s/t.txt", dir, dir, dir, dir);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(path, sizeof(path), "%s/t.txt", dir);
+	ASSERT_EQ(0, stat(path, &st));
+	text = calloc(1, st.st_size + 1);
+	ASSERT_NE(NULL, text);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ((size_t)st.st_size, fread(text, 1, st.st_size, f));
+	fclose(f);
+	/* the guest's trace clock is local: a snapshot maps it to boottime */
+	EXPECT_NE(NULL, strstr(text, "clock_snapshot { clocks { clock_id: 6 timestamp: "));
+	EXPECT_NE(NULL, strstr(text, "clocks { clock_id: 64 timestamp: "));
+	EXPECT_NE(NULL, strstr(text, "trace_packet_defaults { timestamp_clock_id: 64 }"));
+	EXPECT_NE(NULL, strstr(text, "ftrace_clock: FTRACE_CLOCK_LOCAL"));
+	EXPECT_NE(NULL, strstr(text, "sched_switch {"));
+	EXPECT_NE(NULL, strstr(text, "sched_process_fork {"));
+	EXPECT_NE(NULL, strstr(text, "sched_process_exit { comm: \"sleep\""));
+	/* sleeping tasks leave as S: the letters came through */
+	EXPECT_NE(NULL, strstr(text, "prev_state: 1 "));
+	EXPECT_NE(NULL, strstr(text, "type: TYPE_SLICE_BEGIN"));
+	EXPECT_NE(NULL, strstr(text, "name: \"pp_work\""));
+	EXPECT_NE(NULL, strstr(text, "name: \"energy_j\" } type: TYPE_SLICE_END"));
+	EXPECT_NE(NULL, strstr(text, "track_uuid: 2 double_counter_value: "));
+	free(text);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
 TEST_HARNESS_MAIN
