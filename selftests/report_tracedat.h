@@ -18,8 +18,11 @@
  * Only the events powerpin report reads are described: powerpin:battery,
  * powerpin:counter, sched:sched_switch (with the kernel's own print format
  * for prev_state), sched_process_fork, sched_process_exit and ftrace:print.
- * A trace clock given with tdat_clock() goes into a TRACECLOCK option and
- * after the CPU offsets, where trace-cmd record puts it.  Little-endian,
+ * The trace clock (tdat_clock(), "local" by default) goes after the CPU
+ * offsets, where libtracecmd's v6 writer puts it.  No TRACECLOCK option:
+ * libtracecmd 1.3 then parses the clock of a v6 file twice (the option and
+ * that copy) and leaks the first name; readers get the clock from
+ * powerpin record's clock line (tdat_cpustat()) instead.  Little-endian,
  * 64-bit longs, 4 KiB pages.
  */
 #ifndef POWERPIN_REPORT_TRACEDAT_H
@@ -147,13 +150,12 @@ struct tdat {
 	FILE *cmdlines_f;
 	const char *cpustat[TDAT_MAX_CPUS + 2];	/* CPUSTAT option texts */
 	int nr_cpustat;
-	const char *clock;	/* trace clock name, NULL: no TRACECLOCK option */
+	const char *clock;	/* trace clock name, NULL: local */
 };
 
 #define TDAT_OPTION_CPUSTAT	2
-#define TDAT_OPTION_TRACECLOCK	4
 
-/* The capture's trace clock ("local", "boot", ...), as trace-cmd records it. */
+/* The capture's trace clock ("local", "boot", ...). */
 static inline void tdat_clock(struct tdat *w, const char *clock)
 {
 	w->clock = clock;
@@ -426,14 +428,6 @@ static inline int tdat_close(struct tdat *w, const char *path)
 		fwrite(&id, 2, 1, f);
 		tdat_u32(f, strlen(w->cpustat[i]) + 1);
 		fwrite(w->cpustat[i], 1, strlen(w->cpustat[i]) + 1, f);
-	}
-	if (w->clock) {
-		uint16_t id = TDAT_OPTION_TRACECLOCK;
-
-		snprintf(clock, sizeof(clock), "[%s] local global boot mono mono_raw\n", w->clock);
-		fwrite(&id, 2, 1, f);
-		tdat_u32(f, strlen(clock) + 1);
-		fwrite(clock, 1, strlen(clock) + 1, f);
 	}
 	fputc(0, f);				/* option id 0: end */
 	fputc(0, f);
