@@ -492,7 +492,7 @@ TEST_F(out, report_outputs_follow_links_and_streams)
 	EXPECT_TRUE(S_ISFIFO(st.st_mode));
 
 	/* bash's >(...) */
-	ASSERT_EQ(0, sh(self->dir, "bash -c '%s report %s --perfetto >(cat > %s/pf.copy)'; sleep 0.3",
+	ASSERT_EQ(0, sh(self->dir, "bash -c '%s report %s --chrome-json >(cat > %s/pf.copy)'; sleep 0.3",
 			powerpin(), in, self->dir));
 	text = slurp(at(self, 1, "pf.copy"));
 	EXPECT_EQ(0, strncmp(text, "{\"displayTimeUnit\"", 18));
