@@ -3,7 +3,8 @@
  * The flame graph page: the stacks become a tree (outermost caller at the
  * bottom), written as data into one HTML file whose inline script draws it
  * as SVG and answers search (frames whose name holds the text turn
- * magenta; the share they cover is shown), click to zoom into a frame,
+ * magenta; the share they cover is shown; "#q=text" at the end of the
+ * page's address searches at once), click to zoom into a frame,
  * and tooltips with the weight, its share and the other figure.  No
  * external resource: the page opens offline.
  */
@@ -260,6 +261,8 @@ static const char page_script[] =
 "document.getElementById('reset').addEventListener('click',()=>{zoom=-1;render();});\n"
 "document.getElementById('search').addEventListener('input',ev=>{term=ev.target.value.toLowerCase();render();});\n"
 "window.addEventListener('resize',render);\n"
+"if(location.hash.indexOf('#q=')===0){term=decodeURIComponent(location.hash.slice(3)).toLowerCase();"
+"document.getElementById('search').value=term;}\n"
 "render();\n"
 "})();\n";
 

@@ -435,6 +435,19 @@ TEST_F_TIMEOUT(java, flame_matches_the_log, 300)
 	EXPECT_NE(NULL, memmem(buf, len, "flame-data", 10));
 	EXPECT_NE(NULL, memmem(buf, len, HOT_FOLDED, strlen(HOT_FOLDED)));
 	free(buf);
+
+	/* drawn by a real browser: frames, the hot spot labelled, a search that matches */
+	if (system("command -v chromium >/dev/null 2>&1")) {
+		TH_LOG("no chromium: the page's script is not run");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "timeout 120 chromium --headless --no-sandbox --disable-gpu --window-size=1400,800 --dump-dom 'file://%s#q=allochotspot' 2>/dev/null",
+		 path);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "<g data-i=\"")) TH_LOG("%.2000s", self->text);
+	EXPECT_NE(NULL, strstr(self->text, "class=\"frame match\""));
+	EXPECT_NE(NULL, strstr(self->text, "LWorkload:::allocHotSpot(I)V</text>"));
+	EXPECT_NE(NULL, strstr(self->text, "matched ")) TH_LOG("%.2000s", self->text);
 }
 
 TEST_F_TIMEOUT(java, flame_refuses_damaged_logs_and_writes_nothing, 300)
@@ -558,6 +571,14 @@ TEST_F_TIMEOUT(java, report_perf_gives_each_sample_its_share, 300)
 	free(buf);
 	ASSERT_EQ(0, read_all(flame, &buf, &len));
 	EXPECT_NE(NULL, memmem(buf, len, "LWorkload:::jitHot(JI)J", 23));
+	free(buf);
+	snprintf(cmd, sizeof(cmd), "%s report %s --perf %s --perf-map %s --html %s/report.html >/dev/null 2>&1",
+		 env.powerpin, trace, perf, maps, self->dir);
+	ASSERT_EQ(0, run_cmd(cmd, NULL, 0));
+	snprintf(cmd, sizeof(cmd), "%s/report.html", self->dir);
+	ASSERT_EQ(0, read_all(cmd, &buf, &len));
+	EXPECT_NE(NULL, memmem(buf, len, "Energy by function", 18));
+	EXPECT_NE(NULL, memmem(buf, len, "<td>LWorkload;::jitHot(JI)J</td>", 32));
 	free(buf);
 
 	/* usage and input errors */
