@@ -147,6 +147,10 @@ static void rewrite(void)
 	uint32_t i, n = 0;
 	int fd;
 
+	if (m.fd < 0) {
+		m.dirty = false;	/* given up on the map */
+		return;
+	}
 	qsort(m.syms, m.nr, sizeof(*m.syms), cmp_start);
 	for (i = 0; i < m.nr; i++) {
 		struct code_sym *c = &m.syms[i];
@@ -167,14 +171,22 @@ static void rewrite(void)
 		m.syms[n++] = *c;
 	}
 	m.nr = n;
-	rehash(m.hcap);
 	m.dirty = false;
+	if (rehash(m.hcap)) {
+		/* the old hash holds indices from before the compaction: drop it all */
+		agent_say("perf map %s: out of memory; no more symbols are written", m.path);
+		memset(m.hash, 0, m.hcap * sizeof(*m.hash));
+		close(m.fd);
+		m.fd = -1;
+		return;
+	}
 	fd = create_file(m.path);
 	if (fd < 0) {
 		agent_say("perf map %s: cannot rewrite: %s", m.path, strerror(errno));
 		return;
 	}
-	close(m.fd);
+	if (m.fd >= 0)
+		close(m.fd);
 	m.fd = fd;
 	for (i = 0; i < m.nr; i++)
 		append_line(&m.syms[i]);
