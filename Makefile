@@ -41,7 +41,7 @@ TEST_CFLAGS := $(filter-out -Wmissing-prototypes -Wshadow,$(CFLAGS)) -Wno-clobbe
 LIB_SRC := $(sort $(wildcard daemon/lib/*.c))
 # Perfetto's trace messages, encoded by protobuf-c from the project's .proto
 GEN_PROTO := $(B)/gen/perfetto_trace.pb-c.c
-GEN_HDRS  := $(GEN_PROTO:.c=.h)
+GEN_HDRS  := $(GEN_PROTO:.c=.h) $(B)/gen/report_html_js.h
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/perfetto_trace.pb-c.o
 CLI_SRC := $(sort $(wildcard daemon/cmd_*.c)) daemon/powerpin.c
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
@@ -95,6 +95,11 @@ $(B)/%.o: %.c $(wildcard daemon/lib/*.h) uapi/linux/powerpin.h $(GEN_HDRS)
 $(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h: daemon/lib/%.proto
 	@mkdir -p $(dir $@)
 	protoc-c --proto_path=daemon/lib --c_out=$(B)/gen $<
+
+# the HTML report's script, as a C string with its Content-Security-Policy hash
+$(B)/gen/report_html_js.h: daemon/lib/report_html.js scripts/embed-js
+	@mkdir -p $(dir $@)
+	python3 scripts/embed-js $< $@
 
 # generated code: the project's warning flags are not its author's
 $(B)/gen/%.pb-c.o: $(B)/gen/%.pb-c.c $(GEN_HDRS)

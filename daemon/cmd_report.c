@@ -40,7 +40,9 @@ static void report_usage(FILE *out)
 		"  --csv FILE        one row per sample; the per-process table goes to\n"
 		"                    FILE with \"-processes\" before its extension\n"
 		"                    (only when FILE is a regular file)\n"
-		"  --html FILE       one self-contained page: plots, bar chart, tables\n"
+		"  --html FILE       one self-contained page: interactive plots (zoom, pan,\n"
+		"                    hover, selections priced in joules), energy by process\n"
+		"                    over time, tables\n"
 		"  --perfetto FILE   Perfetto trace (protobuf): battery, energy and per-process\n"
 		"                    energy counters beside CPU scheduling and atrace slices\n"
 		"  --chrome-json FILE  the same as Chrome JSON trace events (counters, slices),\n"
@@ -161,8 +163,6 @@ static int outputs_write(struct report_files *o, const struct report *r, const c
 
 	if (o->open[OUT_JSON] && report_write_json(r, o->f[OUT_JSON].fp))
 		i = OUT_JSON, ret = -1;
-	else if (o->open[OUT_HTML] && report_write_html(r, name, o->f[OUT_HTML].fp))
-		i = OUT_HTML, ret = -1;
 	else if (o->open[OUT_PROCESSES] &&
 		 report_write_processes_csv(r, o->f[OUT_PROCESSES].fp))
 		i = OUT_PROCESSES, ret = -1;
@@ -171,11 +171,13 @@ static int outputs_write(struct report_files *o, const struct report *r, const c
 			o->name[i], strerror(errno));
 		return -1;
 	}
-	if (o->open[OUT_CSV] || o->open[OUT_PERFETTO] || o->open[OUT_CHROME]) {
+	if (o->open[OUT_CSV] || o->open[OUT_PERFETTO] || o->open[OUT_CHROME] || o->open[OUT_HTML]) {
 		const struct report_outputs out = {
 			.csv = out_fp(o, OUT_CSV),
 			.chrome_json = out_fp(o, OUT_CHROME),
 			.perfetto = out_fp(o, OUT_PERFETTO),
+			.html = out_fp(o, OUT_HTML),
+			.title = name,
 		};
 
 		err[0] = '\0';

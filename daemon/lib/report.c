@@ -926,6 +926,37 @@ void report_kernel_lost(uint64_t lost, void *arg)
 	r->have_lost_kernel = true;
 }
 
+int report_energy_by_process(const struct report *r, const struct report *live,
+			     struct report_process_map *map, double *out)
+{
+	uint32_t i, j;
+
+	if (live->nr_tasks > map->n) {
+		int *idx = realloc(map->idx, live->nr_tasks * sizeof(*idx));
+
+		if (!idx)
+			return -1;
+		map->idx = idx;
+		/* tasks are only ever appended: place the new ones once */
+		for (i = map->n; i < live->nr_tasks; i++) {
+			const struct report_task *t = report_find_task(r, live->tasks[i].pid);
+			int tgid = t && t->tgid > 0 ? t->tgid : live->tasks[i].pid;
+
+			idx[i] = -1;
+			for (j = 0; j < r->nr_processes; j++)
+				if (r->processes[j].tgid == tgid)
+					idx[i] = (int)j;
+		}
+		map->n = live->nr_tasks;
+	}
+	for (j = 0; j < r->nr_processes; j++)
+		out[j] = 0;
+	for (i = 0; i < live->nr_tasks; i++)
+		if (map->idx[i] >= 0)
+			out[map->idx[i]] += r->sign * live->tasks[i].energy;
+	return 0;
+}
+
 bool report_battery_counter(const char *track)
 {
 	static const char *const names[] = {
@@ -938,6 +969,24 @@ bool report_battery_counter(const char *track)
 		if (!strcmp(track, names[i]))
 			return true;
 	return false;
+}
+
+bool report_counter_values(const struct report *r, const struct report_counter *c,
+			   int64_t *min, int64_t *max, int64_t *last)
+{
+	bool is_signed = !c->atrace && (!strcmp(c->name, "current_ua") ||
+					!strcmp(c->name, "current_avg_ua") ||
+					!strcmp(c->name, "power_uw"));
+
+	*min = c->min;
+	*max = c->max;
+	*last = c->last;
+	if (is_signed && r->sign < 0) {
+		*min = -c->max;
+		*max = -c->min;
+		*last = -c->last;
+	}
+	return is_signed;
 }
 
 const struct trace_input_ops report_input_ops = {

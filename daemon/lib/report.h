@@ -247,6 +247,21 @@ int report_run(struct report *r, const char *path, char *err, size_t errlen);
 /* The task with @pid, or NULL. */
 const struct report_task *report_find_task(const struct report *r, int pid);
 
+/*
+ * Energy of each of @r's processes (the finished first pass) so far in
+ * @live, a report fed the same input up to some point: discharge-positive
+ * joules into @out[r->nr_processes].  @map keeps which process each of
+ * @live's tasks belongs to between calls (zero it first, free map->idx).
+ * Returns 0, or -1 when out of memory.
+ */
+struct report_process_map {
+	int *idx;
+	uint32_t n;
+};
+
+int report_energy_by_process(const struct report *r, const struct report *live,
+			     struct report_process_map *map, double *out);
+
 /* Normalised (discharge-positive) value helpers for writers. */
 static inline double report_current_a(const struct report *r, int64_t ua)
 {
@@ -265,10 +280,18 @@ static inline double report_power_w(const struct report *r, double raw_uw)
  */
 bool report_battery_counter(const char *track);
 
+/*
+ * A counter's min, max and last in the report's sign convention: the
+ * powerpin:counter tracks that repeat a signed battery field (current_ua,
+ * current_avg_ua, power_uw) count discharge as positive like every other
+ * figure.  Returns true for those (the writers say so beside the name).
+ */
+bool report_counter_values(const struct report *r, const struct report_counter *c,
+			   int64_t *min, int64_t *max, int64_t *last);
+
 /* Writers (report_out.c).  Each returns 0 or -1 with errno set. */
 int report_write_text(const struct report *r, FILE *out);
 int report_write_json(const struct report *r, FILE *out);
-int report_write_html(const struct report *r, const char *title, FILE *out);
 int report_write_processes_csv(const struct report *r, FILE *out);
 
 /*
@@ -280,10 +303,21 @@ struct report_outputs {
 	FILE *csv;		/* one row per sample */
 	FILE *chrome_json;	/* Chrome JSON trace events */
 	FILE *perfetto;		/* Perfetto protobuf trace */
+	FILE *html;		/* the interactive page */
+	const char *title;	/* the page's: the input as the user named it */
 };
 
 int report_write_outputs(const struct report *r, const char *path,
 			 const struct report_outputs *out, char *err, size_t errlen);
+
+/* The HTML page (report_html.c), driven by report_write_outputs(). */
+struct html_writer;
+struct html_writer *html_open(const struct report *r, const char *title, FILE *out);
+void html_event(struct html_writer *w, const struct report *live, const struct trace_event *ev);
+void html_slice_done(struct html_writer *w, const struct report *live,
+		     const struct report_open_slice *o, bool marker);
+int html_close(struct html_writer *w, const struct report *live);
+void html_free(struct html_writer *w);
 
 /* The Perfetto writer (report_perfetto.c), driven by report_write_outputs(). */
 struct pf_writer;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The report's second pass: the outputs that go sample by sample (samples
- * CSV, Chrome JSON trace events, Perfetto trace), written once the first
- * pass has fixed the sign convention and named the processes.
+ * CSV, HTML page, Chrome JSON trace events, Perfetto trace), written once
+ * the first pass has fixed the sign convention and named the processes.
  *
  * A second report (the "live" one) is fed the same events as they are
  * read, so the writers see energy, attribution and slice energies as they
@@ -27,6 +27,7 @@ struct samples_pass {
 	const struct report_outputs *o;
 	struct report live;
 	struct pf_writer *pf;
+	struct html_writer *html;
 	bool chrome_first;
 };
 
@@ -191,6 +192,8 @@ static int samples_event(const struct trace_event *ev, void *arg)
 		csv_row(p->r, p->o->csv, ev);
 	if (p->o->chrome_json)
 		chrome_event(p, ev);
+	if (p->html)
+		html_event(p->html, &p->live, ev);
 	/* positive: stop reading, a write failed (errno says why) */
 	if (p->pf && pf_event(p->pf, &p->live, ev))
 		return 2;
@@ -222,6 +225,8 @@ static void samples_slice_done(const struct report *live, const struct report_op
 
 	if (p->pf)
 		pf_slice_done(p->pf, o, live->slice_stats[o->stat].marker, unterminated);
+	if (p->html)
+		html_slice_done(p->html, live, o, live->slice_stats[o->stat].marker);
 }
 
 static int stream_error(FILE *f)
@@ -257,6 +262,13 @@ int report_write_outputs(const struct report *r, const char *path,
 			goto out;
 		}
 	}
+	if (o->html) {
+		p.html = html_open(r, o->title ? o->title : path, o->html);
+		if (!p.html) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	}
 	if (o->csv)
 		csv_header(o->csv);
 	if (o->chrome_json)
@@ -278,15 +290,21 @@ int report_write_outputs(const struct report *r, const char *path,
 		snprintf(err, errlen, "writing the Perfetto trace: %s", strerror(errno));
 		goto out;
 	}
+	if (p.html && html_close(p.html, &p.live)) {
+		snprintf(err, errlen, "writing the HTML report: %s", strerror(errno));
+		goto out;
+	}
 	if (o->chrome_json)
 		fputs("\n]}\n", o->chrome_json);
-	if (stream_error(o->csv) || stream_error(o->chrome_json) || stream_error(o->perfetto)) {
+	if (stream_error(o->csv) || stream_error(o->chrome_json) || stream_error(o->perfetto) ||
+	    stream_error(o->html)) {
 		snprintf(err, errlen, "write error: %s", strerror(errno ? errno : EIO));
 		goto out;
 	}
 	ret = 0;
 out:
 	pf_free(p.pf);
+	html_free(p.html);
 	report_free(&p.live);
 	return ret;
 }

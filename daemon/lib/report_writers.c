@@ -23,7 +23,9 @@ static int write_json(const struct report *r, const char *path, const char *name
 static int write_html(const struct report *r, const char *path, const char *name,
 		      FILE *out, char *err, size_t errlen)
 {
-	return report_write_html(r, name, out);
+	const struct report_outputs o = { .html = out, .title = name };
+
+	return report_write_outputs(r, path, &o, err, errlen);
 }
 
 static int write_processes_csv(const struct report *r, const char *path, const char *name,

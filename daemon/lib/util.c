@@ -151,6 +151,50 @@ char *utf8_sanitize(const char *s, size_t len)
 	return out;
 }
 
+static void b64_quantum(struct b64_stream *b, const unsigned char *in, int n)
+{
+	static const char abc[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	uint32_t v = (uint32_t)in[0] << 16 | (n > 1 ? in[1] << 8 : 0) | (n > 2 ? in[2] : 0);
+	char q[4];
+
+	q[0] = abc[v >> 18];
+	q[1] = abc[(v >> 12) & 63];
+	q[2] = n > 1 ? abc[(v >> 6) & 63] : '=';
+	q[3] = n > 2 ? abc[v & 63] : '=';
+	fwrite(q, 1, 4, b->out);
+	b->column += 4;
+	if (b->column >= 4096) {
+		fputc('\n', b->out);
+		b->column = 0;
+	}
+}
+
+void b64_put(struct b64_stream *b, const void *data, size_t len)
+{
+	const unsigned char *in = data;
+
+	while (len && b->npending) {
+		b->pending[b->npending++] = *in++;
+		len--;
+		if (b->npending == 3) {
+			b64_quantum(b, b->pending, 3);
+			b->npending = 0;
+		}
+	}
+	for (; len >= 3; in += 3, len -= 3)
+		b64_quantum(b, in, 3);
+	while (len--)
+		b->pending[b->npending++] = *in++;
+}
+
+void b64_end(struct b64_stream *b)
+{
+	if (b->npending)
+		b64_quantum(b, b->pending, b->npending);
+	b->npending = 0;
+}
+
 int read_bounded_file(const char *path, size_t max, void **buf, size_t *len)
 {
 	size_t got = 0, cap;

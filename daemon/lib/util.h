@@ -56,4 +56,18 @@ void exec_command(const char *who, char *const argv[]) __attribute__((noreturn))
  */
 char *utf8_sanitize(const char *s, size_t len);
 
+/*
+ * Base64 (RFC 4648, with padding) written as it comes, in lines of at most
+ * 4096 characters: b64_put() any number of times, then b64_end().
+ */
+struct b64_stream {
+	FILE *out;
+	unsigned char pending[3];
+	int npending;
+	size_t column;
+};
+
+void b64_put(struct b64_stream *b, const void *data, size_t len);
+void b64_end(struct b64_stream *b);
+
 #endif

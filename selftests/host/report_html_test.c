@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The HTML report in a real browser: Debian's chromium, headless, opens the
- * page offline with no console messages, its DOM holds the three plots,
- * the shaded slices and the bar chart, and its screenshot shows the plot
- * lines and the bars, each in a colour of its own and in its place.  Skipped when chromium is not installed.
+ * The HTML report in a real browser: Debian's chromium, headless, driven
+ * through its DevTools protocol by selftests/host/html_probe.py.  The page
+ * opens offline with no console output and loads nothing; its DOM holds
+ * the plots with ticks, a zero baseline, legends, slice and marker labels;
+ * moving the pointer fills the readout, the wheel zooms, shift+drag pans,
+ * a drag selects a span and prices it in joules, a click on a slice
+ * selects it with the report's own figure; and the screenshot shows each
+ * plot in its colour and place.  Skipped when chromium is not installed.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +23,14 @@
 #include "report_gen.h"
 
 #define POWERPIN	"build/bin/powerpin"
+#define PROBE		"selftests/host/html_probe.py"
 #define MS		1000000ULL
 #define SEC		1000000000ULL
-#define CHROMIUM_FLAGS	"--headless --no-sandbox --disable-gpu --disable-quic --no-first-run " \
-			"--disable-background-networking --disable-component-update " \
-			"--disable-sync --enable-logging=stderr --v=0"
 
 FIXTURE(html) {
 	char dir[64];
 	char page[128];
+	char *facts;		/* the probe's "key=value" lines */
 };
 
 FIXTURE_SETUP(html)
@@ -38,6 +42,8 @@ FIXTURE_SETUP(html)
 
 	if (system("command -v chromium >/dev/null"))
 		SKIP(return, "chromium not installed");
+	if (system("command -v python3 >/dev/null"))
+		SKIP(return, "python3 not installed");
 	if (access(POWERPIN, X_OK))
 		SKIP(return, "%s not built (make userspace)", POWERPIN);
 	strcpy(self->dir, "/tmp/powerpin-html-XXXXXX");
@@ -45,7 +51,7 @@ FIXTURE_SETUP(html)
 	snprintf(in, sizeof(in), "%s/trace.txt", self->dir);
 	snprintf(self->page, sizeof(self->page), "%s/report.html", self->dir);
 
-	/* 60 s: a square-wave load, two processes, a slice every 10 s */
+	/* 60 s: a square-wave load, two processes, a slice every 10 s, two markers */
 	gen_switch(&g, 0, 0, "swapper/0", 0, 0, "render", 300);
 	gen_switch(&g, 0, 1, "swapper/1", 0, 0, "idle", 0);
 	for (t = SEC; t < 61 * SEC; t += 40 * MS) {
@@ -59,6 +65,8 @@ FIXTURE_SETUP(html)
 		gen_mark(&g, SEC + k * 10 * SEC + 2 * SEC, 0, "render", 300, 300, "B|300|frame");
 		gen_mark(&g, SEC + k * 10 * SEC + 5 * SEC, 0, "render", 300, 300, "E|300");
 	}
+	gen_mark(&g, 21 * SEC, 0, "render", 300, 300, "powerpin:phase2");
+	gen_mark(&g, 41 * SEC, 0, "render", 300, 300, "powerpin:phase3");
 	ASSERT_EQ(0, gen_write(&g, in));
 	snprintf(cmd, sizeof(cmd), "%s report %s --html %s >/dev/null", POWERPIN, in, self->page);
 	ASSERT_EQ(0, system(cmd));
@@ -68,25 +76,12 @@ FIXTURE_TEARDOWN(html)
 {
 	char cmd[160];
 
+	free(self->facts);
 	if (!self->dir[0])
 		return;
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
 	if (system(cmd))
 		TH_LOG("could not remove %s", self->dir);
-}
-
-/* chromium @what file://@page; stdout to @out, its log to @log */
-static int chromium(const char *dir, const char *what, const char *page, const char *out,
-		    const char *log)
-{
-	char cmd[1200];
-	int st;
-
-	snprintf(cmd, sizeof(cmd),
-		 "timeout 120 chromium " CHROMIUM_FLAGS " --user-data-dir=%s/profile %s file://%s > %s 2> %s",
-		 dir, what, page, out, log);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static char *slurp(const char *path)
@@ -95,8 +90,11 @@ static char *slurp(const char *path)
 	char *buf;
 	FILE *f = fopen(path, "r");
 
-	if (!f || fstat(fileno(f), &st))
+	if (!f || fstat(fileno(f), &st)) {
+		if (f)
+			fclose(f);
 		return NULL;
+	}
 	buf = calloc(1, st.st_size + 1);
 	if (buf && fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
 		free(buf);
@@ -106,106 +104,158 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-static int count(const char *hay, const char *needle)
+/* Run the probe on @page; its output, or NULL. */
+static char *probe(const char *dir, const char *page)
 {
-	int n = 0;
+	char cmd[600], out[160], sub[160];
 
-	while ((hay = strstr(hay, needle))) {
-		n++;
-		hay++;
+	snprintf(sub, sizeof(sub), "%s/probe", dir);
+	mkdir(sub, 0700);
+	snprintf(out, sizeof(out), "%s/probe.txt", dir);
+	snprintf(cmd, sizeof(cmd), "timeout 180 python3 %s %s %s > %s 2>%s/probe.err", PROBE, page,
+		 sub, out, dir);
+	if (system(cmd))
+		return NULL;
+	return slurp(out);
+}
+
+/* The value of the first "key=" line, in a static buffer ("" if none). */
+static const char *fact(const char *facts, const char *key)
+{
+	static char buf[1024];
+	const char *p = facts;
+	size_t klen = strlen(key), n;
+
+	buf[0] = '\0';
+	while (p && *p) {
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			n = strcspn(p + klen + 1, "\n");
+			if (n >= sizeof(buf))
+				n = sizeof(buf) - 1;
+			memcpy(buf, p + klen + 1, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return buf;
+}
+
+static int fact_int(const char *facts, const char *key)
+{
+	return atoi(fact(facts, key));
+}
+
+static double fact_num(const char *facts, const char *key)
+{
+	const char *v = fact(facts, key);
+
+	return *v ? strtod(v, NULL) : NAN;
+}
+
+static int count_lines(const char *facts, const char *line)
+{
+	const char *p = facts;
+	int n = 0;
+	size_t len = strlen(line);
+
+	while ((p = strstr(p, line))) {
+		if ((p == facts || p[-1] == '\n') && (p[len] == '\n' || !p[len]))
+			n++;
+		p++;
 	}
 	return n;
 }
 
-/* The text of the SVG element that starts at @id, up to its end, or NULL. */
-static char *svg_of(const char *page, const char *id)
+/* The two joule figures of the slice selection line agree */
+static void slice_joules(const char *sel, double *page, double *report)
 {
-	const char *start = strstr(page, id), *end;
+	const char *p = strstr(sel, "): "), *q = strstr(sel, "in the report ");
 
-	if (!start)
-		return NULL;
-	end = strstr(start, "</svg>");
-	return end ? strndup(start, end - start) : NULL;
+	*page = p ? strtod(p + 3, NULL) : NAN;
+	*report = q ? strtod(q + strlen("in the report "), NULL) : NAN;
 }
 
-/* Console output chromium logs for a page: "CONSOLE(...)" lines. */
-static int console_lines(const char *log)
+TEST_F_TIMEOUT(html, dom_and_interaction, 300)
 {
-	return count(log, ":CONSOLE");
+	const char *f;
+	double a, b, span;
+	char *page;
+
+	/* one file: the script allowed by hash, nothing else may run or load */
+	page = slurp(self->page);
+	ASSERT_NE(NULL, page);
+	EXPECT_NE(NULL, strstr(page, "Content-Security-Policy\" content=\"default-src 'none'; "
+				      "style-src 'unsafe-inline'; img-src data:; script-src 'sha256-"));
+	EXPECT_EQ(NULL, strstr(page, "https:"));
+	EXPECT_EQ(NULL, strstr(page, "src=\"http"));
+	free(page);
+
+	self->facts = probe(self->dir, self->page);
+	ASSERT_NE(NULL, self->facts) TH_LOG("html_probe.py failed");
+	f = self->facts;
+	TH_LOG("%s", f);
+	EXPECT_EQ(0, fact_int(f, "console_errors"));
+	EXPECT_EQ(0, fact_int(f, "requests"));
+	/* voltage, current, power and the stacked energy, on one time axis */
+	EXPECT_EQ(4, fact_int(f, "plots"));
+	EXPECT_LE(4 * 5, fact_int(f, "xticks"));
+	EXPECT_LE(4 * 3, fact_int(f, "yticks"));
+	/* current, power and energy include zero and draw it */
+	EXPECT_EQ(3, fact_int(f, "zero_lines"));
+	EXPECT_EQ(1, count_lines(f, "legend=Voltage, every sample"));
+	EXPECT_EQ(1, count_lines(f, "legend=Current (discharge +), every sample"));
+	EXPECT_EQ(1, count_lines(f, "legend=Power (discharge +), every sample"));
+	EXPECT_NE(NULL, strstr(f, "legend=render (300) "));
+	EXPECT_NE(NULL, strstr(f, "legend=decoder (400) "));
+	EXPECT_NE(NULL, strstr(f, "legend=<idle> "));
+	EXPECT_EQ(6, fact_int(f, "slice_labels"));
+	EXPECT_EQ(2, fact_int(f, "marker_labels"));
+
+	/* the whole capture first, time from the first sample */
+	EXPECT_EQ(0.0, fact_num(f, "t0"));
+	EXPECT_EQ(60.0, fact_num(f, "t1"));
+	/* pointing fills the readout with time and values */
+	EXPECT_NE(NULL, strstr(fact(f, "readout"), "t = "));
+	EXPECT_NE(NULL, strstr(fact(f, "readout"), " V, "));
+	EXPECT_NE(NULL, strstr(fact(f, "readout"), " W; energy so far "));
+	/* a wheel notch zooms in around the pointer: 80% of the span */
+	a = fact_num(f, "zoom_t0");
+	b = fact_num(f, "zoom_t1");
+	EXPECT_NEAR(48.0, b - a, 1e-6);
+	EXPECT_LT(0.0, a);
+	EXPECT_GT(60.0, b);
+	/* shift+drag pans: the same span, elsewhere */
+	span = fact_num(f, "pan_t1") - fact_num(f, "pan_t0");
+	EXPECT_NEAR(48.0, span, 1e-6);
+	EXPECT_NE(a, fact_num(f, "pan_t0"));
+	/* a drag selects a span and prices it */
+	EXPECT_NE(NULL, strstr(fact(f, "selection"), " J, mean "));
+	/* a slice clicked: its span, the page's trapezoid and the report's figure agree */
+	EXPECT_EQ(0, strncmp(fact(f, "slice_selection"), "frame: 2.000 s to 5.000 s", 25));
+	slice_joules(fact(f, "slice_selection"), &a, &b);
+	EXPECT_TRUE(isfinite(a) && a > 0);
+	EXPECT_NEAR(b, a, 0.0005 + 1e-4 * b);
 }
 
-TEST_F_TIMEOUT(html, dom_and_console, 300)
+/* The console check can fail: a page that logs an error is caught. */
+TEST_F_TIMEOUT(html, probe_sees_console_errors, 300)
 {
-	char dom[160], log[160], probe[160];
-	char *text, *err;
-	int k, buckets = 0;
+	char path[160];
 	FILE *f;
 
-	snprintf(dom, sizeof(dom), "%s/dom.html", self->dir);
-	snprintf(log, sizeof(log), "%s/chromium.log", self->dir);
-	ASSERT_EQ(0, chromium(self->dir, "--dump-dom", self->page, dom, log));
-	text = slurp(dom);
-	err = slurp(log);
-	ASSERT_NE(NULL, text);
-	ASSERT_NE(NULL, err);
-	EXPECT_EQ(3, count(text, "<svg class=\"plot\""));
-	EXPECT_EQ(3, count(text, "<polyline class=\"mean\""));
-	EXPECT_EQ(3, count(text, "<polygon class=\"envelope\""));
-	/*
-	 * Slices shade the plot buckets they cover: 60 s in 1024 buckets of
-	 * 1 ms doubled until they fit is 64 ms; six 3 s slices, three plots.
-	 */
-	for (k = 0; k < 6; k++) {
-		uint64_t b = (k * 10ULL + 2) * SEC, e = (k * 10ULL + 5) * SEC, w = 64 * MS;
-
-		buckets += (e + w - 1) / w - b / w;
-	}
-	EXPECT_EQ(3 * buckets, count(text, "<rect class=\"slice\""));
-	/* render, decoder, <idle>, <other> */
-	EXPECT_EQ(4, count(text, "<rect class=\"bar\""));
-	/* each plot draws its own mean line and envelope in its own colour */
-	for (k = 0; k < 3; k++) {
-		static const char *const colour[] = { "#59a14f", "#e15759", "#b07aa1" };
-		char id[32], stroke[48], fill[48];
-		char *svg;
-
-		snprintf(id, sizeof(id), "id=\"plot-%d\"", k);
-		snprintf(stroke, sizeof(stroke), "class=\"mean\" fill=\"none\" stroke=\"%s\"",
-			 colour[k]);
-		snprintf(fill, sizeof(fill), "class=\"envelope\" fill=\"%s\"", colour[k]);
-		svg = svg_of(text, id);
-		ASSERT_NE(NULL, svg) TH_LOG("no %s", id);
-		EXPECT_EQ(1, count(svg, stroke)) TH_LOG("%s", id);
-		EXPECT_EQ(1, count(svg, fill)) TH_LOG("%s", id);
-		/* a line with points, not an empty one */
-		EXPECT_EQ(NULL, strstr(svg, "points=\"\"")) TH_LOG("%s", id);
-		EXPECT_EQ(NULL, strstr(svg, "#4e79a7")) TH_LOG("%s uses the bars' colour", id);
-		free(svg);
-	}
-	{
-		char *bars = svg_of(text, "<svg class=\"bars\"");
-
-		ASSERT_NE(NULL, bars);
-		EXPECT_EQ(4, count(bars, "fill=\"#4e79a7\""));
-		free(bars);
-	}
-	EXPECT_EQ(0, console_lines(err)) TH_LOG("console output:\n%s", err);
-	free(text);
-	free(err);
-
-	/* the check above can fail: a page that logs an error is caught */
-	snprintf(probe, sizeof(probe), "%s/probe.html", self->dir);
-	f = fopen(probe, "w");
+	snprintf(path, sizeof(path), "%s/bad.html", self->dir);
+	f = fopen(path, "w");
 	ASSERT_NE(NULL, f);
 	fputs("<!DOCTYPE html><html><body><script>console.error('powerpin-probe')</script></body></html>\n",
 	      f);
 	fclose(f);
-	ASSERT_EQ(0, chromium(self->dir, "--dump-dom", probe, dom, log));
-	err = slurp(log);
-	ASSERT_NE(NULL, err);
-	EXPECT_EQ(1, console_lines(err));
-	EXPECT_NE(NULL, strstr(err, "powerpin-probe"));
-	free(err);
+	self->facts = probe(self->dir, path);
+	ASSERT_NE(NULL, self->facts);
+	EXPECT_EQ(1, fact_int(self->facts, "console_errors"));
+	EXPECT_NE(NULL, strstr(self->facts, "console=powerpin-probe"));
 }
 
 /* ---- screenshot: PNG (8-bit RGB/RGBA, not interlaced) decoded with zlib ---- */
@@ -318,18 +368,25 @@ struct colour_rows {
 	int top, bottom;	/* rows holding them */
 };
 
-static struct colour_rows pixels_near(const struct image *img, int r, int g, int b, int tol)
+/* Pixels of a colour, and the rows holding at least @per_row of them. */
+static struct colour_rows rows_near(const struct image *img, int r, int g, int b, int tol,
+				    int per_row)
 {
 	struct colour_rows c = { 0, -1, -1 };
 	uint32_t x, y;
+	int in_row;
 
 	for (y = 0; y < img->h; y++) {
+		in_row = 0;
 		for (x = 0; x < img->w; x++) {
 			const uint8_t *p = img->px + ((size_t)y * img->w + x) * img->bpp;
 
 			if (abs(p[0] - r) > tol || abs(p[1] - g) > tol || abs(p[2] - b) > tol)
 				continue;
 			c.n++;
+			in_row++;
+		}
+		if (in_row >= per_row) {
 			if (c.top < 0)
 				c.top = y;
 			c.bottom = y;
@@ -338,42 +395,50 @@ static struct colour_rows pixels_near(const struct image *img, int r, int g, int
 	return c;
 }
 
+static struct colour_rows pixels_near(const struct image *img, int r, int g, int b, int tol)
+{
+	return rows_near(img, r, g, b, tol, 1);
+}
+
 TEST_F_TIMEOUT(html, screenshot_shows_plots, 300)
 {
-	char shot[160], what[300], out[160], log[160];
-	struct colour_rows volt, cur, power, bars;
+	struct colour_rows volt, cur, power, stack, slices;
+	char shot[160];
 	struct image img;
 
-	snprintf(shot, sizeof(shot), "%s/shot.png", self->dir);
-	snprintf(out, sizeof(out), "%s/out.txt", self->dir);
-	snprintf(log, sizeof(log), "%s/chromium.log", self->dir);
-	snprintf(what, sizeof(what), "--window-size=1000,1400 --screenshot=%s", shot);
-	ASSERT_EQ(0, chromium(self->dir, what, self->page, out, log));
+	self->facts = probe(self->dir, self->page);
+	ASSERT_NE(NULL, self->facts);
+	snprintf(shot, sizeof(shot), "%s/probe/shot.png", self->dir);
 	ASSERT_EQ(0, png_decode(shot, &img));
 	EXPECT_EQ(1000U, img.w);
-	EXPECT_EQ(1400U, img.h);
-	/* each plot's mean line, in its own colour, spans most of the 800 px width */
+	EXPECT_EQ(1700U, img.h);
+	/* each plot's line, in its own colour, spans most of the 806 px plot width */
 	volt = pixels_near(&img, 0x59, 0xa1, 0x4f, 8);
 	cur = pixels_near(&img, 0xe1, 0x57, 0x59, 8);
 	power = pixels_near(&img, 0xb0, 0x7a, 0xa1, 8);
-	bars = pixels_near(&img, 0x4e, 0x79, 0xa7, 8);
-	EXPECT_GT(volt.n, 400);
-	EXPECT_GT(cur.n, 400);
-	EXPECT_GT(power.n, 400);
-	/* the bars are 16 px tall, the longest 550 px */
-	EXPECT_GT(bars.n, 16 * 400);
-	/* and each where it belongs: the plots in order, then the bar chart */
-	TH_LOG("rows: voltage %d-%d, current %d-%d, power %d-%d, bars %d-%d", volt.top,
-	       volt.bottom, cur.top, cur.bottom, power.top, power.bottom, bars.top, bars.bottom);
+	/* the stacked energy of "render", the largest process */
+	stack = rows_near(&img, 0x68, 0x8c, 0xb3, 10, 100);
+	/* the slice lane's boxes */
+	slices = pixels_near(&img, 0xf2, 0xc1, 0x4e, 8);
+	EXPECT_GT(volt.n, 600);
+	EXPECT_GT(cur.n, 600);
+	EXPECT_GT(power.n, 600);
+	EXPECT_GT(stack.n, 10000);
+	EXPECT_GT(slices.n, 6 * 30 * 10);
+	TH_LOG("rows: slices %d-%d, voltage %d-%d, current %d-%d, power %d-%d, energy %d-%d",
+	       slices.top, slices.bottom, volt.top, volt.bottom, cur.top, cur.bottom, power.top,
+	       power.bottom, stack.top, stack.bottom);
+	/* in order down the page: lane, voltage, current, power, energy */
+	EXPECT_LT(slices.bottom, volt.top);
 	EXPECT_LT(volt.bottom, cur.top);
 	EXPECT_LT(cur.bottom, power.top);
-	EXPECT_LT(power.bottom, bars.top);
-	/* each plot area is 170 px tall */
-	EXPECT_LE(volt.bottom - volt.top, 170);
-	EXPECT_LE(cur.bottom - cur.top, 170);
-	EXPECT_LE(power.bottom - power.top, 170);
-	/* slice shading: #f2c14e at 25% over the plot background */
-	EXPECT_GT(pixels_near(&img, 249, 237, 208, 6).n, 10000);
+	EXPECT_LT(power.bottom, stack.top);
+	/* each plot (and its legend swatch above it) within 180 px */
+	EXPECT_LE(volt.bottom - volt.top, 180);
+	EXPECT_LE(cur.bottom - cur.top, 180);
+	EXPECT_LE(power.bottom - power.top, 180);
+	/* slice bands: #f2c14e at 18% over the plot background */
+	EXPECT_GT(pixels_near(&img, 0xf8, 0xed, 0xd4, 8).n, 10000);
 	free(img.px);
 }
 
