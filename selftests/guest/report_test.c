@@ -354,11 +354,11 @@ TEST(record_to_perfetto)
 	EXPECT_NE(NULL, strstr(text, "clocks { clock_id: 64 timestamp: "));
 	EXPECT_NE(NULL, strstr(text, "trace_packet_defaults { timestamp_clock_id: 64 }"));
 	EXPECT_NE(NULL, strstr(text, "ftrace_clock: FTRACE_CLOCK_LOCAL"));
-	EXPECT_NE(NULL, strstr(text, "sched_switch {"));
+	EXPECT_NE(NULL, strstr(text, "compact_sched { switch_timestamp: "));
 	EXPECT_NE(NULL, strstr(text, "sched_process_fork {"));
 	EXPECT_NE(NULL, strstr(text, "sched_process_exit { comm: \"sleep\""));
 	/* sleeping tasks leave as S: the letters came through */
-	EXPECT_NE(NULL, strstr(text, "prev_state: 1 "));
+	EXPECT_NE(NULL, strstr(text, "switch_prev_state: 1 "));
 	EXPECT_NE(NULL, strstr(text, "type: TYPE_SLICE_BEGIN"));
 	EXPECT_NE(NULL, strstr(text, "name: \"pp_work\""));
 	EXPECT_NE(NULL, strstr(text, "name: \"energy_j\" } type: TYPE_SLICE_END"));

@@ -2,7 +2,8 @@
 /*
  * `powerpin report --perfetto`: every written trace is decoded with
  * `protoc --decode=perfetto.protos.Trace` against the project's .proto, and
- * the decoded text must hold exactly the counter values, sched events,
+ * the decoded text must hold exactly the counter values, sched events
+ * (sched_switch in Perfetto's compact form),
  * slices (with their energy), markers, descriptors and clock snapshot the
  * input implies.  With POWERPIN_PERFETTO_PROTO naming Perfetto's own merged
  * perfetto_trace.proto, each trace must also decode to the same text with
@@ -284,12 +285,20 @@ TEST_F_TIMEOUT(pf, text_capture, 120)
 	EXPECT_NEAR(2.0, e, 1e-9);
 	free(json);
 
-	/* scheduling as ftrace bundles: 5 switches, the fork, the exit */
-	EXPECT_EQ(5, count(text, "sched_switch {"));
+	/* scheduling as ftrace bundles: 5 switches (compact), the fork, the exit */
+	EXPECT_EQ(5, count(text, "switch_next_pid: "));
+	EXPECT_EQ(5, count(text, "switch_timestamp: "));
+	EXPECT_EQ(5, count(text, "switch_next_prio: 120 "));
+	EXPECT_EQ(2, count(text, "compact_sched {"));
+	/* per CPU: the first timestamp absolute, then deltas; the previous task implied */
+	EXPECT_EQ(1, count(text, "switch_timestamp: 99000000000 switch_timestamp: 1950000000 "));
+	EXPECT_EQ(1, count(text, "switch_timestamp: 99000000000 switch_timestamp: 1150000000 switch_timestamp: 100000000 "));
 	EXPECT_EQ(1, count(text, "sched_process_fork { parent_comm: \"spin\" parent_pid: 42 child_comm: \"spin\" child_pid: 43 }"));
 	EXPECT_EQ(1, count(text, "sched_process_exit { comm: \"spin\" pid: 43 prio: 120 }"));
 	/* prev_state=R, as the text said */
-	EXPECT_EQ(5, count(text, "prev_prio: 120 prev_state: 0 "));
+	EXPECT_EQ(5, count(text, "switch_prev_state: 0 "));
+	EXPECT_EQ(1, count(text, "intern_table: \"spin\" intern_table: \"swapper/0\" "
+				 "switch_next_comm_index: 0 switch_next_comm_index: 1 }"));
 	EXPECT_EQ(0, count(text, "clock_snapshot"));
 	EXPECT_EQ(0, count(text, "ftrace_clock"));
 
@@ -373,12 +382,12 @@ TEST_F_TIMEOUT(pf, tracedat_clock_and_states, 120)
 	/* every bundle carries its clock and the pair */
 	EXPECT_EQ(count(text, "ftrace_events {"),
 		  count(text, "ftrace_clock: FTRACE_CLOCK_LOCAL ftrace_timestamp: 200000000000 boot_timestamp: 250000000000"));
-	EXPECT_EQ(8, count(text, "sched_switch {"));
-	EXPECT_EQ(4, count(text, "prev_state: 0 "));
-	EXPECT_EQ(1, count(text, "prev_state: 1 "));
-	EXPECT_EQ(1, count(text, "prev_state: 2048 "));	/* R+ */
-	EXPECT_EQ(1, count(text, "prev_state: 1026 "));	/* I: D without load */
-	EXPECT_EQ(1, count(text, "prev_state: 2 "));
+	EXPECT_EQ(8, count(text, "switch_next_pid: "));
+	EXPECT_EQ(4, count(text, "switch_prev_state: 0 "));
+	EXPECT_EQ(1, count(text, "switch_prev_state: 1 "));
+	EXPECT_EQ(1, count(text, "switch_prev_state: 2048 "));	/* R+ */
+	EXPECT_EQ(1, count(text, "switch_prev_state: 1026 "));	/* I: D without load */
+	EXPECT_EQ(1, count(text, "switch_prev_state: 2 "));
 	EXPECT_EQ(1, count(text, "child_pid: 44"));
 	EXPECT_EQ(1, count(text, "sched_process_exit { comm: \"spin\" pid: 44 prio: 120 }"));
 	EXPECT_EQ(1, count(text, "lost_events: true"));
