@@ -10,12 +10,16 @@
  *   bench report: target speedup >= 5: met|missed
  *   bench report: target peak RSS < 64 MiB: met|missed
  *   bench report: energy check: ...
+ *   bench report outputs: text / html / perfetto / chrome-json: time, size, ratios
+ *   bench report html: load and redraw in headless chromium (when installed)
  *
  * The targets are reported, not enforced: timings on a shared machine
  * vary.  The two energies must agree within 0.1%, or the benchmark fails:
  * that is a correctness check of the report against an independent sum.
  *
- * POWERPIN_BENCH_SECONDS shortens the capture (default 3600).
+ * POWERPIN_BENCH_SECONDS shortens the capture (default 3600);
+ * POWERPIN_BENCH_KEEP=1 keeps the capture and the outputs (the directory
+ * is printed).
  */
 #include <errno.h>
 #include <math.h>
@@ -36,6 +40,8 @@
 #define TARGET_SPEEDUP	5.0
 #define TARGET_RSS_MIB	64.0
 #define ENERGY_TOL	0.001	/* relative */
+
+static unsigned long samples_written;
 
 static const char *const tasks[] = { "swapper", "surfaceflinger", "RenderThread", "kworker/0:1",
 				     "binder:501_2", "app_main", "audio_hal" };
@@ -82,6 +88,7 @@ static int generate(const char *path, unsigned int seconds)
 
 			charge_nah += ua / 360;		/* 10 ms of it */
 			tdat_battery(&w, 0, t, 77, (uint32_t)seq++, uv, ua, charge_nah / 1000, 0);
+			samples_written++;
 			next_power += 10000000;
 		} else if (kind == 1) {
 			int next = (rnd >> 16) % (sizeof(tasks) / sizeof(tasks[0]));
@@ -143,6 +150,70 @@ static double json_energy(const char *path)
 			break;
 	fclose(f);
 	return e;
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long)st.st_size;
+}
+
+/*
+ * Each output on its own, against the text report of the same capture (the
+ * text summary is printed by every run; the others add the second pass).
+ */
+static int bench_outputs(const char *dat, const char *dir)
+{
+	static const struct { const char *name, *opt, *file; } outs[] = {
+		{ "html", "--html", "report.html" },
+		{ "perfetto", "--perfetto", "trace.pftrace" },
+		{ "chrome-json", "--chrome-json", "trace.json" },
+	};
+	char cmd[1024], path[160], text[160];
+	struct run base, r;
+	size_t k;
+
+	snprintf(text, sizeof(text), "%s/report.txt", dir);
+	snprintf(cmd, sizeof(cmd), "%s report %s > %s", POWERPIN, dat, text);
+	if (timed(cmd, &base) || !WIFEXITED(base.status) || WEXITSTATUS(base.status))
+		return -1;
+	printf("bench report outputs: text %.2f s, peak %.1f MiB, %ld bytes\n", base.wall_s,
+	       base.maxrss_kb / 1024.0, file_size(text));
+	for (k = 0; k < sizeof(outs) / sizeof(outs[0]); k++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, outs[k].file);
+		snprintf(cmd, sizeof(cmd), "%s report %s %s %s >/dev/null", POWERPIN, dat, outs[k].opt,
+			 path);
+		if (timed(cmd, &r) || !WIFEXITED(r.status) || WEXITSTATUS(r.status))
+			return -1;
+		printf("bench report outputs: %s %.2f s (%.1fx the text report), peak %.1f MiB, %.1f MiB (%.1f bytes per sample)\n",
+		       outs[k].name, r.wall_s, r.wall_s / base.wall_s, r.maxrss_kb / 1024.0,
+		       file_size(path) / 1048576.0, file_size(path) / (double)samples_written);
+	}
+	/* the page in a browser: load with the first drawing, and one redraw */
+	if (!system("command -v chromium >/dev/null && command -v python3 >/dev/null")) {
+		char out[160], line[512];
+		double load = NAN, redraw = NAN;
+		int errors = -1;
+		FILE *f;
+
+		snprintf(out, sizeof(out), "%s/probe.txt", dir);
+		snprintf(cmd, sizeof(cmd), "mkdir -p %s/probe && timeout 600 python3 selftests/host/html_probe.py %s/report.html %s/probe > %s 2>/dev/null",
+			 dir, dir, dir, out);
+		if (system(cmd) || !(f = fopen(out, "r"))) {
+			printf("bench report html: the chromium run failed\n");
+			return 0;
+		}
+		while (fgets(line, sizeof(line), f)) {
+			sscanf(line, "load_ms=%lf", &load);
+			sscanf(line, "redraw_ms=%lf", &redraw);
+			sscanf(line, "console_errors=%d", &errors);
+		}
+		fclose(f);
+		printf("bench report html: headless chromium loads and draws the page in %.0f ms, redraws every plot in %.1f ms, %d console errors\n",
+		       load, redraw, errors);
+	}
+	return 0;
 }
 
 int main(void)
@@ -218,8 +289,16 @@ int main(void)
 	}
 	printf("bench report: energy check: agree within %.1f%% (difference %.2g%%)\n",
 	       ENERGY_TOL * 100, fabs(e_pp - e_adhoc) / fabs(e_adhoc) * 100);
+	if (bench_outputs(dat, dir)) {
+		fprintf(stderr, "bench report: an output run failed\n");
+		goto out;
+	}
 	ret = 0;
 out:
+	if (getenv("POWERPIN_BENCH_KEEP")) {
+		printf("bench report: kept %s\n", dir);
+		return ret;
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		fprintf(stderr, "bench report: could not remove %s\n", dir);
