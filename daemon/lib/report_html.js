@@ -153,6 +153,11 @@
   ebox.appendChild(eh);
   var esvg = el('svg', { class: 'pp-plot pp-energy', id: 'pp-plot-energy', width: W,
                          height: H + T + B }, ebox);
+  // the processes' legend wraps as text does, below the chart
+  var elegend = document.createElement('div');
+  elegend.className = 'pp-legend';
+  elegend.style.cssText = 'font-size:12px;max-width:' + W + 'px;margin-left:' + L + 'px';
+  ebox.appendChild(elegend);
   root.appendChild(ebox);
 
   // min, max and mean of pl.data per pixel column over the visible range
@@ -263,11 +268,17 @@
   function drawEnergy() {
     var svg = esvg, tt = energy.t, series = energy.series;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    var hi = 0, lo = 0, top = tt.map(function () { return 0; });
+    var hi = -Infinity, lo = 0, top = tt.map(function () { return 0; });
     series.forEach(function (s) {
-      s.j.forEach(function (x, k) { top[k] += x; hi = Math.max(hi, top[k]); lo = Math.min(lo, top[k]); });
+      s.j.forEach(function (x, k) { top[k] += x; });
     });
-    hi = hi * 1.06 || 1;
+    // the range of the points in view and the one each side of it
+    tt.forEach(function (x, k) {
+      if ((k + 1 < tt.length && tt[k + 1] < view.t0) || (k > 0 && tt[k - 1] > view.t1)) return;
+      hi = Math.max(hi, top[k]);
+      lo = Math.min(lo, top[k]);
+    });
+    hi = isFinite(hi) && hi > 0 ? hi * 1.06 : 1;
     var Y = axes(svg, lo, hi, 'J', true), base = tt.map(function () { return 0; });
     series.forEach(function (s, si) {
       var up = [], down = [];
@@ -279,9 +290,17 @@
       el('polygon', { class: 'pp-stack', points: up.concat(down.reverse()).join(' '),
                       fill: PCOL[si % PCOL.length], 'fill-opacity': 0.85, 'clip-path': svg.clip }, svg);
     });
-    legend(svg, series.map(function (s, si) {
-      return { colour: PCOL[si % PCOL.length], label: s.name + ' ' + fmt(s.total, 'J') };
-    }));
+    while (elegend.firstChild) elegend.removeChild(elegend.firstChild);
+    series.forEach(function (s, si) {
+      var item = document.createElement('span'), sw = document.createElement('span');
+      sw.style.cssText = 'display:inline-block;width:12px;height:8px;margin-right:4px;background:' +
+        PCOL[si % PCOL.length];
+      item.className = 'pp-legend-item';
+      item.style.cssText = 'display:inline-block;margin-right:14px;white-space:nowrap';
+      item.appendChild(sw);
+      item.appendChild(document.createTextNode(s.name + ' ' + fmt(s.total, 'J')));
+      elegend.appendChild(item);
+    });
     esvg.Y = Y;
   }
 
