@@ -63,6 +63,7 @@ static void __exit powerpin_exit(void)
 {
 	misc_deregister(&powerpin_misc);
 	powerpin_sampler_exit();
+	powerpin_gate_exit();
 	powerpin_netlink_exit();
 }
 

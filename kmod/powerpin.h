@@ -35,7 +35,13 @@ struct powerpin_status {
 	u32 last_flags;
 };
 
+/* gate.c: who consumes the powerpin events */
+bool powerpin_gate_has_consumers(void);
+bool powerpin_gate_would_record(void);
+void powerpin_gate_exit(void);
+
 /* sampler.c */
+void powerpin_sampler_kick(void);
 int powerpin_sampler_init(void);
 void powerpin_sampler_exit(void);
 void powerpin_sampler_get_status(struct powerpin_status *st);

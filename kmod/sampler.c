@@ -1,73 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Battery sampler: one kthread for the life of the module reads a
+ * Battery sampler: one freezable kthread for the life of the module reads a
  * power_supply at absolute deadlines and writes powerpin:battery and
- * powerpin:counter events into the ftrace ring buffer.
+ * powerpin:counter events.  kmod/README.md states the rules; in short:
  *
- * Gate.  The thread samples only while at least one powerpin event is
- * enabled (counted by the events' reg/unreg callbacks) and the top-level
- * tracing_on is 1 (tracing_is_on()).  With no powerpin event enabled it
- * sleeps with no timer at all; enabling an event wakes it.  tracing_on has
- * no notifier, so while an event is enabled but tracing_on is 0 the thread
- * polls it every period, clamped to 10..100 ms: a 1 ms period does not cost
- * a wakeup per millisecond while tracing is off, and `echo 1 > tracing_on`
- * starts samples within 100 ms at worst.
+ * Gate.  The gauge is read only when at least one consumer would record
+ * the sample (gate.c): the top level or a tracefs instance with the event
+ * enabled and its buffer on, perf, triggers on the event, another probe.
+ * With no consumer at all the thread sleeps with no timer; registrations
+ * wake it.  While consumers exist but none would record (tracing_on 0, an
+ * enable_event trigger not fired yet) nothing notifies a change, so the
+ * thread looks again every period clamped to 10..50 ms: a consumer that
+ * becomes able to record gets its first sample within about 50 ms.  seq
+ * and the counters count recorded samples only.
  *
- * Timing.  Deadlines are absolute (CLOCK_MONOTONIC, hrtimer sleep): the
- * k-th deadline of a capture is start + k * period.  A deadline that has
- * already passed when the thread gets to it (slow bus, busy CPU) is counted
- * in "missed" and skipped, so samples + missed follows wall time and late
- * samples never come in a burst.  The next sample carries
- * POWERPIN_SAMPLE_LATE.  No sleep lasts longer than 100 ms, whatever the
- * period: the thread wakes to look at the gate and goes back to sleep
- * until the same deadline, so `echo 0 > tracing_on` closes the capture
- * within 100 ms even at a 60 s period.
+ * Timing.  The k-th deadline of a capture is start + k * period on
+ * CLOCK_MONOTONIC.  A wake-up that finds several deadlines passed (slow
+ * bus, busy CPU, a system freeze) takes one sample, flagged LATE, and
+ * counts the others in "missed"; the next deadline is then at least half a
+ * period away, so late samples never come in a burst.  A new period starts
+ * a new series of deadlines one new period after the change.
  *
- * Supply.  Looked up by name ("" = the first present battery-type supply)
- * only while the gate is open, and again at every deadline until found.  The
- * thread holds a plain device reference, not power_supply_get_by_name()'s
- * use count: power_supply_unregister() WARNs when a use count is still held,
- * which is exactly what a driver unbind in the middle of a capture does.
- * After unregister, power_supply_get_property() answers -ENODEV, and that is
- * how the thread notices the supply went away (counted in supply_lost).
- * A device reference keeps the struct, not the driver: an unbind running
- * while a property is being read would free the driver's data under the
- * read.  So the thread also holds the supply's parent (the device the
- * driver is bound to) and reads with the parent's device lock held, the
- * lock driver unbind takes: a read and an unbind never overlap, and after
- * an unbind the read stops at -ENODEV without calling into the driver.
- * Between two reads (gate closed, long period) a status query looks the
- * bound name up itself, so supply_present says whether the supply is still
- * registered rather than what the last read found.
- * The lookup walks the power_supply class: 6.9 made the class static and
- * exports power_supply_for_each_device() instead, older kernels export the
- * class itself for class_for_each_device() (kmod/Kbuild tells which from the
- * headers).
+ * Supply.  Nothing of a supply is held between two samples: each sample
+ * looks the supply up by name (a device reference, no use count), reads it
+ * under the supply's own device lock, and lets go of both before the
+ * thread sleeps again.  Since device_del() takes that lock (compat.h),
+ * power_supply_unregister() cannot finish while a read is in progress, and
+ * once it has begun the core answers -ENODEV without calling the driver.
+ * The parent device is never touched.
  *
- * Debugfs: /sys/kernel/debug/powerpin/status, read-only, one "key value"
- * line each:
- *   state            idle | waiting_supply | sampling
- *   event_enabled    1 while at least one powerpin event is enabled
- *   tracing_on       top-level tracing_on
- *   supply           configured supply name (empty = first battery)
- *   supply_bound     supply in use, empty if none
- *   supply_present   1 while a supply is bound and still registered
- *   period_us        sampling period
- *   samples          samples emitted since load (= last_seq)
- *   read_errors      samples with POWERPIN_SAMPLE_READ_ERROR
- *   missed           deadlines skipped because they had already passed
- *   supply_lost      times the bound supply went away (or was replaced
- *                    after the supply parameter changed)
- *   supply_found     times a supply was bound
- *   last_seq, last_time_ns (CLOCK_BOOTTIME), last_voltage_uv,
- *   last_current_ua, last_charge_uah, last_power_uw, last_flags
- *   kthread_pid      pid of the sampler kthread
+ * Freezer.  The thread is freezable and freezes only between samples, so
+ * no gauge transfer happens while the system is frozen for suspend.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/errno.h>
+#include <linux/freezer.h>
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
@@ -75,7 +45,6 @@
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/power_supply.h>
-#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -84,15 +53,15 @@
 #include <linux/tracepoint.h>
 #include <linux/powerpin.h>
 
+#include "compat.h"
 #include "powerpin.h"
-
-#define CREATE_TRACE_POINTS
 #include "trace.h"
 
 /* POWERPIN_PERIOD_US_MIN and _MAX come from the uapi header */
 #define POWERPIN_PERIOD_US_DEFAULT	100000
-#define POWERPIN_POLL_US_MIN		10000
-#define POWERPIN_POLL_US_MAX		100000
+/* how often the gate is looked at when nothing announces a change */
+#define POWERPIN_POLL_NS_MIN		(10 * NSEC_PER_MSEC)
+#define POWERPIN_POLL_NS_MAX		(50 * NSEC_PER_MSEC)
 
 /* Configuration and counters, all under powerpin_lock. */
 static DEFINE_SPINLOCK(powerpin_lock);
@@ -102,57 +71,36 @@ static unsigned int powerpin_supply_gen;
 static struct powerpin_status powerpin_stats;
 static struct task_struct *powerpin_task;
 
-/* Enabled powerpin events; a wakeup request for the thread. */
-static atomic_t powerpin_events_enabled = ATOMIC_INIT(0);
+/* A wakeup request for the thread. */
 static atomic_t powerpin_kicked = ATOMIC_INIT(0);
 static u32 powerpin_seq;	/* kthread only */
 static struct dentry *powerpin_debugfs;
 
-/* The thread's own state; nothing else touches it. */
+/* The thread's own state; nothing else touches it, no pointer in it. */
 struct powerpin_capture {
-	bool open;			/* gate open: capture in progress */
+	bool open;			/* a consumer records: capture in progress */
 	u32 period_us;
+	u64 period_ns;
 	unsigned int supply_gen;
-	char supply[POWERPIN_SUPPLY_NAME_MAX];
-	struct power_supply *psy;	/* device reference held */
-	struct device *parent;		/* psy's parent, reference held */
-	bool announced;			/* psy answered once: counted as found */
-	char bound[POWERPIN_SUPPLY_NAME_MAX];
+	char supply[POWERPIN_SUPPLY_NAME_MAX];	/* configured ("" = first battery) */
+	char bound[POWERPIN_SUPPLY_NAME_MAX];	/* supply read last, "" if none */
 	ktime_t next;			/* next deadline */
-	bool late;			/* deadlines skipped since last sample */
+	bool late;			/* deadlines missed since the last sample */
 	bool have_prev;
 	s64 prev_voltage_uv, prev_current_ua, prev_charge_uah;
 	u64 capture_samples;
 };
 
-static void powerpin_sampler_kick(void)
+/* Wake the thread: consumers, configuration or tracepoint probes changed. */
+void powerpin_sampler_kick(void)
 {
 	unsigned long irqflags;
 
-	atomic_xchg(&powerpin_kicked, 1);
+	atomic_set(&powerpin_kicked, 1);
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	if (powerpin_task)
 		wake_up_process(powerpin_task);
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-}
-
-/*
- * Tracepoint reg/unreg callbacks of both events: each runs when its event
- * gets its first probe or loses its last one.  unreg may also run after
- * powerpin_sampler_exit(), when the module's events are torn down; then
- * there is no thread left to wake.
- */
-int powerpin_trace_reg(void)
-{
-	atomic_inc(&powerpin_events_enabled);
-	powerpin_sampler_kick();
-	return 0;
-}
-
-void powerpin_trace_unreg(void)
-{
-	atomic_dec(&powerpin_events_enabled);
-	powerpin_sampler_kick();
 }
 
 static void powerpin_set_state(u32 state)
@@ -167,35 +115,49 @@ static void powerpin_set_state(u32 state)
 /* ---- supply lookup ------------------------------------------------------ */
 
 struct powerpin_lookup {
-	const char *name;
-	struct device *dev;
-	struct device *parent;
+	const char *name;		/* "" = the first system battery */
+	struct power_supply *psy;	/* found: device reference held */
+	bool busy;			/* a candidate could not answer yet */
 };
 
 /*
- * The first battery's "present" is read inside the class walk, where
- * sleeping on a device lock is not wanted: a parent that is busy binding or
- * unbinding is passed over this time and looked at again on the next try.
+ * The power_supply core's own rule (power_supply_is_system_supplied()): a
+ * supply whose SCOPE is Device powers a peripheral (a HID mouse's battery),
+ * not the system.  Returns 1 for a present system battery, 0 for anything
+ * else, -EAGAIN when the supply cannot tell yet (registering, or its driver
+ * still initialising).  Reads under the supply's lock: a supply that
+ * answers is registered and stays so until the lock is dropped, so its
+ * desc (the driver's) may be looked at.
  */
-static bool powerpin_battery_absent(struct power_supply *psy)
+static int powerpin_system_battery(struct power_supply *psy)
 {
 	union power_supply_propval val = {};
-	struct device *parent = psy->dev.parent;
-	bool absent;
+	int ret;
 
-	if (parent && !device_trylock(parent))
-		return true;
-	absent = !power_supply_get_property(psy, POWER_SUPPLY_PROP_PRESENT,
-					    &val) && !val.intval;
-	if (parent)
-		device_unlock(parent);
-	return absent;
+	ret = power_supply_get_property(psy, POWER_SUPPLY_PROP_SCOPE, &val);
+	if (ret == -ENODEV)
+		return 0;		/* going away */
+	if (ret == -EAGAIN)
+		return -EAGAIN;
+	if (psy->desc->type != POWER_SUPPLY_TYPE_BATTERY)
+		return 0;
+	if (!ret && val.intval == POWER_SUPPLY_SCOPE_DEVICE)
+		return 0;
+	val.intval = 1;
+	ret = power_supply_get_property(psy, POWER_SUPPLY_PROP_PRESENT, &val);
+	if (ret == -EAGAIN)
+		return -EAGAIN;
+	if (ret == -ENODEV)
+		return 0;
+	/* a supply without PRESENT is there; a bay without a battery is not */
+	return ret || val.intval;
 }
 
 static int powerpin_match_supply(struct device *dev, void *data)
 {
 	struct powerpin_lookup *lookup = data;
 	struct power_supply *psy = dev_get_drvdata(dev);
+	int battery;
 
 	if (!psy)
 		return 0;
@@ -203,70 +165,69 @@ static int powerpin_match_supply(struct device *dev, void *data)
 		if (strcmp(dev_name(dev), lookup->name))
 			return 0;
 	} else {
-		if (!psy->desc || psy->desc->type != POWER_SUPPLY_TYPE_BATTERY)
-			return 0;
-		/* a bay without a battery: look further */
-		if (powerpin_battery_absent(psy))
+		powerpin_supply_lock(psy);
+		battery = powerpin_system_battery(psy);
+		powerpin_supply_unlock(psy);
+		/* busy: retried at the next deadline, never passed over */
+		if (battery == -EAGAIN) {
+			lookup->busy = true;
+			return 1;
+		}
+		if (!battery)
 			return 0;
 	}
-	lookup->dev = get_device(dev);
-	lookup->parent = get_device(dev->parent);
+	get_device(dev);
+	lookup->psy = psy;
 	return 1;
 }
 
 /*
- * Find a supply by name ("" = the first present battery) and take a
- * reference on it and, if @parent is given, on its parent device.
+ * Find a supply by name ("" = the first present system battery, in
+ * registration order) and take a device reference on it: no use count, and
+ * nothing on its parent.  NULL if there is none, or if the first battery
+ * cannot be chosen yet (@busy).
  */
-static struct power_supply *powerpin_find_supply(const char *name,
-						 struct device **parent)
+static struct power_supply *powerpin_find_supply(const char *name, bool *busy)
 {
 	struct powerpin_lookup lookup = { .name = name };
 
-#ifdef POWERPIN_HAVE_PSY_FOR_EACH
-	power_supply_for_each_device(&lookup, powerpin_match_supply);
-#else
-	class_for_each_device(power_supply_class, NULL, &lookup,
-			      powerpin_match_supply);
-#endif
-	if (!lookup.dev)
-		return NULL;
-	if (parent)
-		*parent = lookup.parent;
-	else
-		put_device(lookup.parent);
-	return dev_get_drvdata(lookup.dev);
+	powerpin_for_each_supply(&lookup, powerpin_match_supply);
+	if (busy)
+		*busy = lookup.busy;
+	return lookup.psy;
 }
 
-static void powerpin_release_supply(struct powerpin_capture *run, bool lost)
+static void powerpin_put_supply(struct power_supply *psy)
+{
+	put_device(powerpin_supply_dev(psy));
+}
+
+/* The supply the thread read last is gone (or no longer the one wanted). */
+static void powerpin_supply_lost(struct powerpin_capture *run)
 {
 	unsigned long irqflags;
 
-	if (!run->psy)
-		return;
-	put_device(&run->psy->dev);
-	put_device(run->parent);
-	run->psy = NULL;
-	run->parent = NULL;
-	if (run->announced && lost) {
-		spin_lock_irqsave(&powerpin_lock, irqflags);
-		powerpin_stats.supply_lost++;
-		powerpin_stats.supply_present = false;
-		powerpin_stats.supply_bound[0] = '\0';
-		spin_unlock_irqrestore(&powerpin_lock, irqflags);
-		powerpin_netlink_supply_lost(run->bound);
-	}
-	run->announced = false;
 	run->have_prev = false;
+	if (!run->bound[0])
+		return;
+	spin_lock_irqsave(&powerpin_lock, irqflags);
+	powerpin_stats.supply_lost++;
+	powerpin_stats.supply_present = false;
+	powerpin_stats.supply_bound[0] = '\0';
+	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+	powerpin_netlink_supply_lost(run->bound);
 	run->bound[0] = '\0';
 }
 
-static void powerpin_announce_supply(struct powerpin_capture *run)
+static void powerpin_supply_found(struct powerpin_capture *run,
+				  const char *name)
 {
 	unsigned long irqflags;
 
-	strscpy(run->bound, dev_name(&run->psy->dev), sizeof(run->bound));
-	run->announced = true;
+	if (run->bound[0] && !strcmp(run->bound, name))
+		return;
+	powerpin_supply_lost(run);
+	strscpy(run->bound, name, sizeof(run->bound));
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_stats.supply_found++;
 	powerpin_stats.supply_present = true;
@@ -277,38 +238,6 @@ static void powerpin_announce_supply(struct powerpin_capture *run)
 }
 
 /* ---- one sample ---------------------------------------------------------- */
-
-/*
- * Whether an event has its probes attached: the tracepoint key's count, as
- * trace_<event>_enabled() would say, read as plain data.
- */
-#define powerpin_event_on(event) static_key_enabled(&__tracepoint_##event.key)
-
-/*
- * Events are written through the tracepoints' iterators, as __DO_TRACE()
- * does when an event has several probes, instead of trace_battery() and
- * trace_counter().  Those inline a jump-label branch and a static call that
- * are rewritten each time an event is enabled or disabled; under qemu TCG
- * the thread running through them around such a rewrite hit stale int3
- * bytes and oopsed (100 load/unload cycles with events being enabled).  The
- * iterator is plain code, and the key count keeps trace_<event>()'s
- * "only when enabled" rule.
- */
-static void powerpin_emit_battery(const struct powerpin_sample *s)
-{
-	if (!powerpin_event_on(battery))
-		return;
-	preempt_disable_notrace();
-	__traceiter_battery(NULL, s);
-	preempt_enable_notrace();
-}
-
-static void powerpin_emit_counter(const char *track_name, s64 value)
-{
-	preempt_disable_notrace();
-	__traceiter_counter(NULL, track_name, value);
-	preempt_enable_notrace();
-}
 
 enum powerpin_prop_idx {
 	PP_VOLTAGE, PP_CURRENT, PP_CHARGE, PP_CURRENT_AVG, PP_CAPACITY,
@@ -334,17 +263,19 @@ static const char * const powerpin_tracks[PP_NR_PROPS] = {
 };
 
 /*
- * Read every property into @val.  Returns false if the supply is gone
- * (-ENODEV); otherwise @ok has a bit per property read and @flags says why
- * the others were not.
+ * Read every property into @val under the supply's lock.  Returns false if
+ * the supply is going away (-ENODEV); otherwise @ok has a bit per property
+ * read and @flags says why the others were not.
  */
 static bool powerpin_read_supply(struct power_supply *psy,
 				 s64 val[PP_NR_PROPS], u32 *ok, u32 *flags)
 {
 	union power_supply_propval pv;
+	bool present = true;
 	int i, ret;
 
-	for (i = 0; i < PP_NR_PROPS; i++) {
+	powerpin_supply_lock(psy);
+	for (i = 0; i < PP_NR_PROPS && present; i++) {
 		pv.intval = 0;
 		ret = power_supply_get_property(psy, powerpin_props[i], &pv);
 		val[i] = ret ? 0 : pv.intval;
@@ -353,7 +284,8 @@ static bool powerpin_read_supply(struct power_supply *psy,
 			*ok |= BIT(i);
 			break;
 		case -ENODEV:
-			return false;
+			present = false;
+			break;
 		case -EINVAL:
 		case -ENODATA:
 		case -EOPNOTSUPP:
@@ -368,108 +300,123 @@ static bool powerpin_read_supply(struct power_supply *psy,
 			break;
 		}
 	}
-	return true;
+	powerpin_supply_unlock(psy);
+	return present;
 }
 
-static void powerpin_take_sample(struct powerpin_capture *run)
+static void powerpin_fill_sample(struct powerpin_capture *run,
+				 struct powerpin_sample *s,
+				 const s64 val[PP_NR_PROPS], u32 flags)
 {
-	struct powerpin_sample s = {};
-	s64 val[PP_NR_PROPS];
-	unsigned long irqflags;
-	u32 ok = 0, flags = 0;
-	bool present;
-	u64 t0;
-	int i;
-
-	if (!run->psy) {
-		run->psy = powerpin_find_supply(run->supply, &run->parent);
-		if (!run->psy) {
-			powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
-			return;
-		}
-	}
-	if (!powerpin_event_on(battery) && !powerpin_event_on(counter))
-		return;
-
-	t0 = ktime_get_ns();
-	if (run->parent)
-		device_lock(run->parent);
-	present = powerpin_read_supply(run->psy, val, &ok, &flags);
-	if (run->parent)
-		device_unlock(run->parent);
-	if (!present) {
-		powerpin_release_supply(run, true);
-		powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
-		return;
-	}
-	s.read_ns = ktime_get_ns() - t0;
-	if (!run->announced)
-		powerpin_announce_supply(run);
-	/* tracing_on went to 0 during the read: this sample goes nowhere */
-	if (!tracing_is_on())
-		return;
-
-	s.voltage_uv = val[PP_VOLTAGE];
-	s.current_ua = val[PP_CURRENT];
-	s.charge_uah = val[PP_CHARGE];
-	s.power_uw = div_s64(s.voltage_uv * s.current_ua, 1000000);
-	s.current_avg_ua = val[PP_CURRENT_AVG];
-	s.capacity = val[PP_CAPACITY];
-	s.temp_dc = val[PP_TEMP];
-	if (run->have_prev && s.voltage_uv == run->prev_voltage_uv &&
-	    s.current_ua == run->prev_current_ua &&
-	    s.charge_uah == run->prev_charge_uah)
+	s->voltage_uv = val[PP_VOLTAGE];
+	s->current_ua = val[PP_CURRENT];
+	s->charge_uah = val[PP_CHARGE];
+	s->power_uw = div_s64(s->voltage_uv * s->current_ua, 1000000);
+	s->current_avg_ua = val[PP_CURRENT_AVG];
+	s->capacity = val[PP_CAPACITY];
+	s->temp_dc = val[PP_TEMP];
+	if (run->have_prev && s->voltage_uv == run->prev_voltage_uv &&
+	    s->current_ua == run->prev_current_ua &&
+	    s->charge_uah == run->prev_charge_uah)
 		flags |= POWERPIN_SAMPLE_REPEATED;
 	if (run->late)
 		flags |= POWERPIN_SAMPLE_LATE;
-	s.flags = flags;
-	s.seq = ++powerpin_seq;
-	run->late = false;
+	s->flags = flags;
 	run->have_prev = true;
-	run->prev_voltage_uv = s.voltage_uv;
-	run->prev_current_ua = s.current_ua;
-	run->prev_charge_uah = s.charge_uah;
-	run->capture_samples++;
+	run->prev_voltage_uv = s->voltage_uv;
+	run->prev_current_ua = s->current_ua;
+	run->prev_charge_uah = s->charge_uah;
+}
 
-	powerpin_emit_battery(&s);
-	if (powerpin_event_on(counter)) {
+static void powerpin_emit(const struct powerpin_sample *s,
+			  const s64 val[PP_NR_PROPS], u32 ok)
+{
+	unsigned long irqflags;
+	int i;
+
+	trace_battery(s);
+	if (trace_counter_enabled()) {
 		for (i = 0; i < PP_NR_PROPS; i++)
 			if (ok & BIT(i))
-				powerpin_emit_counter(powerpin_tracks[i], val[i]);
+				trace_counter(powerpin_tracks[i], val[i]);
 		if ((ok & BIT(PP_VOLTAGE)) && (ok & BIT(PP_CURRENT)))
-			powerpin_emit_counter("power_uw", s.power_uw);
+			trace_counter("power_uw", s->power_uw);
 	}
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_stats.state = POWERPIN_STATE_SAMPLING;
 	powerpin_stats.samples++;
-	if (flags & POWERPIN_SAMPLE_READ_ERROR)
+	if (s->flags & POWERPIN_SAMPLE_READ_ERROR)
 		powerpin_stats.read_errors++;
-	powerpin_stats.last_seq = s.seq;
+	powerpin_stats.last_seq = s->seq;
 	powerpin_stats.last_time_ns = ktime_get_boottime_ns();
-	powerpin_stats.last_voltage_uv = s.voltage_uv;
-	powerpin_stats.last_current_ua = s.current_ua;
-	powerpin_stats.last_charge_uah = s.charge_uah;
-	powerpin_stats.last_power_uw = s.power_uw;
-	powerpin_stats.last_flags = s.flags;
+	powerpin_stats.last_voltage_uv = s->voltage_uv;
+	powerpin_stats.last_current_ua = s->current_ua;
+	powerpin_stats.last_charge_uah = s->charge_uah;
+	powerpin_stats.last_power_uw = s->power_uw;
+	powerpin_stats.last_flags = s->flags;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+}
+
+/*
+ * One sample: look the supply up, read it, and emit it if a consumer still
+ * records (tracing_on may have gone to 0 during the read: then the sample
+ * goes nowhere and is not counted).  Holds nothing when it returns.
+ */
+static void powerpin_take_sample(struct powerpin_capture *run)
+{
+	struct powerpin_sample s = {};
+	char name[POWERPIN_SUPPLY_NAME_MAX];
+	struct power_supply *psy;
+	s64 val[PP_NR_PROPS];
+	u32 ok = 0, flags = 0;
+	bool present, busy;
+	u64 t0;
+
+	psy = powerpin_find_supply(run->supply, &busy);
+	if (!psy) {
+		/* a busy first battery is not lost: it is retried */
+		if (!busy)
+			powerpin_supply_lost(run);
+		powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
+		return;
+	}
+	strscpy(name, dev_name(powerpin_supply_dev(psy)), sizeof(name));
+	t0 = ktime_get_ns();
+	present = powerpin_read_supply(psy, val, &ok, &flags);
+	s.read_ns = ktime_get_ns() - t0;
+	powerpin_put_supply(psy);
+	if (!present) {
+		powerpin_supply_lost(run);
+		powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
+		return;
+	}
+	powerpin_supply_found(run, name);
+	if (!powerpin_gate_would_record())
+		return;
+
+	powerpin_fill_sample(run, &s, val, flags);
+	s.seq = ++powerpin_seq;
+	run->late = false;
+	run->capture_samples++;
+	powerpin_emit(&s, val, ok);
 }
 
 /* ---- the thread ---------------------------------------------------------- */
 
-static void powerpin_gate_open(struct powerpin_capture *run)
+static void powerpin_capture_open(struct powerpin_capture *run)
 {
 	run->open = true;
 	run->capture_samples = 0;
 	run->late = false;
 	run->have_prev = false;
 	run->next = ktime_get();
-	powerpin_set_state(run->announced ? POWERPIN_STATE_SAMPLING :
+	powerpin_set_state(run->bound[0] ? POWERPIN_STATE_SAMPLING :
 			   POWERPIN_STATE_WAITING_SUPPLY);
 	powerpin_netlink_capture_started(ktime_get_boottime_ns());
 }
 
-static void powerpin_gate_close(struct powerpin_capture *run)
+static void powerpin_capture_close(struct powerpin_capture *run)
 {
 	if (!run->open)
 		return;
@@ -496,96 +443,132 @@ static void powerpin_apply_config(struct powerpin_capture *run)
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 
 	if (supply_changed)
-		powerpin_release_supply(run, true);
+		powerpin_supply_lost(run);
 	if (period_us != run->period_us) {
 		run->period_us = period_us;
-		/* keep the phase of a running capture, start from the new period */
+		run->period_ns = (u64)period_us * NSEC_PER_USEC;
+		/*
+		 * A new series of deadlines, one new period after the change;
+		 * the old series' phase is not kept and nothing is missed.
+		 */
 		if (run->open)
-			run->next = ktime_add_us(ktime_get(), period_us);
+			run->next = ktime_add_ns(ktime_get(), run->period_ns);
 	}
 }
 
-/* Sleep until @deadline (absolute, CLOCK_MONOTONIC) or a kick. */
+static void powerpin_add_missed(u64 n)
+{
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&powerpin_lock, irqflags);
+	powerpin_stats.missed += n;
+	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+}
+
+/*
+ * The deadline run->next has come (@now >= run->next): the sample about to
+ * be taken stands for the latest deadline that has passed; the others are
+ * missed.  After a late wake-up the next deadline is at least half a period
+ * away, counting the one in between as missed too, so a late sample is
+ * never followed at once by another.
+ */
+static void powerpin_account_deadlines(struct powerpin_capture *run,
+				       ktime_t now)
+{
+	u64 due = div64_u64(ktime_to_ns(ktime_sub(now, run->next)),
+			    run->period_ns) + 1;
+
+	run->next = ktime_add_ns(run->next, due * run->period_ns);
+	if (due == 1)
+		return;
+	if (ktime_to_ns(ktime_sub(run->next, now)) < run->period_ns / 2) {
+		run->next = ktime_add_ns(run->next, run->period_ns);
+		due++;
+	}
+	powerpin_add_missed(due - 1);
+	run->late = true;
+}
+
+/*
+ * Sleep until @deadline (absolute, CLOCK_MONOTONIC) or a kick, then enter
+ * the refrigerator if the system is freezing.  Holds nothing.
+ */
 static void powerpin_sleep_until(ktime_t deadline, u64 slack_ns)
 {
 	set_current_state(TASK_INTERRUPTIBLE);
-	if (atomic_read(&powerpin_kicked) || kthread_should_stop()) {
-		__set_current_state(TASK_RUNNING);
-		return;
-	}
-	schedule_hrtimeout_range(&deadline, slack_ns, HRTIMER_MODE_ABS);
+	if (!atomic_read(&powerpin_kicked) && !kthread_should_stop())
+		schedule_hrtimeout_range(&deadline, slack_ns, HRTIMER_MODE_ABS);
 	__set_current_state(TASK_RUNNING);
+	try_to_freeze();
 }
 
-/* Sleep with no timer until an event is enabled or the module goes. */
+/* Sleep with no timer until a consumer comes or the module goes. */
 static void powerpin_sleep_idle(void)
 {
 	set_current_state(TASK_INTERRUPTIBLE);
 	if (!atomic_read(&powerpin_kicked) && !kthread_should_stop())
 		schedule();
 	__set_current_state(TASK_RUNNING);
+	try_to_freeze();
+}
+
+static u64 powerpin_poll_ns(const struct powerpin_capture *run)
+{
+	return clamp_t(u64, run->period_ns, POWERPIN_POLL_NS_MIN,
+		       POWERPIN_POLL_NS_MAX);
+}
+
+/*
+ * One turn of the thread with at least one consumer: sample when a
+ * deadline has come, otherwise sleep towards it, looking at the gate at
+ * least every POWERPIN_POLL_NS_MAX.
+ */
+static void powerpin_sampler_turn(struct powerpin_capture *run)
+{
+	ktime_t now, wake;
+
+	if (!powerpin_gate_would_record()) {
+		powerpin_capture_close(run);
+		powerpin_sleep_until(ktime_add_ns(ktime_get(), powerpin_poll_ns(run)),
+				     powerpin_poll_ns(run) / 10);
+		return;
+	}
+	if (!run->open)
+		powerpin_capture_open(run);
+	now = ktime_get();
+	if (ktime_before(now, run->next)) {
+		wake = ktime_add_ns(now, POWERPIN_POLL_NS_MAX);
+		if (ktime_before(wake, run->next))
+			powerpin_sleep_until(wake, NSEC_PER_MSEC);
+		else
+			powerpin_sleep_until(run->next,
+					     min_t(u64, run->period_ns / 1000,
+						   NSEC_PER_MSEC));
+		return;
+	}
+	powerpin_account_deadlines(run, now);
+	powerpin_take_sample(run);
 }
 
 static int powerpin_sampler_thread(void *unused)
 {
 	struct powerpin_capture run = { .supply_gen = UINT_MAX };
-	u64 period_ns, behind;
-	ktime_t now;
 
+	set_freezable();
 	while (!kthread_should_stop()) {
+		/* a freeze that began during a read: no further read first */
+		try_to_freeze();
 		/* consume kicks before looking at what they announce */
-		atomic_xchg(&powerpin_kicked, 0);
+		atomic_set(&powerpin_kicked, 0);
 		powerpin_apply_config(&run);
-		period_ns = (u64)run.period_us * NSEC_PER_USEC;
-
-		if (atomic_read(&powerpin_events_enabled) <= 0) {
-			powerpin_gate_close(&run);
+		if (powerpin_gate_has_consumers()) {
+			powerpin_sampler_turn(&run);
+		} else {
+			powerpin_capture_close(&run);
 			powerpin_sleep_idle();
-			continue;
 		}
-		if (!tracing_is_on()) {
-			powerpin_gate_close(&run);
-			powerpin_sleep_until(ktime_add_us(ktime_get(),
-							  clamp_t(u32, run.period_us,
-								  POWERPIN_POLL_US_MIN,
-								  POWERPIN_POLL_US_MAX)),
-					     period_ns / 100);
-			continue;
-		}
-		if (!run.open)
-			powerpin_gate_open(&run);
-
-		now = ktime_get();
-		if (ktime_before(now, run.next)) {
-			/*
-			 * A long period still looks at the gate every
-			 * POWERPIN_POLL_US_MAX; the deadline stays where it is.
-			 */
-			ktime_t poll = ktime_add_us(now, POWERPIN_POLL_US_MAX);
-
-			if (ktime_before(poll, run.next))
-				powerpin_sleep_until(poll, NSEC_PER_MSEC);
-			else
-				powerpin_sleep_until(run.next, period_ns / 1000);
-			continue;
-		}
-		/* deadlines that passed while we were away are skipped */
-		behind = div64_u64(ktime_to_ns(ktime_sub(now, run.next)),
-				   period_ns);
-		if (behind) {
-			unsigned long irqflags;
-
-			spin_lock_irqsave(&powerpin_lock, irqflags);
-			powerpin_stats.missed += behind;
-			spin_unlock_irqrestore(&powerpin_lock, irqflags);
-			run.next = ktime_add_ns(run.next, behind * period_ns);
-			run.late = true;
-		}
-		powerpin_take_sample(&run);
-		run.next = ktime_add_ns(run.next, period_ns);
 	}
-	powerpin_gate_close(&run);
-	powerpin_release_supply(&run, false);
+	powerpin_capture_close(&run);
 	return 0;
 }
 
@@ -634,14 +617,14 @@ void powerpin_sampler_get_status(struct powerpin_status *st)
 	strscpy(st->supply, powerpin_supply, sizeof(st->supply));
 	st->period_us = powerpin_period_us;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-	st->event_enabled = atomic_read(&powerpin_events_enabled) > 0;
+	st->event_enabled = powerpin_gate_has_consumers();
 	st->tracing_on = tracing_is_on();
 
 	st->supply_bound[sizeof(st->supply_bound) - 1] = '\0';
 	if (st->supply_present && st->supply_bound[0]) {
 		psy = powerpin_find_supply(st->supply_bound, NULL);
 		if (psy) {
-			put_device(&psy->dev);
+			powerpin_put_supply(psy);
 		} else {
 			st->supply_present = false;
 			st->supply_bound[0] = '\0';
@@ -786,7 +769,7 @@ void powerpin_sampler_exit(void)
 	task = powerpin_task;
 	powerpin_task = NULL;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-	/* the thread closes the gate and drops its supply on the way out */
+	/* the thread closes the capture on its way out; it holds no supply */
 	if (task)
 		kthread_stop(task);
 	/* no probe of ours may still run when the module text goes */

@@ -9,8 +9,12 @@
  *                   counter_value), so Perfetto draws one counter track per
  *                   property without knowing about powerpin.
  *
- * Both events are TRACE_EVENT_FN: enabling the first one wakes the sampler
- * kthread, disabling the last one lets it sleep without a timer.
+ * Record layout: the 8-byte fields first, then the 4-byte ones, so neither
+ * record has a hole (checked by the guest tests against the format files).
+ * The text form (TP_printk) keeps its own order.
+ *
+ * Who consumes the events (tracefs instances, perf, triggers, other probes)
+ * is followed by kmod/gate.c, which is also where CREATE_TRACE_POINTS is.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM powerpin
@@ -20,75 +24,73 @@
 
 #include <linux/tracepoint.h>
 
+#include "compat.h"
+
 #ifndef _POWERPIN_TRACE_ONCE
 #define _POWERPIN_TRACE_ONCE
 
 /* One sample as the battery event records it. */
 struct powerpin_sample {
-	u32 seq;
 	s64 voltage_uv;
 	s64 current_ua;
 	s64 charge_uah;
 	s64 power_uw;
 	s64 current_avg_ua;
+	u64 read_ns;
+	u32 seq;
 	s32 capacity;
 	s32 temp_dc;
-	u64 read_ns;
 	u32 flags;
 };
 
-int powerpin_trace_reg(void);
-void powerpin_trace_unreg(void);
-
-/* __assign_str() lost its source argument in 6.10 (see kmod/Kbuild). */
-#ifdef POWERPIN_ASSIGN_STR_ONE_ARG
-#define powerpin_assign_track_name()	__assign_str(track_name)
-#else
-#define powerpin_assign_track_name()	__assign_str(track_name, track_name)
-#endif
+/* Tracepoint-level first probe / last probe of each event (gate.c). */
+int powerpin_battery_tp_reg(void);
+void powerpin_battery_tp_unreg(void);
+int powerpin_counter_tp_reg(void);
+void powerpin_counter_tp_unreg(void);
 
 #endif /* _POWERPIN_TRACE_ONCE */
 
 TRACE_EVENT_FN(battery,
 	       TP_PROTO(const struct powerpin_sample *s),
 	       TP_ARGS(s),
-	       TP_STRUCT__entry(__field(u32, seq)
-				__field(s64, voltage_uv)
+	       TP_STRUCT__entry(__field(s64, voltage_uv)
 				__field(s64, current_ua)
 				__field(s64, charge_uah)
 				__field(s64, power_uw)
 				__field(s64, current_avg_ua)
+				__field(u64, read_ns)
+				__field(u32, seq)
 				__field(s32, capacity)
 				__field(s32, temp_dc)
-				__field(u64, read_ns)
 				__field(u32, flags)),
-	       TP_fast_assign(__entry->seq = s->seq;
-			      __entry->voltage_uv = s->voltage_uv;
+	       TP_fast_assign(__entry->voltage_uv = s->voltage_uv;
 			      __entry->current_ua = s->current_ua;
 			      __entry->charge_uah = s->charge_uah;
 			      __entry->power_uw = s->power_uw;
 			      __entry->current_avg_ua = s->current_avg_ua;
+			      __entry->read_ns = s->read_ns;
+			      __entry->seq = s->seq;
 			      __entry->capacity = s->capacity;
 			      __entry->temp_dc = s->temp_dc;
-			      __entry->read_ns = s->read_ns;
 			      __entry->flags = s->flags;),
 	       TP_printk("seq=%u voltage_uv=%lld current_ua=%lld charge_uah=%lld power_uw=%lld current_avg_ua=%lld capacity=%d temp_dc=%d read_ns=%llu flags=0x%x",
 			 __entry->seq, __entry->voltage_uv, __entry->current_ua,
 			 __entry->charge_uah, __entry->power_uw,
 			 __entry->current_avg_ua, __entry->capacity,
 			 __entry->temp_dc, __entry->read_ns, __entry->flags),
-	       powerpin_trace_reg, powerpin_trace_unreg);
+	       powerpin_battery_tp_reg, powerpin_battery_tp_unreg);
 
 TRACE_EVENT_FN(counter,
 	       TP_PROTO(const char *track_name, s64 counter_value),
 	       TP_ARGS(track_name, counter_value),
-	       TP_STRUCT__entry(__string(track_name, track_name)
-				__field(s64, counter_value)),
-	       TP_fast_assign(powerpin_assign_track_name();
-			      __entry->counter_value = counter_value;),
+	       TP_STRUCT__entry(__field(s64, counter_value)
+				__string(track_name, track_name)),
+	       TP_fast_assign(__entry->counter_value = counter_value;
+			      powerpin_assign_track_name();),
 	       TP_printk("track_name=%s counter_value=%lld",
 			 __get_str(track_name), __entry->counter_value),
-	       powerpin_trace_reg, powerpin_trace_unreg);
+	       powerpin_counter_tp_reg, powerpin_counter_tp_unreg);
 
 #endif /* _POWERPIN_TRACE_H */
 

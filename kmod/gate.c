@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Gate: who consumes the powerpin events, and whether any of them would
+ * record a sample right now.  The sampler reads the gauge only when one
+ * would (kmod/README.md, "Gate").
+ *
+ * Consumers are followed per trace event file and per perf user, through
+ * the events' class reg callback (struct trace_event_class.reg, public in
+ * linux/trace_events.h).  The tracing core calls it with
+ * TRACE_REG_REGISTER/UNREGISTER and the struct trace_event_file of every
+ * tracefs instance (the top level included) that enables an event, hard or
+ * in soft mode, and with TRACE_REG_PERF_* for perf.  The tracepoint's own
+ * reg/unreg (TRACE_EVENT_FN) only say "first probe" and "last probe"; they
+ * remain for probes that come neither through tracefs nor perf (BPF raw
+ * tracepoints, another module's register_trace_*()).
+ *
+ * The events' class gets powerpin_event_reg() at compile time (the
+ * TRACE_EVENT class initialiser names trace_event_reg, renamed below while
+ * the events are defined), so every registration goes through it from the
+ * moment the events appear in tracefs, at MODULE_STATE_COMING, before
+ * module init, until they go at MODULE_STATE_GOING, after module exit.  It
+ * does its bookkeeping and calls the exported trace_event_reg().
+ *
+ * A file would record when:
+ *  - triggers are attached to the event itself (TRIGGER_MODE/COND): they
+ *    run whatever the buffer's state, even with tracing off;
+ *  - otherwise not while soft disabled (an enable_event trigger elsewhere
+ *    that has not fired), nor while its pid filter leaves our thread out;
+ *  - otherwise when its instance's ring buffer accepts a write: its
+ *    tracing_on, a full non-overwrite buffer, tracing_cpumask.  No getter
+ *    for that is exported, so a small record is reserved in that buffer and
+ *    discarded at once.
+ * perf would record when a perf event on a powerpin event is scheduled in
+ * system-wide (on any CPU) or on this CPU (one that follows the sampler
+ * thread), or has a BPF program attached.  Any other probe is taken to
+ * record every call.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/ring_buffer.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/trace_events.h>
+
+#include "compat.h"
+#include "powerpin.h"
+
+int powerpin_event_reg(struct trace_event_call *call, enum trace_reg type,
+		       void *data);
+
+/* The class initialisers of trace.h's events name powerpin_event_reg(). */
+#define trace_event_reg powerpin_event_reg
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+#undef trace_event_reg
+
+enum powerpin_event {
+	POWERPIN_EV_BATTERY,
+	POWERPIN_EV_COUNTER,
+	POWERPIN_NR_EVENTS,
+};
+
+/* A trace event file (one event in one tracefs instance) that enabled us. */
+struct powerpin_file {
+	struct list_head node;
+	struct trace_event_file *file;
+	enum powerpin_event event;
+};
+
+/* Registered files; a file is on the list while it is registered. */
+static DEFINE_MUTEX(powerpin_gate_lock);
+static LIST_HEAD(powerpin_gate_files);
+static bool powerpin_gate_gone;		/* module exit: track nothing more */
+
+static atomic_t powerpin_nr_files[POWERPIN_NR_EVENTS];
+/* the tracepoint has at least one probe, whoever attached it */
+static atomic_t powerpin_tp_live[POWERPIN_NR_EVENTS];
+
+#ifdef CONFIG_PERF_EVENTS
+static atomic_t powerpin_perf_users[POWERPIN_NR_EVENTS];
+static struct trace_event_call *powerpin_perf_call[POWERPIN_NR_EVENTS];
+/* perf events scheduled in: system-wide ones anywhere, all on this CPU */
+static atomic_t powerpin_perf_system_wide;
+static DEFINE_PER_CPU(int, powerpin_perf_here);
+#endif
+
+static enum powerpin_event powerpin_event_of(struct trace_event_call *call)
+{
+	return strcmp(trace_event_name(call), "battery") ?
+	       POWERPIN_EV_COUNTER : POWERPIN_EV_BATTERY;
+}
+
+static int powerpin_gate_add_file(enum powerpin_event event,
+				  struct trace_event_file *file)
+{
+	struct powerpin_file *pf = kmalloc(sizeof(*pf), GFP_KERNEL);
+
+	if (!pf)
+		return -ENOMEM;
+	pf->file = file;
+	pf->event = event;
+	mutex_lock(&powerpin_gate_lock);
+	if (powerpin_gate_gone) {
+		kfree(pf);
+	} else {
+		list_add_tail(&pf->node, &powerpin_gate_files);
+		atomic_inc(&powerpin_nr_files[event]);
+	}
+	mutex_unlock(&powerpin_gate_lock);
+	return 0;
+}
+
+/* An unregister for a file never seen (before tracking, after exit) is fine. */
+static void powerpin_gate_remove_file(struct trace_event_file *file)
+{
+	struct powerpin_file *pf, *found = NULL;
+
+	mutex_lock(&powerpin_gate_lock);
+	list_for_each_entry(pf, &powerpin_gate_files, node) {
+		if (pf->file == file) {
+			found = pf;
+			list_del(&pf->node);
+			atomic_dec(&powerpin_nr_files[pf->event]);
+			break;
+		}
+	}
+	mutex_unlock(&powerpin_gate_lock);
+	kfree(found);
+}
+
+#ifdef CONFIG_PERF_EVENTS
+/*
+ * TRACE_REG_PERF_ADD/DEL run on the CPU the perf event is scheduled on,
+ * possibly inside the scheduler: count, never wake anyone from here.
+ */
+static void powerpin_gate_perf_sched(struct perf_event *event, int delta)
+{
+	this_cpu_add(powerpin_perf_here, delta);
+	if (!event->hw.target)
+		atomic_add(delta, &powerpin_perf_system_wide);
+}
+
+static int powerpin_perf_reg(struct trace_event_call *call,
+			     enum trace_reg type, void *data)
+{
+	enum powerpin_event event = powerpin_event_of(call);
+	int ret;
+
+	switch (type) {
+	case TRACE_REG_PERF_REGISTER:
+		WRITE_ONCE(powerpin_perf_call[event], call);
+		atomic_inc(&powerpin_perf_users[event]);
+		ret = trace_event_reg(call, type, data);
+		if (ret)
+			atomic_dec(&powerpin_perf_users[event]);
+		powerpin_sampler_kick();
+		return ret;
+	case TRACE_REG_PERF_UNREGISTER:
+		ret = trace_event_reg(call, type, data);
+		atomic_dec(&powerpin_perf_users[event]);
+		powerpin_sampler_kick();
+		return ret;
+	case TRACE_REG_PERF_ADD:
+		powerpin_gate_perf_sched(data, 1);
+		break;
+	case TRACE_REG_PERF_DEL:
+		powerpin_gate_perf_sched(data, -1);
+		break;
+	default:
+		break;
+	}
+	/* 0 for ADD/DEL: the core still queues the event on its CPU */
+	return trace_event_reg(call, type, data);
+}
+
+static bool powerpin_perf_records(void)
+{
+	bool users = false;
+	int i;
+
+	for (i = 0; i < POWERPIN_NR_EVENTS; i++) {
+		struct trace_event_call *call = READ_ONCE(powerpin_perf_call[i]);
+
+		if (!atomic_read(&powerpin_perf_users[i]))
+			continue;
+		users = true;
+		if (call && bpf_prog_array_valid(call))
+			return true;
+	}
+	return users && (atomic_read(&powerpin_perf_system_wide) > 0 ||
+			 this_cpu_read(powerpin_perf_here) > 0);
+}
+
+static bool powerpin_perf_registered(enum powerpin_event event)
+{
+	return atomic_read(&powerpin_perf_users[event]) > 0;
+}
+#else
+static int powerpin_perf_reg(struct trace_event_call *call,
+			     enum trace_reg type, void *data)
+{
+	return trace_event_reg(call, type, data);
+}
+
+static bool powerpin_perf_records(void)
+{
+	return false;
+}
+
+static bool powerpin_perf_registered(enum powerpin_event event)
+{
+	return false;
+}
+#endif
+
+/* The class reg callback of both events (see the top of this file). */
+int powerpin_event_reg(struct trace_event_call *call, enum trace_reg type,
+		       void *data)
+{
+	int ret;
+
+	switch (type) {
+	case TRACE_REG_REGISTER:
+		/* on the list first: the first probe is never "unknown" */
+		ret = powerpin_gate_add_file(powerpin_event_of(call), data);
+		if (ret)
+			return ret;
+		ret = trace_event_reg(call, type, data);
+		if (ret)
+			powerpin_gate_remove_file(data);
+		break;
+	case TRACE_REG_UNREGISTER:
+		ret = trace_event_reg(call, type, data);
+		powerpin_gate_remove_file(data);
+		break;
+	default:
+		return powerpin_perf_reg(call, type, data);
+	}
+	powerpin_sampler_kick();
+	return ret;
+}
+
+/* Tracepoint first probe / last probe, whoever attaches it. */
+static int powerpin_tp_reg(enum powerpin_event event)
+{
+	atomic_set(&powerpin_tp_live[event], 1);
+	powerpin_sampler_kick();
+	return 0;
+}
+
+static void powerpin_tp_unreg(enum powerpin_event event)
+{
+	atomic_set(&powerpin_tp_live[event], 0);
+	powerpin_sampler_kick();
+}
+
+int powerpin_battery_tp_reg(void)
+{
+	return powerpin_tp_reg(POWERPIN_EV_BATTERY);
+}
+
+void powerpin_battery_tp_unreg(void)
+{
+	powerpin_tp_unreg(POWERPIN_EV_BATTERY);
+}
+
+int powerpin_counter_tp_reg(void)
+{
+	return powerpin_tp_reg(POWERPIN_EV_COUNTER);
+}
+
+void powerpin_counter_tp_unreg(void)
+{
+	powerpin_tp_unreg(POWERPIN_EV_COUNTER);
+}
+
+/*
+ * A probe that came through neither a trace event file nor perf (a BPF raw
+ * tracepoint, a module's register_trace_battery()): the tracepoint has
+ * probes but none we know of.  Such a probe sees every call from the
+ * moment it is in place (trace_<event>_enabled()).
+ */
+static bool powerpin_other_probe(enum powerpin_event event)
+{
+	bool on;
+
+	if (!atomic_read(&powerpin_tp_live[event]) ||
+	    atomic_read(&powerpin_nr_files[event]) ||
+	    powerpin_perf_registered(event))
+		return false;
+	/* the first probe's reg runs before the probe is in place */
+	on = event == POWERPIN_EV_BATTERY ? trace_battery_enabled() :
+	     trace_counter_enabled();
+	return on;
+}
+
+/*
+ * Whether @file's instance buffer takes a write now: reserve a record and
+ * discard it.  The reservation goes through a file that has @file's trace
+ * instance and no flags: with the FILTERED or SOFT_DISABLED flag,
+ * trace_event_buffer_lock_reserve() hands out a per-CPU scratch record that
+ * only the tracing core can give back, and says nothing about the buffer.
+ */
+static bool powerpin_buffer_accepts(struct trace_event_file *file)
+{
+	struct trace_event_file probe = { .tr = file->tr };
+	struct ring_buffer_event *rec;
+	struct trace_buffer *buffer;
+
+	rec = powerpin_reserve(&buffer, &probe, file->event_call->event.type,
+			       sizeof(u64));
+	if (!rec)
+		return false;
+	ring_buffer_discard_commit(buffer, rec);
+	return true;
+}
+
+static bool powerpin_file_records(struct trace_event_file *file)
+{
+	unsigned long flags = READ_ONCE(file->flags);
+	bool ignored;
+
+	if (!(flags & EVENT_FILE_FL_ENABLED))
+		return false;
+	if (flags & (EVENT_FILE_FL_TRIGGER_MODE | EVENT_FILE_FL_TRIGGER_COND))
+		return true;
+	if (flags & EVENT_FILE_FL_SOFT_DISABLED)
+		return false;
+	if (flags & EVENT_FILE_FL_PID_FILTER) {
+		preempt_disable();
+		ignored = trace_event_ignore_this_pid(file);
+		preempt_enable();
+		if (ignored)
+			return false;
+	}
+	return powerpin_buffer_accepts(file);
+}
+
+/* Any consumer at all: a file (soft disabled included), perf, a probe. */
+bool powerpin_gate_has_consumers(void)
+{
+	int i;
+
+	for (i = 0; i < POWERPIN_NR_EVENTS; i++)
+		if (atomic_read(&powerpin_tp_live[i]) ||
+		    atomic_read(&powerpin_nr_files[i]) ||
+		    powerpin_perf_registered(i))
+			return true;
+	return false;
+}
+
+/*
+ * Whether a sample emitted now would be recorded by at least one consumer.
+ * Process context (takes a mutex, reserves in ring buffers); cheap: a few
+ * atomic reads and one reservation per enabled file.
+ */
+bool powerpin_gate_would_record(void)
+{
+	struct powerpin_file *pf;
+	bool records = false;
+	int i;
+
+	for (i = 0; i < POWERPIN_NR_EVENTS; i++)
+		if (powerpin_other_probe(i))
+			return true;
+	if (powerpin_perf_records())
+		return true;
+	mutex_lock(&powerpin_gate_lock);
+	list_for_each_entry(pf, &powerpin_gate_files, node) {
+		if (powerpin_file_records(pf->file)) {
+			records = true;
+			break;
+		}
+	}
+	mutex_unlock(&powerpin_gate_lock);
+	return records;
+}
+
+/*
+ * Module exit: the events' files are unregistered only after exit, when
+ * the module's events go; forget them now and track nothing more.
+ */
+void powerpin_gate_exit(void)
+{
+	struct powerpin_file *pf, *next;
+
+	mutex_lock(&powerpin_gate_lock);
+	powerpin_gate_gone = true;
+	list_for_each_entry_safe(pf, next, &powerpin_gate_files, node) {
+		list_del(&pf->node);
+		kfree(pf);
+	}
+	mutex_unlock(&powerpin_gate_lock);
+}
