@@ -2,7 +2,10 @@
 /*
  * Page-cache residency of a file: POWERPIN_IOC_RESIDENCY on /dev/powerpin.
  *
- * The file's page-cache xarray is walked under RCU.  No folio is pinned or
+ * The page cache of the file's data inode (on overlayfs the real upper or
+ * lower file, d_real_inode(); the permission rule applies to the file the
+ * caller opened) is walked under RCU with the public xarray API, as
+ * filemap_cachestat() does.  No folio is pinned or
  * dereferenced: an unpinned folio may be freed and reused under the walk (the
  * cachestat read-after-free, CVE-2024-26630).  Everything reported comes from
  * the xarray itself: the entry's presence and order, whether it is a value
@@ -79,6 +82,7 @@
 #include <linux/xarray.h>
 #include <linux/powerpin.h>
 
+#include "compat.h"
 #include "powerpin.h"
 
 /*
@@ -133,18 +137,20 @@ static const unsigned long residency_pseudo_fs[] = {
 	DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC, BPF_FS_MAGIC,
 };
 
-/* Whether @file has a page cache this ioctl can describe, as an errno. */
-static int residency_check_file(struct file *file)
+/*
+ * Whether @inode (the inode holding @file's data) has a page cache this
+ * ioctl can describe, as an errno.
+ */
+static int residency_check_file(struct file *file, struct inode *inode)
 {
-	struct inode *inode = file_inode(file);
-	umode_t mode = inode->i_mode;
+	umode_t mode = file_inode(file)->i_mode;
 	unsigned int i;
 
 	if (S_ISDIR(mode))
 		return -EISDIR;
 	if (S_ISFIFO(mode) || S_ISSOCK(mode))
 		return -ESPIPE;
-	if (!S_ISREG(mode))
+	if (!S_ISREG(mode) || !S_ISREG(inode->i_mode))
 		return -ENODEV;
 	/*
 	 * hugetlbfs indexes its cache in huge pages.  is_file_hugepages() is
@@ -159,7 +165,7 @@ static int residency_check_file(struct file *file)
 	 * made up.  Most give their inodes empty_aops; kernfs (sysfs, cgroup)
 	 * uses ram_aops on 6.1, so those are known by their superblock.
 	 */
-	if (!file->f_mapping || file->f_mapping->a_ops == &empty_aops)
+	if (!inode->i_mapping || inode->i_mapping->a_ops == &empty_aops)
 		return -EOPNOTSUPP;
 	for (i = 0; i < ARRAY_SIZE(residency_pseudo_fs); i++)
 		if (inode->i_sb->s_magic == residency_pseudo_fs[i])
@@ -203,7 +209,7 @@ static enum residency_step residency_add_run(struct residency_walk *w,
 
 /*
  * The bitmap is little-endian: bit i is bit i % 8 of byte i / 8, whatever the
- * CPU.  __set_bit_le() and __le64 words both give that layout.
+ * CPU.  __set_bit_le() gives that layout.
  */
 
 /* Set bits for resident pages [@first, @first + @nr) of the chunk. */
@@ -217,36 +223,12 @@ static void residency_set_bits(struct residency_walk *w, pgoff_t first, pgoff_t 
 }
 
 /*
- * Set the bits of @mask (bit i: page @base + i, one leaf node) in the chunk's
- * bitmap, one or two words at a time.  The chunk may start inside the node,
- * never more than a node's width after @base; @mask has no bits past the
- * chunk's end.
- */
-static void residency_set_mask(struct residency_walk *w, pgoff_t base, u64 mask)
-{
-	__le64 *words = (__le64 *)w->bits;
-	unsigned int shift;
-	pgoff_t bit;
-
-	if (base < w->chunk_first) {
-		mask >>= w->chunk_first - base;
-		base = w->chunk_first;
-	}
-	bit = base - w->chunk_first;
-	shift = bit % 64;
-	words[bit / 64] |= cpu_to_le64(mask << shift);
-	if (shift && mask >> (64 - shift))
-		words[bit / 64 + 1] |= cpu_to_le64(mask >> (64 - shift));
-	w->chunk_has_bits = true;
-}
-
-/*
  * Account resident or evicted pages [@first, @last] of one entry.  Returns
  * RESIDENCY_NEXT, or why the walk has to stop before @first (runs mode).
  */
 static enum residency_step residency_account(struct residency_walk *w,
 					     pgoff_t first, pgoff_t last,
-					     bool value, bool dirty, bool writeback)
+					     bool value)
 {
 	struct powerpin_residency *res = w->res;
 	pgoff_t nr = last - first + 1;
@@ -265,151 +247,71 @@ static enum residency_step residency_account(struct residency_walk *w,
 		residency_set_bits(w, first, nr);
 	}
 	res->nr_resident += nr;
-	if (dirty)
-		res->nr_dirty += nr;
-	if (writeback)
-		res->nr_writeback += nr;
 	return RESIDENCY_NEXT;
 }
 
 /*
- * Scan the leaf node (shift 0) that holds @xas's entry, from xas's index to
- * the end of the node or @last.  xas_for_each() would visit the same slots
- * one at a time through the xa_state in memory and call xas_get_order() and
- * xas_get_mark() for each; reading the node's slots and marks in a local
- * loop into per-node masks, then counting and emitting whole runs of pages,
- * is what makes a dense or sparse 1 GiB file cheap.  The node is
- * RCU-protected like any xas walk; a stale read is as good as xas's.
- *
- * Returns the index after the last slot accounted.  A retry entry ends the
- * scan early so that xas_for_each() restarts from the root; in runs mode a
- * run that does not fit ends it at the run's first page.
+ * The pages of the entry @xas points at, clipped to [@first, @last].  A
+ * multi-index entry (large folio) is found from any index it covers; its
+ * extent comes from the xarray (the entry's index and order), never from
+ * the folio, which is not pinned and must not be dereferenced.
  */
-static pgoff_t residency_scan_leaf(struct residency_walk *w, struct xa_state *xas,
-				   pgoff_t last, enum residency_step *step)
+static void residency_extent(struct xa_state *xas, pgoff_t first, pgoff_t last,
+			     pgoff_t *entry_first, pgoff_t *entry_last)
 {
-	struct xa_node *node = xas->xa_node;
-	const unsigned long *dirty_marks =
-		node->marks[(__force unsigned int)PAGECACHE_TAG_DIRTY];
-	const unsigned long *wb_marks =
-		node->marks[(__force unsigned int)PAGECACHE_TAG_WRITEBACK];
-	pgoff_t base = xas->xa_index & ~(pgoff_t)XA_CHUNK_MASK;
-	unsigned int end = min_t(pgoff_t, XA_CHUNK_MASK, last - base) + 1;
-	u64 present = 0, value = 0, dirty = 0, wb = 0, keep, left;
-	unsigned int off;
+	unsigned int order = powerpin_xas_order(xas);
+	pgoff_t start = round_down(xas->xa_index, 1UL << order);
 
-	for (off = xas->xa_index & XA_CHUNK_MASK; off < end; off++) {
-		void *entry = xa_entry(xas->xa, node, off);
-		unsigned int canon = off;
+	*entry_first = max(start, first);
+	*entry_last = min(start + (1UL << order) - 1, last);
+}
 
-		if (!entry)
-			continue;
-		if (xa_is_sibling(entry)) {
-			/* a slot of a small multi-page folio: same state */
-			canon = xa_to_sibling(entry);
-			entry = xa_entry(xas->xa, node, canon);
-		}
-		if (xa_is_retry(entry)) {
-			end = off;	/* the node is going away */
-			break;
-		}
-		if (!entry || xa_is_internal(entry))
-			continue;	/* nothing the page cache stores */
-		if (xa_is_value(entry)) {
-			value |= BIT_ULL(off);
-			continue;
-		}
-		present |= BIT_ULL(off);
-		if (test_bit(canon, dirty_marks))
-			dirty |= BIT_ULL(off);
-		if (test_bit(canon, wb_marks))
-			wb |= BIT_ULL(off);
+/* Leave RCU for a moment when a reschedule is due (filemap_cachestat()). */
+static void residency_resched(struct xa_state *xas)
+{
+	if (need_resched()) {
+		xas_pause(xas);
+		rcu_read_unlock();
+		cond_resched();
+		rcu_read_lock();
 	}
-
-	if (w->mode == POWERPIN_RES_BITMAP && present)
-		residency_set_mask(w, base, present);
-
-	/* hand out the runs of resident pages: bits [first, next) */
-	for (left = present; left && w->mode == POWERPIN_RES_RUNS; ) {
-		unsigned int first = __ffs64(left), next;
-		u64 holes = ~left & (~0ULL << first);
-
-		next = holes ? __ffs64(holes) : 64;
-		*step = residency_add_run(w, base + first, base + next - 1);
-		if (*step != RESIDENCY_NEXT) {
-			end = first;
-			break;
-		}
-		left = next == 64 ? 0 : left & (~0ULL << next);
-	}
-
-	keep = end == 64 ? ~0ULL : BIT_ULL(end) - 1;
-	w->res->nr_resident += hweight64(present & keep);
-	w->res->nr_evicted += hweight64(value & keep);
-	w->res->nr_dirty += hweight64(dirty & keep);
-	w->res->nr_writeback += hweight64(wb & keep);
-	return base + end;
 }
 
 /*
- * Walk pages [@first, @last] of the page cache under RCU.  Returns the index
- * the walk stopped at (@last + 1 when it covered the whole span) and the
- * reason in @step.
+ * Walk pages [@first, @last] of the page cache under RCU with the public
+ * xarray API, as filemap_cachestat() does: presence, order, value entries
+ * and the DIRTY and WRITEBACK marks of each entry in one pass, so dirty and
+ * writeback pages are always a part of the resident ones.  Returns the
+ * index the walk stopped at (@last + 1 when it covered the whole span) and
+ * the reason in @step.
  */
 static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 				   pgoff_t last, enum residency_step *step)
 {
 	XA_STATE(xas, &w->mapping->i_pages, first);
-	pgoff_t stop = last + 1;
+	pgoff_t stop = last + 1, entry_first, entry_last;
 	void *entry;
 
 	*step = RESIDENCY_NEXT;
 	rcu_read_lock();
 	xas_for_each(&xas, entry, last) {
-		pgoff_t entry_first, entry_last;
-		unsigned int order;
+		bool value;
 
 		/* Never dereference @entry: the folio is not pinned. */
 		if (xas_retry(&xas, entry))
 			continue;
-
-		if (!xas_not_node(xas.xa_node) && !xas.xa_node->shift) {
-			pgoff_t next = residency_scan_leaf(w, &xas, last, step);
-
-			if (*step != RESIDENCY_NEXT) {
-				stop = next;
-				break;
-			}
-			if (next > last)
-				break;
-			xas_set(&xas, next);
-			goto resched;
-		}
-
-		/*
-		 * A multi-index entry is found from any index it covers; its
-		 * extent comes from the xarray, not from the folio.
-		 */
-		order = xas_get_order(&xas);
-		entry_first = round_down(xas.xa_index, 1UL << order);
-		entry_last = entry_first + (1UL << order) - 1;
-		entry_first = max(entry_first, first);
-		entry_last = min(entry_last, last);
-
-		*step = residency_account(w, entry_first, entry_last, xa_is_value(entry),
-					  xas_get_mark(&xas, PAGECACHE_TAG_DIRTY),
-					  xas_get_mark(&xas, PAGECACHE_TAG_WRITEBACK));
+		residency_extent(&xas, first, last, &entry_first, &entry_last);
+		value = xa_is_value(entry);
+		*step = residency_account(w, entry_first, entry_last, value);
 		if (*step != RESIDENCY_NEXT) {
 			stop = entry_first;
 			break;
 		}
-resched:
-		if (need_resched()) {
-			xas_pause(&xas);
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
+		if (!value && xas_get_mark(&xas, PAGECACHE_TAG_DIRTY))
+			w->res->nr_dirty += entry_last - entry_first + 1;
+		if (!value && xas_get_mark(&xas, PAGECACHE_TAG_WRITEBACK))
+			w->res->nr_writeback += entry_last - entry_first + 1;
+		residency_resched(&xas);
 	}
 	rcu_read_unlock();
 
@@ -569,6 +471,7 @@ static int residency_query(struct powerpin_residency *res)
 {
 	struct residency_walk w = { .mode = res->mode, .res = res };
 	pgoff_t first, end_index;
+	struct inode *inode;
 	struct file *file;
 	loff_t size;
 	u64 end;
@@ -585,7 +488,9 @@ static int residency_query(struct powerpin_residency *res)
 	file = fget(res->fd);	/* NULL for O_PATH descriptors too */
 	if (!file)
 		return -EBADF;
-	ret = residency_check_file(file);
+	/* overlayfs: the pages are the real file's, the rights the caller's */
+	inode = powerpin_data_inode(file);
+	ret = residency_check_file(file, inode);
 	if (ret)
 		goto out_fput;
 	if (!residency_allowed(file)) {
@@ -593,7 +498,7 @@ static int residency_query(struct powerpin_residency *res)
 		goto out_fput;
 	}
 
-	size = i_size_read(file_inode(file));
+	size = i_size_read(inode);
 	res->file_size = size;
 	if (res->offset > size) {
 		ret = -ENXIO;
@@ -633,7 +538,7 @@ static int residency_query(struct powerpin_residency *res)
 		}
 	}
 
-	w.mapping = file->f_mapping;
+	w.mapping = inode->i_mapping;
 	res->cursor = 0;
 	ret = residency_walk(&w, first, end_index);
 
