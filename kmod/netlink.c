@@ -36,6 +36,7 @@
 #include <net/genetlink.h>
 #include <linux/powerpin.h>
 
+#include "compat.h"
 #include "powerpin.h"
 
 enum powerpin_mcgrp {
@@ -109,6 +110,9 @@ static int powerpin_nl_get_status(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret;
 
+	ret = powerpin_genl_check_header(info);
+	if (ret)
+		return ret;
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
@@ -149,6 +153,9 @@ static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	u32 period_us = 0;
 	int ret;
 
+	ret = powerpin_genl_check_header(info);
+	if (ret)
+		return ret;
 	if (!period_attr && !supply_attr) {
 		GENL_SET_ERR_MSG(info, "SET_CONFIG needs PERIOD_US or SUPPLY");
 		return -EINVAL;
@@ -190,8 +197,12 @@ static struct genl_family powerpin_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = powerpin_genl_ops,
 	.n_ops = ARRAY_SIZE(powerpin_genl_ops),
-	/* every command gets strict validation */
-	.resv_start_op = POWERPIN_CMD_MAX + 1,
+	/*
+	 * resv_start_op stays 0, as for every new family: from 6.1 on the
+	 * core gives every command strict validation and refuses a non-zero
+	 * reserved header byte with -EINVAL (compat.h does the same where
+	 * the core does not).
+	 */
 	.mcgrps = powerpin_genl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(powerpin_genl_mcgrps),
 };

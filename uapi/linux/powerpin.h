@@ -81,7 +81,8 @@ struct powerpin_residency {
  * when the struct grows, so the number never changes; @size tells the kernel
  * which version the caller speaks.
  */
-#define POWERPIN_IOC_MAGIC	0xb7
+/* 0xBE: free in Documentation/userspace-api/ioctl/ioctl-number.rst */
+#define POWERPIN_IOC_MAGIC	0xbe
 #define POWERPIN_IOC_RESIDENCY	_IOC(_IOC_READ | _IOC_WRITE, POWERPIN_IOC_MAGIC, 1, \
 				     POWERPIN_RESIDENCY_SIZE_VER0)
 
