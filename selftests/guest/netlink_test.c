@@ -591,4 +591,38 @@ TEST_F(nl, status_follows_supply_while_idle)
 	EXPECT_STREQ(SUPPLY, st.supply_bound);
 }
 
+/*
+ * New families leave resv_start_op at 0: a non-zero reserved byte in the
+ * genetlink header, or nlmsg_flags the core does not define for requests,
+ * get EINVAL for every command, and nothing is applied.
+ */
+TEST_F(nl, reserved_header_fields_are_refused)
+{
+	uint32_t period = 54321;
+	struct pp_status st;
+
+	for (int cmd = POWERPIN_CMD_GET_STATUS; cmd <= POWERPIN_CMD_SET_CONFIG; cmd++) {
+		for (int what = 0; what < 2; what++) {
+			struct nl_msg *msg = pp_genl_msg(self->g, cmd, POWERPIN_GENL_VERSION);
+			struct nlmsghdr *nlh;
+			struct genlmsghdr *gh;
+
+			ASSERT_NE(NULL, msg);
+			nlh = nlmsg_hdr(msg);
+			gh = nlmsg_data(nlh);
+			if (what == 0)
+				gh->reserved = 1;
+			else
+				nlh->nlmsg_flags |= NLM_F_CREATE;
+			if (cmd == POWERPIN_CMD_SET_CONFIG)
+				ASSERT_EQ(0, nla_put_u32(msg, POWERPIN_ATTR_PERIOD_US, period));
+			EXPECT_EQ(EINVAL, pp_genl_transact(self->g, msg, NULL))
+				TH_LOG("command %d, %s", cmd, what ? "NLM_F_CREATE" : "reserved byte");
+			nlmsg_free(msg);
+		}
+	}
+	ASSERT_EQ(0, pp_genl_get_status(self->g, &st));
+	EXPECT_EQ(self->before.period_us, st.period_us);
+}
+
 TEST_HARNESS_MAIN

@@ -28,6 +28,8 @@
 
 #include <kselftest_harness.h>
 
+#include "sampler_helpers.h"
+
 #define DISK_DIR	"/mnt/disk"
 #define NOBODY_UID	65534
 #define NOBODY_GID	65534
@@ -1184,6 +1186,173 @@ TEST(concurrent_truncate_fadvise_close)
 	       rc.queries, rc.ok, rc.ebadf, rc.bad);
 	ASSERT_EQ(0U, rc.bad);
 	ASSERT_LT(0U, rc.ok);
+}
+
+/*
+ * The ioctl number moved off magic 0xB7 (nsfs, remoteproc): the old number
+ * is not an ioctl of /dev/powerpin.
+ */
+TEST(old_ioctl_number_is_refused)
+{
+	struct powerpin_residency r = { .size = sizeof(r) };
+	int dev = open(POWERPIN_DEVICE, O_RDONLY);
+
+	ASSERT_LE(0, dev);
+	EXPECT_NE(0xb7, POWERPIN_IOC_MAGIC);
+	EXPECT_EQ((unsigned int)POWERPIN_IOC_MAGIC, _IOC_TYPE(POWERPIN_IOC_RESIDENCY));
+	EXPECT_EQ(-1, ioctl(dev, _IOC(_IOC_READ | _IOC_WRITE, 0xb7, 1,
+				      POWERPIN_RESIDENCY_SIZE_VER0), &r));
+	EXPECT_EQ(ENOTTY, errno);
+	close(dev);
+}
+
+/* Resident pages of @fd by mincore(), or -1. */
+static long mincore_count(int fd, uint64_t len)
+{
+	unsigned char *vec;
+	size_t n, i;
+	long count = 0;
+
+	vec = mincore_vec(fd, 0, len, &n);
+	if (!vec)
+		return -1;
+	for (i = 0; i < n; i++)
+		count += vec[i] & 1;
+	free(vec);
+	return count;
+}
+
+static void read_all(int fd)
+{
+	char buf[65536];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/* The ioctl's bitmap of @fd equals mincore() page for page. */
+static void expect_bitmap_is_mincore(struct __test_metadata *_metadata, int dev,
+				     int fd, size_t pages)
+{
+	unsigned char *bits = calloc(pages / 8 + 1, 1);
+	struct powerpin_residency r;
+	unsigned char *vec;
+	size_t n, i;
+
+	ASSERT_NE(NULL, bits);
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_BITMAP, 0, 0, bits, pages / 8 + 1, &r));
+	vec = mincore_vec(fd, 0, pages * page_size, &n);
+	ASSERT_NE(NULL, vec);
+	ASSERT_EQ(pages, n);
+	ASSERT_EQ(pages, r.nr_pages);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(vec[i] & 1, bit_is_set(bits, i)) TH_LOG("page %zu", i);
+	free(vec);
+	free(bits);
+}
+
+/*
+ * A 4 MiB file read through an overlayfs mount: its pages are cached in
+ * the real (lower, then after copy-up the upper) file, which is what reads
+ * and mmap use.  The ioctl answers for that file, equal to mincore(), and
+ * the permission rule still applies to the file the caller opened.
+ */
+TEST(overlayfs_answers_for_the_real_file)
+{
+	char base[64], lower[96], upper[96], work[96], merged[96], opts[400];
+	char lower_file[128], merged_file[128];
+	const size_t pages = 1024;
+	struct powerpin_residency r;
+	int dev, fd, lfd, status, res;
+	pid_t pid;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	dev = open(POWERPIN_DEVICE, O_RDONLY);
+	ASSERT_LE(0, dev);
+	if (!guest_module_builtin("overlay"))
+		guest_modprobe("overlay");
+	strcpy(base, DISK_DIR "/ovl.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(base));
+	ASSERT_EQ(0, chmod(base, 0755));
+	snprintf(lower, sizeof(lower), "%s/lower", base);
+	snprintf(upper, sizeof(upper), "%s/upper", base);
+	snprintf(work, sizeof(work), "%s/work", base);
+	snprintf(merged, sizeof(merged), "%s/merged", base);
+	ASSERT_EQ(0, mkdir(lower, 0755));
+	ASSERT_EQ(0, mkdir(upper, 0755));
+	ASSERT_EQ(0, mkdir(work, 0755));
+	ASSERT_EQ(0, mkdir(merged, 0755));
+	snprintf(lower_file, sizeof(lower_file), "%s/data", lower);
+	snprintf(merged_file, sizeof(merged_file), "%s/data", merged);
+	lfd = open(lower_file, O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, lfd);
+	fill_file(lfd, pages * page_size);
+	ASSERT_EQ(0, fsync(lfd));
+	ASSERT_EQ(0, posix_fadvise(lfd, 0, 0, POSIX_FADV_DONTNEED));
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
+	ASSERT_EQ(0, mount("overlay", merged, "overlay", 0, opts))
+		TH_LOG("mount overlay: %s", strerror(errno));
+
+	/* cold, then read whole through the overlay: 1024 of 1024 */
+	fd = open(merged_file, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(0U, r.nr_resident);
+	read_all(fd);
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(pages, r.nr_pages);
+	EXPECT_EQ(pages, r.nr_resident);
+	EXPECT_EQ((long)pages, mincore_count(fd, pages * page_size));
+	EXPECT_EQ(pages * page_size, r.file_size);
+
+	/* half of it dropped: page for page what mincore says */
+	ASSERT_EQ(0, posix_fadvise(fd, 0, pages / 2 * page_size, POSIX_FADV_DONTNEED));
+	expect_bitmap_is_mincore(_metadata, dev, fd, pages);
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(pages / 2, r.nr_resident);
+
+	/* as nobody: a read-only fd of root's 0644 file is refused */
+	ASSERT_EQ(0, chmod(POWERPIN_DEVICE, 0666));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int ndev, nfd;
+
+		if (setgroups(0, NULL) || setresgid(NOBODY_GID, NOBODY_GID, NOBODY_GID) ||
+		    setresuid(NOBODY_UID, NOBODY_UID, NOBODY_UID))
+			_exit(2);
+		ndev = open(POWERPIN_DEVICE, O_RDONLY);
+		nfd = open(merged_file, O_RDONLY);
+		if (ndev < 0 || nfd < 0)
+			_exit(3);
+		res = query_errno(ndev, nfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0);
+		_exit(res == -EPERM ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	chmod(POWERPIN_DEVICE, 0600);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	/* copy-up: the upper file now holds the data, the old fd follows */
+	close(fd);
+	fd = open(merged_file, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, pwrite(fd, "x", 1, 0));
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
+	ASSERT_EQ(1, pread(fd, opts, 1, 5 * page_size));
+	expect_bitmap_is_mincore(_metadata, dev, fd, pages);
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(mincore_count(fd, pages * page_size), (long)r.nr_resident);
+	EXPECT_GE(r.nr_resident, 1U);
+
+	close(fd);
+	close(lfd);
+	umount(merged);
+	unlink(lower_file);
+	snprintf(opts, sizeof(opts), "rm -rf %s", base);
+	system(opts);
+	close(dev);
 }
 
 TEST_HARNESS_MAIN

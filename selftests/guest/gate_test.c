@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sampler's gate against every real consumer of the powerpin events:
+ * tracefs instances (by hand and through trace-cmd record -B), perf,
+ * enable_event triggers, triggers on the event itself, a BPF raw
+ * tracepoint; the gauge is read exactly when one of them records (the
+ * emulator's transfer counter), the counters count recorded samples, and a
+ * consumer that becomes able to record gets its first sample within 100 ms
+ * whatever the period.  Also: the events' records have no holes.
+ *
+ * Events are read from the text trace with trace_clock "mono", so their
+ * timestamps compare with CLOCK_MONOTONIC here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <linux/powerpin.h>
+
+#include <kselftest_harness.h>
+
+#include "sampler_helpers.h"
+
+#define INST		TRACING "/instances/ppgate"
+#define INST_CMD	"ppgate_cmd"
+
+/* No sample and no gauge transfer for @secs. */
+static void assert_quiet(struct __test_metadata *_metadata, double secs)
+{
+	long long s0 = status_ll("samples"), t0 = emu_transfers();
+	char state[32];
+
+	sleep_s(secs);
+	EXPECT_EQ(s0, status_ll("samples"));
+	EXPECT_EQ(t0, emu_transfers()) TH_LOG("the gauge was read for nobody");
+	ASSERT_EQ(0, status_str("state", state, sizeof(state)));
+	EXPECT_STREQ("idle", state);
+}
+
+/* Stop sampling without touching the consumers: an absent supply name. */
+static void park_sampler(void)
+{
+	write_str(PARAMS "/supply", "no_such_supply");
+	sleep_s(0.1);
+}
+
+FIXTURE(gate) {
+	char tracing_on[8];
+};
+
+FIXTURE_SETUP(gate)
+{
+	if (access(STATUS, F_OK))
+		SKIP(return, "powerpin.ko is not loaded (run under scripts/vm-run)");
+	ASSERT_EQ(0, read_str(TRACING "/tracing_on", self->tracing_on,
+			      sizeof(self->tracing_on)));
+	ASSERT_EQ(0, tracing_reset());
+	ASSERT_EQ(0, write_str(PARAMS "/period_us", "10000"));
+	ASSERT_EQ(0, write_str(PARAMS "/supply", "max170xx_battery"));
+	emu_reset();
+	ASSERT_EQ(0, emu_ensure_bound());
+}
+
+FIXTURE_TEARDOWN(gate)
+{
+	write_str(TRACING "/events/powerpin/battery/trigger", "!traceon");
+	write_str(TRACING "/events/sched/sched_process_fork/trigger",
+		  "!enable_event:powerpin:battery");
+	write_str(INST "/events/enable", "0");
+	rmdir(INST);
+	write_str(TRACING "/events/enable", "0");
+	write_str(TRACING "/tracing_on", self->tracing_on[0] ? self->tracing_on : "1");
+	write_str(TRACING "/trace_clock", "local");
+	write_str(PARAMS "/period_us", "100000");
+	write_str(PARAMS "/supply", "max170xx_battery");
+}
+
+/*
+ * The event enabled only in an instance, top-level tracing_on 0: every
+ * sample lands in the instance, none at the top level, and the counters
+ * count exactly those.  Instance tracing_on 0 (top level 1 now, the event
+ * not enabled there): no sample and no gauge read at all.
+ */
+TEST_F_TIMEOUT(gate, instance_only, 120)
+{
+	struct battery_ev *e = NULL;
+	long long s0, s1;
+	int n;
+
+	ASSERT_EQ(0, mkdir(INST, 0755));
+	ASSERT_EQ(0, write_str(INST "/trace_clock", "mono"));
+	ASSERT_EQ(0, write_str(INST "/tracing_on", "1"));
+	s0 = status_ll("samples");
+	ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 20, 10.0));
+	ASSERT_EQ(0, write_str(INST "/tracing_on", "0"));
+	sleep_s(0.2);
+	s1 = status_ll("samples");
+
+	n = trace_file_events(INST "/trace", &e);
+	EXPECT_EQ(s1 - s0, n);
+	for (int k = 1; k < n; k++)
+		EXPECT_EQ(e[k - 1].seq + 1, e[k].seq);
+	free(e);
+	EXPECT_EQ(0, trace_file_events(TRACING "/trace", &e));
+	free(e);
+
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	EXPECT_EQ(1, status_ll("event_enabled"));
+	assert_quiet(_metadata, 1.0);
+}
+
+/* trace-cmd record -B: a real instance consumer with tracing off on top. */
+TEST_F_TIMEOUT(gate, trace_cmd_instance, 120)
+{
+	const char *dat = "/tmp/powerpin-gate.dat";
+	struct battery_ev *e = NULL;
+	long long s0, s1;
+	char cmd[256];
+	int n;
+
+	if (system("command -v trace-cmd >/dev/null 2>&1"))
+		SKIP(return, "trace-cmd is not installed");
+	s0 = status_ll("samples");
+	snprintf(cmd, sizeof(cmd),
+		 "trace-cmd record -q -B " INST_CMD " -e powerpin:battery -o %s sleep 1 >/dev/null 2>&1",
+		 dat);
+	ASSERT_EQ(0, system(cmd));
+	s1 = status_ll("samples");
+	snprintf(cmd, sizeof(cmd), "trace-cmd report -i %s 2>/dev/null", dat);
+	n = command_events(cmd, &e);
+	unlink(dat);
+	TH_LOG("trace-cmd -B: %d events, %lld samples counted", n, s1 - s0);
+	EXPECT_GE(n, 20);
+	EXPECT_EQ(s1 - s0, n);
+	for (int k = 1; k < n; k++)
+		EXPECT_EQ(e[k - 1].seq + 1, e[k].seq);
+	free(e);
+	EXPECT_EQ(0, read_ll(TRACING "/tracing_on"));
+	EXPECT_EQ(0, status_ll("event_enabled"));
+}
+
+/*
+ * perf record -a, top-level tracing_on 0: perf gets every sample.  A perf
+ * event that follows another task never sees the sampler's events: the
+ * gauge is not read for it.
+ */
+TEST_F_TIMEOUT(gate, perf, 120)
+{
+	const char *data = "/tmp/powerpin-gate.perf";
+	long long s0, s1;
+	char cmd[256];
+	int n;
+
+	if (system("perf version >/dev/null 2>&1"))
+		SKIP(return, "perf is not installed (linux-perf)");
+	s0 = status_ll("samples");
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q -a -e powerpin:battery -o %s -- sleep 1 >/dev/null 2>&1",
+		 data);
+	ASSERT_EQ(0, system(cmd));
+	s1 = status_ll("samples");
+	snprintf(cmd, sizeof(cmd), "perf script -i %s 2>/dev/null", data);
+	n = command_count(cmd, "powerpin:battery");
+	unlink(data);
+	TH_LOG("perf record -a: %d events, %lld samples counted", n, s1 - s0);
+	EXPECT_GE(n, 20);
+	EXPECT_EQ(s1 - s0, n);
+
+	s0 = status_ll("samples");
+	s1 = emu_transfers();
+	ASSERT_EQ(0, system("perf stat -e powerpin:battery -o /dev/null -- sleep 1 >/dev/null 2>&1"));
+	EXPECT_EQ(s0, status_ll("samples"));
+	EXPECT_EQ(s1, emu_transfers()) TH_LOG("read for a per-task perf event");
+}
+
+/*
+ * An enable_event trigger arms the event in soft-disabled mode: nothing
+ * is recorded until it fires, so nothing is read.  Once it fired, samples
+ * go to the top level.
+ */
+TEST_F_TIMEOUT(gate, enable_event_trigger, 120)
+{
+	struct battery_ev *e = NULL;
+	long long s0, s1;
+	pid_t pid;
+	int n;
+
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/sched/sched_process_fork/trigger",
+			       "enable_event:powerpin:battery"));
+	EXPECT_EQ(1, status_ll("event_enabled"));
+	assert_quiet(_metadata, 1.0);
+
+	s0 = status_ll("samples");
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 10, 10.0));
+	park_sampler();
+	s1 = status_ll("samples");
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	n = trace_file_events(TRACING "/trace", &e);
+	EXPECT_EQ(s1 - s0, n);
+	free(e);
+}
+
+/*
+ * A trigger on the event itself is a consumer even with tracing off: a
+ * traceon trigger sees the first sample and turns tracing on.  A hist
+ * trigger (where the kernel has them) counts exactly the samples.
+ */
+TEST_F_TIMEOUT(gate, trigger_on_event, 120)
+{
+	char buf[4096], *hits;
+	long long s0, s1;
+	ssize_t len;
+	int fd;
+
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/trigger", "traceon"));
+	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 1, 2.0));
+	sleep_s(0.05);
+	EXPECT_EQ(1, read_ll(TRACING "/tracing_on"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/trigger", "!traceon"));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+
+	s0 = status_ll("samples");
+	if (write_str(TRACING "/events/powerpin/battery/trigger", "hist:keys=capacity")) {
+		TH_LOG("no hist triggers in this kernel: hist part skipped");
+		return;
+	}
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 10, 10.0));
+	park_sampler();
+	s1 = status_ll("samples");
+	fd = open(TRACING "/events/powerpin/battery/hist", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ASSERT_GT(len, 0);
+	buf[len] = '\0';
+	write_str(TRACING "/events/powerpin/battery/trigger", "!hist:keys=capacity");
+	hits = strstr(buf, "Hits: ");
+	ASSERT_NE(NULL, hits);
+	EXPECT_EQ(s1 - s0, strtoll(hits + 6, NULL, 10));
+}
+
+/* BPF_PROG_TYPE_RAW_TRACEPOINT program "return 0" attached to @tp. */
+static int bpf_raw_tp_attach(const char *tp, int *prog_fd)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT;
+	attr.insns = (uintptr_t)insns;
+	attr.insn_cnt = 2;
+	attr.license = (uintptr_t)"GPL";
+	*prog_fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	if (*prog_fd < 0)
+		return -errno;
+	memset(&attr, 0, sizeof(attr));
+	attr.raw_tracepoint.name = (uintptr_t)tp;
+	attr.raw_tracepoint.prog_fd = *prog_fd;
+	fd = syscall(__NR_bpf, BPF_RAW_TRACEPOINT_OPEN, &attr, sizeof(attr));
+	if (fd < 0) {
+		fd = -errno;
+		close(*prog_fd);
+	}
+	return fd;
+}
+
+static long long bpf_run_cnt(int prog_fd)
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = prog_fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (uintptr_t)&info;
+	if (syscall(__NR_bpf, BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr)))
+		return -1;
+	return info.run_cnt;
+}
+
+/*
+ * A BPF raw tracepoint is a probe neither tracefs nor perf knows of: it
+ * sees every call, so the sampler samples for it, and the program ran
+ * exactly once per sample counted.  Detached: quiet again.
+ */
+TEST_F_TIMEOUT(gate, bpf_raw_tracepoint, 120)
+{
+	int link, prog;
+	long long s0, s1;
+
+	ASSERT_EQ(0, write_str("/proc/sys/kernel/bpf_stats_enabled", "1"));
+	s0 = status_ll("samples");
+	link = bpf_raw_tp_attach("battery", &prog);
+	ASSERT_GE(link, 0) TH_LOG("raw tracepoint: %s", strerror(-link));
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 20, 10.0));
+	park_sampler();
+	s1 = status_ll("samples");
+	EXPECT_EQ(s1 - s0, bpf_run_cnt(prog));
+	close(link);
+	close(prog);
+	write_str("/proc/sys/kernel/bpf_stats_enabled", "0");
+	ASSERT_EQ(0, write_str(PARAMS "/supply", "max170xx_battery"));
+	sleep_s(0.1);
+	EXPECT_EQ(0, status_ll("event_enabled"));
+	assert_quiet(_metadata, 0.5);
+}
+
+/*
+ * Top level: tracing_on 0 -> 1 gives the first sample within 100 ms at
+ * every period, the shortest to the longest.
+ */
+TEST_F_TIMEOUT(gate, start_latency, 120)
+{
+	static const char * const periods[] = { "1000", "10000", "1000000", "60000000" };
+
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+		struct battery_ev *e = NULL;
+		double t_on;
+		int n;
+
+		ASSERT_EQ(0, write_str(PARAMS "/period_us", periods[i]));
+		ASSERT_EQ(0, write_str(TRACING "/trace", ""));
+		/* let the thread settle into its tracing_on poll */
+		sleep_s(0.5);
+		t_on = now_mono();
+		ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+		sleep_s(0.3);
+		ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+		n = trace_file_events(TRACING "/trace", &e);
+		ASSERT_GT(n, 0) TH_LOG("period %s us: no sample", periods[i]);
+		TH_LOG("period %s us: first sample %.1f ms after tracing_on 1",
+		       periods[i], (e[0].ts - t_on) * 1e3);
+		EXPECT_LE(e[0].ts - t_on, 0.100);
+		EXPECT_GE(e[0].start, t_on);
+		free(e);
+	}
+}
+
+/* Fields of an event's format file: offsets and sizes, in order. */
+static int format_fields(const char *event, int *offset, int *size, int max)
+{
+	char path[256], line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), TRACING "/events/powerpin/%s/format", event);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f) && n < max) {
+		char *o = strstr(line, "offset:"), *s = strstr(line, "size:");
+
+		if (!o || !s)
+			continue;
+		offset[n] = atoi(o + 7);
+		size[n] = atoi(s + 5);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Each field starts where the previous one ended (the common fields
+ * included), and the fixed part ends on an 8-byte boundary or where a
+ * dynamic string follows: no holes in either record.
+ */
+TEST(records_have_no_holes)
+{
+	static const char * const events[] = { "battery", "counter" };
+
+	for (size_t i = 0; i < 2; i++) {
+		int off[32], size[32], n;
+
+		n = format_fields(events[i], off, size, 32);
+		ASSERT_GT(n, 5) TH_LOG("%s format", events[i]);
+		EXPECT_EQ(0, off[0]);
+		for (int k = 1; k < n; k++) {
+			EXPECT_EQ(off[k - 1] + size[k - 1], off[k]) {
+				TH_LOG("%s: hole before field %d", events[i], k);
+			}
+		}
+		if (!strcmp(events[i], "battery"))
+			EXPECT_EQ(0, (off[n - 1] + size[n - 1]) % 8);
+	}
+}
+
+TEST_HARNESS_MAIN

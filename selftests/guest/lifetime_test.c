@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Supplies that come and go under the sampler: a HID peripheral's battery
+ * (uhid, hid-input's "hid-<uniq>-battery", a Device-scope supply whose
+ * parent's release() lives in hid.ko) destroyed and its modules unloaded
+ * after a capture and during a read; the first-battery choice
+ * (supply=""), which follows the power_supply core's scope rule and waits
+ * for a busy battery instead of passing over it; the gauge driver's module
+ * unloaded in the middle of a read.  The kernel log must stay clean
+ * (run-guest checks it after this binary).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/powerpin.h>
+#include <linux/uhid.h>
+
+#include <kselftest_harness.h>
+
+#include "sampler_helpers.h"
+
+/*
+ * A mouse (so hid-input registers an input device) with a Battery Strength
+ * feature report: Generic Device Controls page (0x06), usage 0x20, report
+ * id 2, one byte 0..100.  hid-input then registers hid-<uniq>-battery and
+ * asks for report 2 (UHID_GET_REPORT) each time its capacity is read.
+ */
+static const uint8_t hid_battery_rdesc[] = {
+	0x05, 0x01, 0x09, 0x02, 0xa1, 0x01,	/* Generic Desktop, Mouse, Application */
+	0x85, 0x01, 0x09, 0x01, 0xa1, 0x00,	/* report 1, Pointer, Physical */
+	0x05, 0x09, 0x19, 0x01, 0x29, 0x03,	/* Buttons 1..3 */
+	0x15, 0x00, 0x25, 0x01, 0x95, 0x03, 0x75, 0x01, 0x81, 0x02,
+	0x95, 0x01, 0x75, 0x05, 0x81, 0x03,	/* padding */
+	0x05, 0x01, 0x09, 0x30, 0x09, 0x31,	/* X, Y */
+	0x15, 0x81, 0x25, 0x7f, 0x75, 0x08, 0x95, 0x02, 0x81, 0x06,
+	0xc0,
+	0x05, 0x06, 0x09, 0x20,			/* Generic Device Controls, Battery Strength */
+	0x85, 0x02, 0x15, 0x00, 0x25, 0x64,	/* report 2, 0..100 */
+	0x75, 0x08, 0x95, 0x01, 0xb1, 0x02,	/* Feature (Data, Var, Abs) */
+	0xc0,
+};
+
+#define HID_CAPACITY	77
+
+/* A uhid device answering its battery feature report from a thread. */
+struct uhid_battery {
+	int fd;
+	pthread_t thread;
+	atomic_int stop;
+	atomic_int reply_delay_ms;	/* hold each answer this long */
+	atomic_int get_reports;
+	char psy[96];			/* power_supply name */
+};
+
+static int uhid_write(int fd, const struct uhid_event *ev)
+{
+	ssize_t n = write(fd, ev, sizeof(*ev));
+
+	return n == (ssize_t)sizeof(*ev) ? 0 : -errno;
+}
+
+static void *uhid_answer(void *arg)
+{
+	struct uhid_battery *b = arg;
+	struct uhid_event ev, reply;
+
+	while (!atomic_load(&b->stop)) {
+		struct pollfd p = { b->fd, POLLIN, 0 };
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		if (read(b->fd, &ev, sizeof(ev)) <= 0)
+			break;
+		if (ev.type != UHID_GET_REPORT)
+			continue;
+		atomic_fetch_add(&b->get_reports, 1);
+		sleep_s(atomic_load(&b->reply_delay_ms) / 1000.0);
+		memset(&reply, 0, sizeof(reply));
+		reply.type = UHID_GET_REPORT_REPLY;
+		reply.u.get_report_reply.id = ev.u.get_report.id;
+		reply.u.get_report_reply.size = 2;
+		reply.u.get_report_reply.data[0] = ev.u.get_report.rnum;
+		reply.u.get_report_reply.data[1] = HID_CAPACITY;
+		uhid_write(b->fd, &reply);	/* fails once destroyed */
+	}
+	return NULL;
+}
+
+/* Create the device; its battery appears as b->psy.  0 or -errno. */
+static int uhid_battery_create(struct uhid_battery *b, const char *uniq)
+{
+	struct uhid_event ev;
+	char path[160];
+	double end;
+
+	memset(b, 0, sizeof(*b));
+	b->fd = open("/dev/uhid", O_RDWR | O_CLOEXEC);
+	if (b->fd < 0)
+		return -errno;
+	if (pthread_create(&b->thread, NULL, uhid_answer, b)) {
+		close(b->fd);
+		return -EAGAIN;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.type = UHID_CREATE2;
+	snprintf((char *)ev.u.create2.name, sizeof(ev.u.create2.name), "powerpin test mouse");
+	snprintf((char *)ev.u.create2.uniq, sizeof(ev.u.create2.uniq), "%s", uniq);
+	ev.u.create2.rd_size = sizeof(hid_battery_rdesc);
+	ev.u.create2.bus = 0x05;	/* BUS_BLUETOOTH */
+	ev.u.create2.vendor = 0x1d6b;
+	ev.u.create2.product = 0x0104;
+	memcpy(ev.u.create2.rd_data, hid_battery_rdesc, sizeof(hid_battery_rdesc));
+	if (uhid_write(b->fd, &ev))
+		return -EIO;
+	snprintf(b->psy, sizeof(b->psy), "hid-%s-battery", uniq);
+	snprintf(path, sizeof(path), PSY_DIR "/%s", b->psy);
+	for (end = now_mono() + 10; access(path, F_OK) && now_mono() < end; )
+		sleep_s(0.01);
+	return access(path, F_OK) ? -ENODEV : 0;
+}
+
+static void uhid_battery_destroy(struct uhid_battery *b)
+{
+	struct uhid_event ev;
+
+	if (b->fd <= 0)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = UHID_DESTROY;
+	uhid_write(b->fd, &ev);
+	atomic_store(&b->stop, 1);
+	pthread_join(b->thread, NULL);
+	close(b->fd);
+	b->fd = -1;
+}
+
+/* Load uhid and hid-generic from the guest kernel's modules. */
+static int hid_stack_load(void)
+{
+	if (!access("/dev/uhid", F_OK) && !access("/sys/bus/hid/drivers/hid-generic", F_OK))
+		return 0;
+	return guest_modprobe("-a uhid hid-generic");
+}
+
+/*
+ * rmmod hid_generic, uhid and hid, skipping (and saying so) a module built
+ * into this kernel.  0 when every loadable one went.
+ */
+static int hid_stack_unload(struct __test_metadata *_metadata)
+{
+	static const char * const mods[] = { "hid_generic", "uhid", "hid" };
+	char cmd[64];
+	int ret = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		if (guest_module_builtin(mods[i])) {
+			TH_LOG("%s is built into this kernel: not unloaded", mods[i]);
+			continue;
+		}
+		snprintf(cmd, sizeof(cmd), "rmmod %s", mods[i]);
+		if (system(cmd)) {
+			TH_LOG("%s failed", cmd);
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+FIXTURE(life) {
+	struct uhid_battery hid;
+	char tracing_on[8];
+};
+
+FIXTURE_SETUP(life)
+{
+	self->hid.fd = -1;
+	if (access(STATUS, F_OK))
+		SKIP(return, "powerpin.ko is not loaded (run under scripts/vm-run)");
+	ASSERT_EQ(0, read_str(TRACING "/tracing_on", self->tracing_on,
+			      sizeof(self->tracing_on)));
+	ASSERT_EQ(0, tracing_reset());
+	ASSERT_EQ(0, write_str(PARAMS "/period_us", "10000"));
+	ASSERT_EQ(0, write_str(PARAMS "/supply", "max170xx_battery"));
+	emu_reset();
+	ASSERT_EQ(0, emu_ensure_bound());
+}
+
+FIXTURE_TEARDOWN(life)
+{
+	write_str(TRACING "/tracing_on", "0");
+	uhid_battery_destroy(&self->hid);
+	write_str(TRACING "/events/enable", "0");
+	emu_reset();
+	emu_ensure_bound();
+	write_str(PARAMS "/supply", "max170xx_battery");
+	write_str(PARAMS "/period_us", "100000");
+	write_str(TRACING "/tracing_on", self->tracing_on[0] ? self->tracing_on : "1");
+	write_str(TRACING "/trace_clock", "local");
+}
+
+/*
+ * The reproduction: capture from a HID battery, tracing_on 0, destroy the
+ * device, unload hid_generic, uhid and hid, tracing_on 1.  The sampler
+ * held nothing of the supply or its parent, so nothing is released into an
+ * unloaded module: it finds the supply gone and waits.
+ */
+TEST_F_TIMEOUT(life, hid_battery_gone_and_unloaded, 120)
+{
+	struct battery_ev *e = NULL;
+	long long s0, s1, lost0;
+	char buf[128];
+	int n;
+
+	if (hid_stack_load())
+		SKIP(return, "uhid / hid-generic not available in this kernel");
+	ASSERT_EQ(0, uhid_battery_create(&self->hid, "ppbat0"));
+	ASSERT_EQ(0, write_str(PARAMS "/supply", self->hid.psy));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	s0 = status_ll("samples");
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 10, 20.0));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	sleep_s(0.1);
+	s1 = status_ll("samples");
+	ASSERT_EQ(0, status_str("supply_bound", buf, sizeof(buf)));
+	EXPECT_STREQ(self->hid.psy, buf);
+
+	n = trace_file_events(TRACING "/trace", &e);
+	EXPECT_EQ(s1 - s0, n);
+	for (int k = 0; k < n; k++) {
+		ASSERT_EQ(HID_CAPACITY, e[k].capacity);
+		ASSERT_EQ(0, e[k].voltage_uv);
+		ASSERT_EQ(POWERPIN_SAMPLE_MISSING, e[k].flags &
+			  (POWERPIN_SAMPLE_MISSING | POWERPIN_SAMPLE_READ_ERROR));
+	}
+	free(e);
+	/* one feature report per sample, no more */
+	EXPECT_GE(atomic_load(&self->hid.get_reports), n);
+
+	lost0 = status_ll("supply_lost");
+	uhid_battery_destroy(&self->hid);
+	ASSERT_EQ(0, hid_stack_unload(_metadata));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	EXPECT_TRUE(wait_status_is("state", "waiting_supply", 2.0));
+	sleep_s(0.3);
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	EXPECT_EQ(s1, status_ll("samples"));
+	EXPECT_EQ(lost0 + 1, status_ll("supply_lost"));
+	EXPECT_EQ(0, status_ll("supply_present"));
+}
+
+/*
+ * The HID battery destroyed while a read waits for its feature report:
+ * the read ends, the supply is unregistered without a WARN, the sampler
+ * counts it lost, and the modules unload.
+ */
+TEST_F_TIMEOUT(life, hid_battery_destroyed_during_read, 120)
+{
+	long long lost0;
+	int asked;
+
+	if (hid_stack_load())
+		SKIP(return, "uhid / hid-generic not available in this kernel");
+	ASSERT_EQ(0, uhid_battery_create(&self->hid, "ppbat1"));
+	ASSERT_EQ(0, write_str(PARAMS "/supply", self->hid.psy));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 3, 20.0));
+	lost0 = status_ll("supply_lost");
+	atomic_store(&self->hid.reply_delay_ms, 1000);
+	asked = atomic_load(&self->hid.get_reports);
+	/* wait until the sampler's next read is waiting for its answer */
+	for (double end = now_mono() + 5; now_mono() < end &&
+	     atomic_load(&self->hid.get_reports) == asked; )
+		sleep_s(0.005);
+	ASSERT_LT(asked, atomic_load(&self->hid.get_reports));
+	uhid_battery_destroy(&self->hid);
+	ASSERT_TRUE(wait_status_ge("supply_lost", lost0 + 1, 10.0));
+	EXPECT_TRUE(wait_status_is("state", "waiting_supply", 2.0));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	ASSERT_EQ(0, hid_stack_unload(_metadata));
+}
+
+/*
+ * supply="": a HID battery (Device scope) registered before the system's
+ * battery is not "the first battery"; the gauge is.
+ */
+TEST_F_TIMEOUT(life, first_battery_skips_device_scope, 120)
+{
+	long long found0, s0;
+	char buf[128];
+
+	if (hid_stack_load())
+		SKIP(return, "uhid / hid-generic not available in this kernel");
+	ASSERT_EQ(0, write_str(EMU "/unbind", "1"));
+	ASSERT_EQ(0, uhid_battery_create(&self->hid, "ppbat2"));
+	ASSERT_EQ(0, write_str(EMU "/bind", "1"));
+	ASSERT_EQ(0, emu_ensure_bound());
+
+	found0 = status_ll("supply_found");
+	ASSERT_EQ(0, write_str(PARAMS "/supply", "\n"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	s0 = status_ll("samples");
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 10, 20.0));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	ASSERT_EQ(0, status_str("supply_bound", buf, sizeof(buf)));
+	EXPECT_STREQ("max170xx_battery", buf);
+	EXPECT_EQ(found0 + 1, status_ll("supply_found"));
+	EXPECT_GT(status_ll("last_voltage_uv"), 3000000);
+}
+
+/*
+ * supply="": the first battery is busy (its driver is still probing and
+ * answers -EAGAIN) while a later battery is ready: the sampler waits for
+ * the first one instead of binding the next, and binds it once it answers.
+ */
+TEST_F_TIMEOUT(life, first_battery_busy_is_retried, 120)
+{
+	long long found0;
+	char buf[128];
+	pid_t child;
+	int status;
+
+	if (hid_stack_load())
+		SKIP(return, "uhid / hid-generic not available in this kernel");
+	ASSERT_EQ(0, write_str(PARAMS "/supply", "\n"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 3, 20.0));
+	ASSERT_EQ(0, write_str(EMU "/unbind", "1"));
+	ASSERT_TRUE(wait_status_is("state", "waiting_supply", 2.0));
+	found0 = status_ll("supply_found");
+
+	/* every transfer takes 1.5 s: the probe registers, then goes on */
+	ASSERT_EQ(0, write_str(EMU "/latency_us", "1500000"));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child)
+		_exit(write_str(EMU "/bind", "1") ? 1 : 0);
+	for (double end = now_mono() + 10; access(PSY, F_OK) && now_mono() < end; )
+		sleep_s(0.01);
+	ASSERT_EQ(0, access(PSY, F_OK));
+	ASSERT_EQ(0, uhid_battery_create(&self->hid, "ppbat3"));
+	ASSERT_EQ(0, waitpid(child, &status, WNOHANG))
+		TH_LOG("the probe ended before the second battery came");
+	sleep_s(0.2);
+	ASSERT_EQ(0, status_str("supply_bound", buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+	ASSERT_EQ(0, status_str("state", buf, sizeof(buf)));
+	EXPECT_STREQ("waiting_supply", buf);
+	EXPECT_EQ(found0, status_ll("supply_found"));
+
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, write_str(EMU "/latency_us", "0"));
+	ASSERT_TRUE(wait_status_ge("supply_found", found0 + 1, 20.0));
+	ASSERT_EQ(0, status_str("supply_bound", buf, sizeof(buf)));
+	EXPECT_STREQ("max170xx_battery", buf);
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	EXPECT_EQ(found0 + 1, status_ll("supply_found"));
+}
+
+/*
+ * The gauge driver's module is unloaded while a read is in progress (each
+ * transfer 100 ms): the unload waits for the read, the supply is lost,
+ * and reloading the driver brings sampling back.
+ */
+TEST_F_TIMEOUT(life, supply_owner_unloaded_during_read, 120)
+{
+	long long lost0, found0, s0;
+
+	if (guest_module_builtin("max17042_battery"))
+		SKIP(return, "max17042_battery is built in: cannot be unloaded");
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 3, 20.0));
+	lost0 = status_ll("supply_lost");
+	found0 = status_ll("supply_found");
+	ASSERT_EQ(0, write_str(EMU "/latency_us", "100000"));
+	s0 = emu_transfers();
+	while (emu_transfers() == s0)
+		sleep_s(0.005);
+	ASSERT_EQ(0, system("rmmod max17042_battery"));
+	ASSERT_NE(0, access(PSY, F_OK));
+	ASSERT_TRUE(wait_status_ge("supply_lost", lost0 + 1, 10.0));
+	EXPECT_TRUE(wait_status_is("state", "waiting_supply", 2.0));
+	ASSERT_EQ(0, write_str(EMU "/latency_us", "0"));
+	ASSERT_EQ(0, guest_modprobe("max17042_battery"));
+	ASSERT_EQ(0, emu_ensure_bound());
+	s0 = status_ll("samples");
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 5, 20.0));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	EXPECT_EQ(lost0 + 1, status_ll("supply_lost"));
+	EXPECT_EQ(found0 + 1, status_ll("supply_found"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sampler's timing rules: no gauge transfer while the system is frozen
+ * for suspend (pm_test=freezer, echo freeze > /sys/power/state) and one
+ * LATE sample after thaw; no burst after a late wake-up (the sampler's CPU
+ * taken by a SCHED_FIFO task); a new period starts one new period after
+ * the change.
+ *
+ * Events are read from the text trace with trace_clock "mono", so their
+ * timestamps compare with CLOCK_MONOTONIC here.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/powerpin.h>
+
+#include <kselftest_harness.h>
+
+#include "sampler_helpers.h"
+
+#define PERIOD_S	0.010
+
+/* Stop sampling without closing the capture: a supply that is not there. */
+static void park_sampler(void)
+{
+	write_str(PARAMS "/supply", "no_such_supply");
+	sleep_s(0.1);
+}
+
+static void unpark_sampler(void)
+{
+	write_str(PARAMS "/supply", "max170xx_battery");
+}
+
+/* Gauge transfers per sample, measured while only the sampler reads. */
+static long long transfers_per_sample(struct __test_metadata *_metadata)
+{
+	long long s0, t0, s1, t1;
+
+	park_sampler();
+	s0 = status_ll("samples");
+	t0 = emu_transfers();
+	unpark_sampler();
+	EXPECT_TRUE(wait_status_ge("samples", s0 + 10, 10.0));
+	park_sampler();
+	s1 = status_ll("samples");
+	t1 = emu_transfers();
+	EXPECT_GT(s1, s0);
+	if (s1 <= s0)
+		return -1;
+	EXPECT_EQ(0, (t1 - t0) % (s1 - s0));
+	return (t1 - t0) / (s1 - s0);
+}
+
+/* Timestamp of the first trace line containing @what, or -1. */
+static double trace_ts_of(const char *what)
+{
+	FILE *f = fopen(TRACING "/trace", "r");
+	char line[512];
+	double ts = -1;
+
+	if (!f)
+		return -1;
+	while (ts < 0 && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, what), *colon;
+
+		if (!p)
+			continue;
+		colon = strstr(line, ": suspend_resume:");
+		if (colon)
+			ts = trace_line_ts(line, colon);
+	}
+	fclose(f);
+	return ts;
+}
+
+FIXTURE(timing) {
+	char tracing_on[8];
+};
+
+FIXTURE_SETUP(timing)
+{
+	if (access(STATUS, F_OK))
+		SKIP(return, "powerpin.ko is not loaded (run under scripts/vm-run)");
+	ASSERT_EQ(0, read_str(TRACING "/tracing_on", self->tracing_on,
+			      sizeof(self->tracing_on)));
+	ASSERT_EQ(0, tracing_reset());
+	ASSERT_EQ(0, write_str(TRACING "/buffer_size_kb", "4096"));
+	ASSERT_EQ(0, write_str(PARAMS "/period_us", "10000"));
+	ASSERT_EQ(0, write_str(PARAMS "/supply", "max170xx_battery"));
+	emu_reset();
+	ASSERT_EQ(0, emu_ensure_bound());
+}
+
+FIXTURE_TEARDOWN(timing)
+{
+	write_str(TRACING "/tracing_on", "0");
+	write_str("/sys/power/pm_test", "none");
+	write_str(TRACING "/events/enable", "0");
+	write_str(PARAMS "/supply", "max170xx_battery");
+	write_str(PARAMS "/period_us", "100000");
+	write_str(TRACING "/tracing_on", self->tracing_on[0] ? self->tracing_on : "1");
+	write_str(TRACING "/trace_clock", "local");
+}
+
+/*
+ * I2C transfers (i2c:i2c_result events) in the trace with a timestamp in
+ * [@from, @to]: all of them, and those made by other tasks than the
+ * sampler thread (@others).
+ */
+static int i2c_transfers_between(double from, double to, int *others)
+{
+	FILE *f = fopen(TRACING "/trace", "r");
+	char line[512];
+	int n = 0;
+
+	*others = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, ": i2c_result:");
+		double ts;
+
+		if (!p)
+			continue;
+		ts = trace_line_ts(line, p);
+		if (ts < from || ts > to)
+			continue;
+		n++;
+		if (!strstr(line, "powerpin-sample"))
+			(*others)++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Suspend to idle stopped after the freezer (pm_test=freezer): between the
+ * end of freeze_processes and the start of thaw_processes the sampler
+ * takes no sample and the gauge sees no transfer (the I2C core's trace
+ * events and the emulator's counter); after thaw one sample, flagged LATE,
+ * stands for the deadlines that passed, which are counted missed, and the
+ * next one keeps its distance.  The emulator counts every transfer: the
+ * sampler's are whole samples, any other (the thermal core looks at the
+ * battery's temperature after resume) is seen in the trace.
+ */
+TEST_F_TIMEOUT(timing, suspend_freezer, 120)
+{
+	long long per, s0, t0, m0, s1, t1, m1;
+	double frozen, thawed, gap, w0, w1;
+	struct battery_ev *e = NULL;
+	int n, after = -1, others;
+
+	if (access("/sys/power/pm_test", F_OK))
+		SKIP(return, "no /sys/power/pm_test (CONFIG_PM_DEBUG)");
+	if (access(TRACING "/events/i2c/i2c_result", F_OK))
+		SKIP(return, "no i2c trace events");
+	ASSERT_EQ(0, write_str("/sys/power/pm_test", "freezer"));
+	ASSERT_EQ(0, write_str("/sys/module/suspend/parameters/pm_test_delay", "2"));
+	ASSERT_EQ(0, write_str(TRACING "/events/power/suspend_resume/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/i2c/i2c_result/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	per = transfers_per_sample(_metadata);
+	ASSERT_GT(per, 0);
+	unpark_sampler();
+	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 5, 10.0));
+
+	w0 = now_mono();
+	s0 = status_ll("samples");
+	t0 = emu_transfers();
+	m0 = status_ll("missed");
+	ASSERT_EQ(0, write_str("/sys/power/state", "freeze"));
+	sleep_s(0.3);
+	park_sampler();
+	s1 = status_ll("samples");
+	t1 = emu_transfers();
+	m1 = status_ll("missed");
+	w1 = now_mono();
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+
+	frozen = trace_ts_of("freeze_processes[0] end");
+	thawed = trace_ts_of("thaw_processes[0] begin");
+	ASSERT_GT(frozen, 0);
+	ASSERT_GT(thawed, frozen + 1.5);
+	EXPECT_EQ(0, i2c_transfers_between(frozen, thawed, &others))
+		TH_LOG("gauge transfers while frozen");
+	/* the sampler's transfers are whole samples; the rest are others' */
+	n = i2c_transfers_between(w0, w1, &others);
+	EXPECT_EQ(t1 - t0, n);
+	EXPECT_EQ(per * (s1 - s0) + others, t1 - t0);
+
+	n = trace_file_events(TRACING "/trace", &e);
+	ASSERT_GT(n, 0);
+	for (int k = 0; k < n; k++) {
+		EXPECT_FALSE(e[k].start > frozen && e[k].start < thawed)
+			TH_LOG("sample %u read while frozen", e[k].seq);
+		if (after < 0 && e[k].start > thawed)
+			after = k;
+	}
+	ASSERT_GT(after, 0);
+	ASSERT_LT(after + 1, n);
+	gap = e[after].start - e[after - 1].start;
+	TH_LOG("frozen %.2f s; %lld deadlines missed; gap %.3f s; %d other transfers",
+	       thawed - frozen, m1 - m0, gap, others);
+	EXPECT_NE(0UL, e[after].flags & POWERPIN_SAMPLE_LATE);
+	/* the deadlines in the gap: one sampled, the others missed */
+	EXPECT_GE(m1 - m0, (long long)(gap / PERIOD_S) - 2);
+	EXPECT_LE(m1 - m0, (long long)((w1 - w0) / PERIOD_S));
+	EXPECT_GE(e[after + 1].start - e[after].start, PERIOD_S / 2 - 0.001);
+	free(e);
+}
+
+/* Spin on the current CPU for @secs. */
+static void spin_s(double secs)
+{
+	double end = now_mono() + secs;
+
+	while (now_mono() < end)
+		;
+}
+
+/*
+ * The sampler's CPU is taken by a SCHED_FIFO task for 12..29 ms, over and
+ * over, at a 10 ms period: each time the thread wakes with deadlines
+ * passed.  One sample, flagged LATE, follows each such wake-up, and the
+ * next sample is at least half a period later: never a burst.
+ */
+TEST_F_TIMEOUT(timing, no_burst_after_late_wakeup, 120)
+{
+	struct sched_param rt = { .sched_priority = 50 };
+	struct battery_ev *e = NULL;
+	int pid = status_ll("kthread_pid"), late = 0, n;
+	cpu_set_t one, all;
+	long long m0, m1;
+	pid_t hog;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_GT(pid, 0);
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	ASSERT_EQ(0, sched_getaffinity(pid, sizeof(all), &all));
+	ASSERT_EQ(0, sched_setaffinity(pid, sizeof(one), &one));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 5, 10.0));
+	m0 = status_ll("missed");
+
+	hog = fork();
+	ASSERT_GE(hog, 0);
+	if (!hog) {
+		if (sched_setaffinity(0, sizeof(one), &one) ||
+		    sched_setscheduler(0, SCHED_FIFO, &rt))
+			_exit(1);
+		for (int i = 0; i < 18; i++) {
+			spin_s(0.012 + i * 0.001);
+			usleep(37000 + i * 1300);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(hog, waitpid(hog, &n, 0));
+	ASSERT_EQ(0, n);
+	sleep_s(0.05);
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	m1 = status_ll("missed");
+	sched_setaffinity(pid, sizeof(all), &all);
+
+	n = trace_file_events(TRACING "/trace", &e);
+	ASSERT_GT(n, 10);
+	for (int k = 0; k + 1 < n; k++) {
+		if (!(e[k].flags & POWERPIN_SAMPLE_LATE))
+			continue;
+		late++;
+		EXPECT_GE(e[k + 1].start - e[k].start, PERIOD_S / 2 - 0.001)
+			TH_LOG("late sample %u followed by %u after %.3f ms", e[k].seq,
+			       e[k + 1].seq, (e[k + 1].start - e[k].start) * 1e3);
+	}
+	TH_LOG("%d samples, %d late, %lld missed", n, late, m1 - m0);
+	EXPECT_GE(late, 9);
+	EXPECT_GE(m1 - m0, late);
+	free(e);
+}
+
+/*
+ * period_us changed in the middle of a capture: the next sample comes one
+ * new period after the change, and the change costs no missed deadline.
+ */
+TEST_F_TIMEOUT(timing, period_change_starts_new_series, 60)
+{
+	struct battery_ev *e = NULL;
+	long long s0, m0;
+	double t_change;
+	int n, k;
+
+	ASSERT_EQ(0, write_str(PARAMS "/period_us", "1000000"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	s0 = status_ll("samples");
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 1, 2.0));
+	sleep_s(0.3);
+	m0 = status_ll("missed");
+	t_change = now_mono();
+	ASSERT_EQ(0, write_str(PARAMS "/period_us", "100000"));
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 3, 3.0));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	EXPECT_EQ(m0, status_ll("missed"));
+
+	n = trace_file_events(TRACING "/trace", &e);
+	for (k = 0; k < n && e[k].start < t_change; k++)
+		;
+	ASSERT_LT(k, n);
+	TH_LOG("first sample %.1f ms after the change", (e[k].start - t_change) * 1e3);
+	EXPECT_GE(e[k].start - t_change, 0.100);
+	EXPECT_LE(e[k].start - t_change, 0.180);
+	EXPECT_EQ(0UL, e[k].flags & POWERPIN_SAMPLE_LATE);
+	free(e);
+}
+
+TEST_HARNESS_MAIN
