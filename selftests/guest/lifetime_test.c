@@ -5,8 +5,9 @@
  * parent's release() lives in hid.ko) destroyed and its modules unloaded
  * after a capture and during a read; the first-battery choice
  * (supply=""), which follows the power_supply core's scope rule and waits
- * for a busy battery instead of passing over it; the gauge driver's module
- * unloaded in the middle of a read.  The kernel log must stay clean
+ * for a busy battery instead of passing over it; the gauge driver's module,
+ * and the module of a battery registered with no parent, unloaded in the
+ * middle of a read.  The kernel log must stay clean
  * (run-guest checks it after this binary).
  */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/powerpin.h>
@@ -402,6 +404,55 @@ TEST_F_TIMEOUT(life, supply_owner_unloaded_during_read, 120)
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
 	EXPECT_EQ(lost0 + 1, status_ll("supply_lost"));
 	EXPECT_EQ(found0 + 1, status_ll("supply_found"));
+}
+
+/*
+ * A battery registered with no parent device (the test-only
+ * pp_test_supply.ko) is read under the same fence as any other: its module
+ * is unloaded in the middle of a read (every property read sleeps 150 ms),
+ * the unload waits for the read, no code of the unloaded module runs
+ * afterwards, and the sampler counts the supply lost.
+ */
+TEST_F_TIMEOUT(life, parentless_supply_unloaded_during_read, 120)
+{
+	const char *reads = "/sys/module/pp_test_supply/parameters/reads";
+	struct battery_ev *e = NULL;
+	long long lost0, r0, s0, s1;
+	char cmd[320];
+	struct utsname u;
+	int n;
+
+	ASSERT_EQ(0, uname(&u));
+	snprintf(cmd, sizeof(cmd), "insmod build/%s/pp_test_supply.ko", u.release);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, access(PSY_DIR "/pp_test_battery", F_OK));
+	ASSERT_EQ(0, write_str(PARAMS "/supply", "pp_test_battery"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	s0 = status_ll("samples");
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 5, 20.0));
+	lost0 = status_ll("supply_lost");
+
+	ASSERT_EQ(0, write_str("/sys/module/pp_test_supply/parameters/read_delay_ms", "150"));
+	r0 = read_ll(reads);
+	while (read_ll(reads) == r0)
+		sleep_s(0.005);
+	ASSERT_EQ(0, system("rmmod pp_test_supply"));
+	ASSERT_NE(0, access(PSY_DIR "/pp_test_battery", F_OK));
+	ASSERT_TRUE(wait_status_ge("supply_lost", lost0 + 1, 10.0));
+	EXPECT_TRUE(wait_status_is("state", "waiting_supply", 2.0));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	s1 = status_ll("samples");
+
+	n = trace_file_events(TRACING "/trace", &e);
+	EXPECT_EQ(s1 - s0, n);
+	for (int k = 0; k < n; k++) {
+		ASSERT_EQ(3900000, e[k].voltage_uv);
+		ASSERT_EQ(-120000, e[k].current_ua);
+		ASSERT_EQ(55, e[k].capacity);
+	}
+	free(e);
+	EXPECT_EQ(lost0 + 1, status_ll("supply_lost"));
 }
 
 TEST_HARNESS_MAIN
