@@ -178,7 +178,13 @@ static int powerpin_perf_reg(struct trace_event_call *call,
 	return trace_event_reg(call, type, data);
 }
 
-static bool powerpin_perf_records(void)
+/*
+ * Whether perf records a sample emitted now: a BPF program on a perf event
+ * runs wherever the event fires; a perf event records only what is emitted
+ * on a CPU it is scheduled in on (@here: this CPU, with preemption off),
+ * and before a read it is enough that one is scheduled in system-wide.
+ */
+static bool powerpin_perf_records(bool here)
 {
 	bool users = false;
 	int i;
@@ -192,8 +198,11 @@ static bool powerpin_perf_records(void)
 		if (call && bpf_prog_array_valid(call))
 			return true;
 	}
-	return users && (atomic_read(&powerpin_perf_system_wide) > 0 ||
-			 this_cpu_read(powerpin_perf_here) > 0);
+	if (!users)
+		return false;
+	if (this_cpu_read(powerpin_perf_here) > 0)
+		return true;
+	return !here && atomic_read(&powerpin_perf_system_wide) > 0;
 }
 
 static bool powerpin_perf_registered(enum powerpin_event event)
@@ -207,7 +216,7 @@ static int powerpin_perf_reg(struct trace_event_call *call,
 	return trace_event_reg(call, type, data);
 }
 
-static bool powerpin_perf_records(void)
+static bool powerpin_perf_records(bool here)
 {
 	return false;
 }
@@ -354,29 +363,61 @@ bool powerpin_gate_has_consumers(void)
 	return false;
 }
 
-/*
- * Whether a sample emitted now would be recorded by at least one consumer.
- * Process context (takes a mutex, reserves in ring buffers); cheap: a few
- * atomic reads and one reservation per enabled file.
- */
-bool powerpin_gate_would_record(void)
+static bool powerpin_any_other_probe(void)
 {
-	struct powerpin_file *pf;
-	bool records = false;
 	int i;
 
 	for (i = 0; i < POWERPIN_NR_EVENTS; i++)
 		if (powerpin_other_probe(i))
 			return true;
-	if (powerpin_perf_records())
+	return false;
+}
+
+/* With powerpin_gate_lock held. */
+static bool powerpin_files_record(void)
+{
+	struct powerpin_file *pf;
+
+	list_for_each_entry(pf, &powerpin_gate_files, node)
+		if (powerpin_file_records(pf->file))
+			return true;
+	return false;
+}
+
+/*
+ * Whether a sample would be recorded by at least one consumer: the check
+ * before a read.  Process context (takes a mutex, reserves in ring
+ * buffers); cheap: a few atomic reads and one reservation per enabled file.
+ */
+bool powerpin_gate_would_record(void)
+{
+	bool records;
+
+	if (powerpin_any_other_probe() || powerpin_perf_records(false))
 		return true;
 	mutex_lock(&powerpin_gate_lock);
-	list_for_each_entry(pf, &powerpin_gate_files, node) {
-		if (powerpin_file_records(pf->file)) {
-			records = true;
-			break;
-		}
-	}
+	records = powerpin_files_record();
+	mutex_unlock(&powerpin_gate_lock);
+	return records;
+}
+
+/*
+ * Emit a sample through @emit if at least one consumer records it, deciding
+ * and emitting on one CPU with preemption off (perf records per CPU) and
+ * with no file registered or unregistered in between.  Returns whether it
+ * was emitted: only then is the sample counted.
+ */
+bool powerpin_gate_emit(void (*emit)(void *arg), void *arg)
+{
+	bool records;
+
+	mutex_lock(&powerpin_gate_lock);
+	preempt_disable();
+	records = powerpin_any_other_probe() || powerpin_perf_records(true) ||
+		  powerpin_files_record();
+	if (records)
+		emit(arg);
+	preempt_enable();
 	mutex_unlock(&powerpin_gate_lock);
 	return records;
 }

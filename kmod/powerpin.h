@@ -38,6 +38,7 @@ struct powerpin_status {
 /* gate.c: who consumes the powerpin events */
 bool powerpin_gate_has_consumers(void);
 bool powerpin_gate_would_record(void);
+bool powerpin_gate_emit(void (*emit)(void *arg), void *arg);
 void powerpin_gate_exit(void);
 
 /* sampler.c */

@@ -322,26 +322,35 @@ static void powerpin_fill_sample(struct powerpin_capture *run,
 	if (run->late)
 		flags |= POWERPIN_SAMPLE_LATE;
 	s->flags = flags;
-	run->have_prev = true;
-	run->prev_voltage_uv = s->voltage_uv;
-	run->prev_current_ua = s->current_ua;
-	run->prev_charge_uah = s->charge_uah;
 }
 
-static void powerpin_emit(const struct powerpin_sample *s,
-			  const s64 val[PP_NR_PROPS], u32 ok)
+/* What powerpin_gate_emit() hands to the events. */
+struct powerpin_emission {
+	struct powerpin_sample *s;
+	const s64 *val;
+	u32 ok;
+};
+
+/* Preemption is off: number the sample and write its events. */
+static void powerpin_emit_events(void *arg)
 {
-	unsigned long irqflags;
+	struct powerpin_emission *em = arg;
 	int i;
 
-	trace_battery(s);
-	if (trace_counter_enabled()) {
-		for (i = 0; i < PP_NR_PROPS; i++)
-			if (ok & BIT(i))
-				trace_counter(powerpin_tracks[i], val[i]);
-		if ((ok & BIT(PP_VOLTAGE)) && (ok & BIT(PP_CURRENT)))
-			trace_counter("power_uw", s->power_uw);
-	}
+	em->s->seq = ++powerpin_seq;
+	trace_battery(em->s);
+	if (!trace_counter_enabled())
+		return;
+	for (i = 0; i < PP_NR_PROPS; i++)
+		if (em->ok & BIT(i))
+			trace_counter(powerpin_tracks[i], em->val[i]);
+	if ((em->ok & BIT(PP_VOLTAGE)) && (em->ok & BIT(PP_CURRENT)))
+		trace_counter("power_uw", em->s->power_uw);
+}
+
+static void powerpin_count_sample(const struct powerpin_sample *s)
+{
+	unsigned long irqflags;
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_stats.state = POWERPIN_STATE_SAMPLING;
@@ -367,6 +376,7 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 {
 	struct powerpin_sample s = {};
 	char name[POWERPIN_SUPPLY_NAME_MAX];
+	struct powerpin_emission em;
 	struct power_supply *psy;
 	s64 val[PP_NR_PROPS];
 	u32 ok = 0, flags = 0;
@@ -392,14 +402,21 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 		return;
 	}
 	powerpin_supply_found(run, name);
-	if (!powerpin_gate_would_record())
-		return;
 
 	powerpin_fill_sample(run, &s, val, flags);
-	s.seq = ++powerpin_seq;
+	em.s = &s;
+	em.val = val;
+	em.ok = ok;
+	/* tracing_on 0 during the read: the sample goes nowhere, uncounted */
+	if (!powerpin_gate_emit(powerpin_emit_events, &em))
+		return;
 	run->late = false;
 	run->capture_samples++;
-	powerpin_emit(&s, val, ok);
+	run->have_prev = true;
+	run->prev_voltage_uv = s.voltage_uv;
+	run->prev_current_ua = s.current_ua;
+	run->prev_charge_uah = s.charge_uah;
+	powerpin_count_sample(&s);
 }
 
 /* ---- the thread ---------------------------------------------------------- */
