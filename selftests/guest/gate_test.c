@@ -327,7 +327,8 @@ TEST_F_TIMEOUT(gate, bpf_raw_tracepoint, 120)
 
 /*
  * Top level: tracing_on 0 -> 1 gives the first sample within 100 ms at
- * every period, the shortest to the longest.
+ * every period, the shortest to the longest, each tried several times with
+ * the guest idle in between (a sleeping thread's timer slack shows then).
  */
 TEST_F_TIMEOUT(gate, start_latency, 120)
 {
@@ -335,25 +336,31 @@ TEST_F_TIMEOUT(gate, start_latency, 120)
 
 	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
 	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
-		struct battery_ev *e = NULL;
-		double t_on;
-		int n;
+		double worst = 0;
 
 		ASSERT_EQ(0, write_str(PARAMS "/period_us", periods[i]));
-		ASSERT_EQ(0, write_str(TRACING "/trace", ""));
-		/* let the thread settle into its tracing_on poll */
-		sleep_s(0.5);
-		t_on = now_mono();
-		ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
-		sleep_s(0.3);
-		ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
-		n = trace_file_events(TRACING "/trace", &e);
-		ASSERT_GT(n, 0) TH_LOG("period %s us: no sample", periods[i]);
-		TH_LOG("period %s us: first sample %.1f ms after tracing_on 1",
-		       periods[i], (e[0].ts - t_on) * 1e3);
-		EXPECT_LE(e[0].ts - t_on, 0.100);
-		EXPECT_GE(e[0].start, t_on);
-		free(e);
+		for (int trial = 0; trial < 4; trial++) {
+			struct battery_ev *e = NULL;
+			double t_on;
+			int n;
+
+			ASSERT_EQ(0, write_str(TRACING "/trace", ""));
+			/* let the thread settle into its tracing_on poll */
+			sleep_s(0.5 + 0.037 * trial);
+			t_on = now_mono();
+			ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+			sleep_s(0.3);
+			ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+			n = trace_file_events(TRACING "/trace", &e);
+			ASSERT_GT(n, 0) TH_LOG("period %s us: no sample", periods[i]);
+			EXPECT_GE(e[0].start, t_on);
+			if (e[0].ts - t_on > worst)
+				worst = e[0].ts - t_on;
+			free(e);
+		}
+		TH_LOG("period %s us: first sample at most %.1f ms after tracing_on 1",
+		       periods[i], worst * 1e3);
+		EXPECT_LE(worst, 0.100);
 	}
 }
 
