@@ -507,26 +507,38 @@ static void powerpin_account_deadlines(struct powerpin_capture *run,
 }
 
 /*
+ * Enter the refrigerator if the system is freezing.  A capture that was
+ * frozen has a gap (suspend to idle also stops CLOCK_MONOTONIC, so no
+ * deadline need have passed): its next sample carries LATE.
+ */
+static void powerpin_freeze_point(struct powerpin_capture *run)
+{
+	if (try_to_freeze() && run->open)
+		run->late = true;
+}
+
+/*
  * Sleep until @deadline (absolute, CLOCK_MONOTONIC) or a kick, then enter
  * the refrigerator if the system is freezing.  Holds nothing.
  */
-static void powerpin_sleep_until(ktime_t deadline, u64 slack_ns)
+static void powerpin_sleep_until(struct powerpin_capture *run, ktime_t deadline,
+				 u64 slack_ns)
 {
 	set_current_state(TASK_INTERRUPTIBLE);
 	if (!atomic_read(&powerpin_kicked) && !kthread_should_stop())
 		schedule_hrtimeout_range(&deadline, slack_ns, HRTIMER_MODE_ABS);
 	__set_current_state(TASK_RUNNING);
-	try_to_freeze();
+	powerpin_freeze_point(run);
 }
 
 /* Sleep with no timer until a consumer comes or the module goes. */
-static void powerpin_sleep_idle(void)
+static void powerpin_sleep_idle(struct powerpin_capture *run)
 {
 	set_current_state(TASK_INTERRUPTIBLE);
 	if (!atomic_read(&powerpin_kicked) && !kthread_should_stop())
 		schedule();
 	__set_current_state(TASK_RUNNING);
-	try_to_freeze();
+	powerpin_freeze_point(run);
 }
 
 static u64 powerpin_poll_ns(const struct powerpin_capture *run)
@@ -546,7 +558,7 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 
 	if (!powerpin_gate_would_record()) {
 		powerpin_capture_close(run);
-		powerpin_sleep_until(ktime_add_ns(ktime_get(), powerpin_poll_ns(run)),
+		powerpin_sleep_until(run, ktime_add_ns(ktime_get(), powerpin_poll_ns(run)),
 				     powerpin_poll_ns(run) / 10);
 		return;
 	}
@@ -556,9 +568,9 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 	if (ktime_before(now, run->next)) {
 		wake = ktime_add_ns(now, POWERPIN_POLL_NS_MAX);
 		if (ktime_before(wake, run->next))
-			powerpin_sleep_until(wake, NSEC_PER_MSEC);
+			powerpin_sleep_until(run, wake, NSEC_PER_MSEC);
 		else
-			powerpin_sleep_until(run->next,
+			powerpin_sleep_until(run, run->next,
 					     min_t(u64, run->period_ns / 1000,
 						   NSEC_PER_MSEC));
 		return;
@@ -574,7 +586,7 @@ static int powerpin_sampler_thread(void *unused)
 	set_freezable();
 	while (!kthread_should_stop()) {
 		/* a freeze that began during a read: no further read first */
-		try_to_freeze();
+		powerpin_freeze_point(&run);
 		/* consume kicks before looking at what they announce */
 		atomic_set(&powerpin_kicked, 0);
 		powerpin_apply_config(&run);
@@ -582,7 +594,7 @@ static int powerpin_sampler_thread(void *unused)
 			powerpin_sampler_turn(&run);
 		} else {
 			powerpin_capture_close(&run);
-			powerpin_sleep_idle();
+			powerpin_sleep_idle(&run);
 		}
 	}
 	powerpin_capture_close(&run);

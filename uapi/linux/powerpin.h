@@ -24,7 +24,9 @@
 #define POWERPIN_SAMPLE_READ_ERROR	_BITUL(2)
 /* the driver answered -EAGAIN (still initialising) for some property */
 #define POWERPIN_SAMPLE_AGAIN		_BITUL(3)
-/* one or more deadlines were missed since the previous sample */
+/* one or more deadlines were missed since the previous sample, or the
+ * system was suspended (tasks frozen) since then
+ */
 #define POWERPIN_SAMPLE_LATE		_BITUL(4)
 
 /* ---- 2. residency ioctl ------------------------------------------------ */
