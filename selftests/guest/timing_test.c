@@ -321,7 +321,7 @@ TEST_F_TIMEOUT(timing, period_change_starts_new_series, 60)
 	ASSERT_LT(k, n);
 	TH_LOG("first sample %.1f ms after the change", (e[k].start - t_change) * 1e3);
 	EXPECT_GE(e[k].start - t_change, 0.100);
-	EXPECT_LE(e[k].start - t_change, 0.180);
+	EXPECT_LE(e[k].start - t_change, 0.500);	/* not the old 1 s */
 	EXPECT_EQ(0UL, e[k].flags & POWERPIN_SAMPLE_LATE);
 	free(e);
 }
