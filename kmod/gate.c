@@ -45,7 +45,6 @@
 #include <linux/ring_buffer.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/trace_events.h>
 
 #include "compat.h"
 #include "powerpin.h"
@@ -141,7 +140,7 @@ static void powerpin_gate_remove_file(struct trace_event_file *file)
 static void powerpin_gate_perf_sched(struct perf_event *event, int delta)
 {
 	this_cpu_add(powerpin_perf_here, delta);
-	if (!event->hw.target)
+	if (!powerpin_perf_target(event))
 		atomic_add(delta, &powerpin_perf_system_wide);
 }
 
@@ -255,11 +254,10 @@ int powerpin_event_reg(struct trace_event_call *call, enum trace_reg type,
 }
 
 /* Tracepoint first probe / last probe, whoever attaches it. */
-static int powerpin_tp_reg(enum powerpin_event event)
+static void powerpin_tp_reg(enum powerpin_event event)
 {
 	atomic_set(&powerpin_tp_live[event], 1);
 	powerpin_sampler_kick();
-	return 0;
 }
 
 static void powerpin_tp_unreg(enum powerpin_event event)
@@ -268,9 +266,10 @@ static void powerpin_tp_unreg(enum powerpin_event event)
 	powerpin_sampler_kick();
 }
 
-int powerpin_battery_tp_reg(void)
+POWERPIN_TP_REG_TYPE powerpin_battery_tp_reg(void)
 {
-	return powerpin_tp_reg(POWERPIN_EV_BATTERY);
+	powerpin_tp_reg(POWERPIN_EV_BATTERY);
+	return POWERPIN_TP_REG_OK;
 }
 
 void powerpin_battery_tp_unreg(void)
@@ -278,14 +277,21 @@ void powerpin_battery_tp_unreg(void)
 	powerpin_tp_unreg(POWERPIN_EV_BATTERY);
 }
 
-int powerpin_counter_tp_reg(void)
+POWERPIN_TP_REG_TYPE powerpin_counter_tp_reg(void)
 {
-	return powerpin_tp_reg(POWERPIN_EV_COUNTER);
+	powerpin_tp_reg(POWERPIN_EV_COUNTER);
+	return POWERPIN_TP_REG_OK;
 }
 
 void powerpin_counter_tp_unreg(void)
 {
 	powerpin_tp_unreg(POWERPIN_EV_COUNTER);
+}
+
+/* For compat.h, on kernels without trace_<event>_enabled(). */
+bool powerpin_gate_tp_live(int event)
+{
+	return atomic_read(&powerpin_tp_live[event]);
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/powerpin.h>
 
+#include "compat.h"
 #include "powerpin.h"
 
 static long powerpin_ioctl(struct file *file, unsigned int cmd,

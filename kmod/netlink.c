@@ -32,7 +32,6 @@
 
 #include <linux/module.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <net/genetlink.h>
 #include <linux/powerpin.h>
 
@@ -160,8 +159,17 @@ static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 		GENL_SET_ERR_MSG(info, "SET_CONFIG needs PERIOD_US or SUPPLY");
 		return -EINVAL;
 	}
-	if (period_attr)
+	if (period_attr) {
 		period_us = nla_get_u32(period_attr);
+		/* the policy's range, checked here too for kernels without
+		 * range policies
+		 */
+		if (period_us < powerpin_period_range.min ||
+		    period_us > powerpin_period_range.max) {
+			GENL_SET_ERR_MSG(info, "PERIOD_US out of range");
+			return -ERANGE;
+		}
+	}
 	/* the policy has checked both values: the sampler takes both at once */
 	ret = powerpin_sampler_set_config(period_attr ? &period_us : NULL,
 					  supply_attr ? nla_data(supply_attr) : NULL);
@@ -170,41 +178,37 @@ static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static const struct genl_ops powerpin_genl_ops[] = {
+static POWERPIN_GENL_CONST struct genl_ops powerpin_genl_ops[] = {
 	{
 		.cmd = POWERPIN_CMD_GET_STATUS,
 		.doit = powerpin_nl_get_status,
 		.policy = powerpin_get_status_policy,
-		.maxattr = POWERPIN_ATTR_MAX,
+		POWERPIN_GENL_OP_MAXATTR
 	},
 	{
 		.cmd = POWERPIN_CMD_SET_CONFIG,
 		.doit = powerpin_nl_set_config,
 		.policy = powerpin_set_config_policy,
-		.maxattr = POWERPIN_ATTR_MAX,
+		POWERPIN_GENL_OP_MAXATTR
 		.flags = GENL_ADMIN_PERM,
 	},
 };
 
-static const struct genl_multicast_group powerpin_genl_mcgrps[] = {
+static POWERPIN_GENL_CONST struct genl_multicast_group powerpin_genl_mcgrps[] = {
 	[POWERPIN_MCGRP_EVENTS] = { .name = POWERPIN_GENL_MCGRP_EVENTS },
 };
 
 static struct genl_family powerpin_genl_family __ro_after_init = {
 	.name = POWERPIN_GENL_NAME,
 	.version = POWERPIN_GENL_VERSION,
-	.maxattr = POWERPIN_ATTR_MAX,
 	.module = THIS_MODULE,
-	.ops = powerpin_genl_ops,
-	.n_ops = ARRAY_SIZE(powerpin_genl_ops),
+	POWERPIN_GENL_FAMILY_OPS,
 	/*
 	 * resv_start_op stays 0, as for every new family: from 6.1 on the
 	 * core gives every command strict validation and refuses a non-zero
 	 * reserved header byte with -EINVAL (compat.h does the same where
 	 * the core does not).
 	 */
-	.mcgrps = powerpin_genl_mcgrps,
-	.n_mcgrps = ARRAY_SIZE(powerpin_genl_mcgrps),
 };
 
 /*
@@ -217,8 +221,9 @@ static void powerpin_nl_event(u8 cmd, u64 time_ns, u64 samples,
 	struct sk_buff *skb;
 	void *hdr;
 
-	if (!genl_has_listeners(&powerpin_genl_family, &init_net,
-				POWERPIN_MCGRP_EVENTS))
+	if (!powerpin_genl_has_listeners(&powerpin_genl_family,
+					 powerpin_genl_mcgrps,
+					 POWERPIN_MCGRP_EVENTS))
 		return;
 
 	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
@@ -238,8 +243,8 @@ static void powerpin_nl_event(u8 cmd, u64 time_ns, u64 samples,
 		goto err;
 	genlmsg_end(skb, hdr);
 	/* -ESRCH (the last listener just left) is not an error here */
-	genlmsg_multicast(&powerpin_genl_family, skb, 0, POWERPIN_MCGRP_EVENTS,
-			  GFP_KERNEL);
+	powerpin_genl_multicast(&powerpin_genl_family, powerpin_genl_mcgrps,
+				skb, POWERPIN_MCGRP_EVENTS);
 	return;
 err:
 	nlmsg_free(skb);
@@ -271,7 +276,10 @@ int powerpin_netlink_init(void)
 {
 	int ret;
 
-	ret = genl_register_family(&powerpin_genl_family);
+	ret = powerpin_genl_register(&powerpin_genl_family, powerpin_genl_ops,
+				     ARRAY_SIZE(powerpin_genl_ops),
+				     powerpin_genl_mcgrps,
+				     ARRAY_SIZE(powerpin_genl_mcgrps));
 	if (ret)
 		pr_err("cannot register generic netlink family: %d\n", ret);
 	return ret;

@@ -39,6 +39,7 @@ struct powerpin_status {
 bool powerpin_gate_has_consumers(void);
 bool powerpin_gate_would_record(void);
 bool powerpin_gate_emit(void (*emit)(void *arg), void *arg);
+bool powerpin_gate_tp_live(int event);	/* for compat.h */
 void powerpin_gate_exit(void);
 
 /* sampler.c */

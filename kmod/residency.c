@@ -74,12 +74,9 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
-#include <linux/minmax.h>
 #include <linux/pagemap.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/xarray.h>
 #include <linux/powerpin.h>
 
 #include "compat.h"
@@ -288,7 +285,7 @@ static void residency_resched(struct xa_state *xas)
 static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 				   pgoff_t last, enum residency_step *step)
 {
-	XA_STATE(xas, &w->mapping->i_pages, first);
+	XA_STATE(xas, powerpin_page_cache(w->mapping), first);
 	pgoff_t stop = last + 1, entry_first, entry_last;
 	void *entry;
 
@@ -328,7 +325,7 @@ static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 static pgoff_t residency_next_entry(struct address_space *mapping,
 				    pgoff_t first, pgoff_t last)
 {
-	XA_STATE(xas, &mapping->i_pages, first);
+	XA_STATE(xas, powerpin_page_cache(mapping), first);
 	pgoff_t next = last + 1;
 	void *entry;
 

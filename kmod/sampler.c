@@ -42,14 +42,12 @@
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
-#include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/power_supply.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <linux/powerpin.h>
 
@@ -116,7 +114,7 @@ static void powerpin_set_state(u32 state)
 
 struct powerpin_lookup {
 	const char *name;		/* "" = the first system battery */
-	struct power_supply *psy;	/* found: device reference held */
+	struct device *dev;		/* found: powerpin_supply_get() */
 	bool busy;			/* a candidate could not answer yet */
 };
 
@@ -125,11 +123,11 @@ struct powerpin_lookup {
  * supply whose SCOPE is Device powers a peripheral (a HID mouse's battery),
  * not the system.  Returns 1 for a present system battery, 0 for anything
  * else, -EAGAIN when the supply cannot tell yet (registering, or its driver
- * still initialising).  Reads under the supply's lock: a supply that
+ * still initialising).  Called under the supply's lock: a supply that
  * answers is registered and stays so until the lock is dropped, so its
  * desc (the driver's) may be looked at.
  */
-static int powerpin_system_battery(struct power_supply *psy)
+static int powerpin_supply_kind(struct power_supply *psy)
 {
 	union power_supply_propval val = {};
 	int ret;
@@ -139,7 +137,7 @@ static int powerpin_system_battery(struct power_supply *psy)
 		return 0;		/* going away */
 	if (ret == -EAGAIN)
 		return -EAGAIN;
-	if (psy->desc->type != POWER_SUPPLY_TYPE_BATTERY)
+	if (powerpin_supply_type(psy) != POWER_SUPPLY_TYPE_BATTERY)
 		return 0;
 	if (!ret && val.intval == POWER_SUPPLY_SCOPE_DEVICE)
 		return 0;
@@ -153,21 +151,31 @@ static int powerpin_system_battery(struct power_supply *psy)
 	return ret || val.intval;
 }
 
+static int powerpin_system_battery(struct device *dev)
+{
+	struct power_supply *psy;
+	int ret;
+
+	psy = powerpin_supply_lock(dev);
+	ret = psy ? powerpin_supply_kind(psy) : 0;
+	powerpin_supply_unlock(dev);
+	return ret;
+}
+
 static int powerpin_match_supply(struct device *dev, void *data)
 {
 	struct powerpin_lookup *lookup = data;
-	struct power_supply *psy = dev_get_drvdata(dev);
 	int battery;
 
-	if (!psy)
+	if (!dev_get_drvdata(dev))
 		return 0;
-	if (lookup->name[0]) {
-		if (strcmp(dev_name(dev), lookup->name))
-			return 0;
-	} else {
-		powerpin_supply_lock(psy);
-		battery = powerpin_system_battery(psy);
-		powerpin_supply_unlock(psy);
+	if (lookup->name[0] && strcmp(dev_name(dev), lookup->name))
+		return 0;
+	powerpin_supply_get(dev);
+	if (!lookup->name[0]) {
+		battery = powerpin_system_battery(dev);
+		if (battery != 1)
+			powerpin_supply_put(dev);
 		/* busy: retried at the next deadline, never passed over */
 		if (battery == -EAGAIN) {
 			lookup->busy = true;
@@ -176,30 +184,24 @@ static int powerpin_match_supply(struct device *dev, void *data)
 		if (!battery)
 			return 0;
 	}
-	get_device(dev);
-	lookup->psy = psy;
+	lookup->dev = dev;
 	return 1;
 }
 
 /*
  * Find a supply by name ("" = the first present system battery, in
- * registration order) and take a device reference on it: no use count, and
- * nothing on its parent.  NULL if there is none, or if the first battery
- * cannot be chosen yet (@busy).
+ * registration order) and hold its device (powerpin_supply_get()): no use
+ * count.  NULL if there is none, or if the first battery cannot be chosen
+ * yet (@busy).  Let go with powerpin_supply_put().
  */
-static struct power_supply *powerpin_find_supply(const char *name, bool *busy)
+static struct device *powerpin_find_supply(const char *name, bool *busy)
 {
 	struct powerpin_lookup lookup = { .name = name };
 
 	powerpin_for_each_supply(&lookup, powerpin_match_supply);
 	if (busy)
 		*busy = lookup.busy;
-	return lookup.psy;
-}
-
-static void powerpin_put_supply(struct power_supply *psy)
-{
-	put_device(powerpin_supply_dev(psy));
+	return lookup.dev;
 }
 
 /* The supply the thread read last is gone (or no longer the one wanted). */
@@ -267,14 +269,16 @@ static const char * const powerpin_tracks[PP_NR_PROPS] = {
  * the supply is going away (-ENODEV); otherwise @ok has a bit per property
  * read and @flags says why the others were not.
  */
-static bool powerpin_read_supply(struct power_supply *psy,
+static bool powerpin_read_supply(struct device *dev,
 				 s64 val[PP_NR_PROPS], u32 *ok, u32 *flags)
 {
 	union power_supply_propval pv;
-	bool present = true;
+	struct power_supply *psy;
+	bool present;
 	int i, ret;
 
-	powerpin_supply_lock(psy);
+	psy = powerpin_supply_lock(dev);
+	present = psy;
 	for (i = 0; i < PP_NR_PROPS && present; i++) {
 		pv.intval = 0;
 		ret = power_supply_get_property(psy, powerpin_props[i], &pv);
@@ -300,7 +304,7 @@ static bool powerpin_read_supply(struct power_supply *psy,
 			break;
 		}
 	}
-	powerpin_supply_unlock(psy);
+	powerpin_supply_unlock(dev);
 	return present;
 }
 
@@ -377,25 +381,25 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 	struct powerpin_sample s = {};
 	char name[POWERPIN_SUPPLY_NAME_MAX];
 	struct powerpin_emission em;
-	struct power_supply *psy;
+	struct device *dev;
 	s64 val[PP_NR_PROPS];
 	u32 ok = 0, flags = 0;
 	bool present, busy;
 	u64 t0;
 
-	psy = powerpin_find_supply(run->supply, &busy);
-	if (!psy) {
+	dev = powerpin_find_supply(run->supply, &busy);
+	if (!dev) {
 		/* a busy first battery is not lost: it is retried */
 		if (!busy)
 			powerpin_supply_lost(run);
 		powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
 		return;
 	}
-	strscpy(name, dev_name(powerpin_supply_dev(psy)), sizeof(name));
+	strscpy(name, dev_name(dev), sizeof(name));
 	t0 = ktime_get_ns();
-	present = powerpin_read_supply(psy, val, &ok, &flags);
+	present = powerpin_read_supply(dev, val, &ok, &flags);
 	s.read_ns = ktime_get_ns() - t0;
-	powerpin_put_supply(psy);
+	powerpin_supply_put(dev);
 	if (!present) {
 		powerpin_supply_lost(run);
 		powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
@@ -571,7 +575,7 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 			powerpin_sleep_until(run, wake, NSEC_PER_MSEC);
 		else
 			powerpin_sleep_until(run, run->next,
-					     min_t(u64, run->period_ns / 1000,
+					     min_t(u64, div_u64(run->period_ns, 1000),
 						   NSEC_PER_MSEC));
 		return;
 	}
@@ -638,7 +642,7 @@ int powerpin_sampler_set_config(const u32 *period_us, const char *supply)
  */
 void powerpin_sampler_get_status(struct powerpin_status *st)
 {
-	struct power_supply *psy;
+	struct device *dev;
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
@@ -651,9 +655,9 @@ void powerpin_sampler_get_status(struct powerpin_status *st)
 
 	st->supply_bound[sizeof(st->supply_bound) - 1] = '\0';
 	if (st->supply_present && st->supply_bound[0]) {
-		psy = powerpin_find_supply(st->supply_bound, NULL);
-		if (psy) {
-			powerpin_put_supply(psy);
+		dev = powerpin_find_supply(st->supply_bound, NULL);
+		if (dev) {
+			powerpin_supply_put(dev);
 		} else {
 			st->supply_present = false;
 			st->supply_bound[0] = '\0';
@@ -679,7 +683,7 @@ static int powerpin_param_get_period(char *buf, const struct kernel_param *kp)
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	period_us = powerpin_period_us;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-	return scnprintf(buf, PAGE_SIZE, "%u\n", period_us);
+	return scnprintf(buf, PAGE_SIZE, "%u" POWERPIN_PARAM_EOL, period_us);
 }
 
 static const struct kernel_param_ops powerpin_period_ops = {
@@ -708,7 +712,7 @@ static int powerpin_param_get_supply(char *buf, const struct kernel_param *kp)
 	int len;
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
-	len = scnprintf(buf, PAGE_SIZE, "%s\n", powerpin_supply);
+	len = scnprintf(buf, PAGE_SIZE, "%s" POWERPIN_PARAM_EOL, powerpin_supply);
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 	return len;
 }

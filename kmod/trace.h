@@ -44,9 +44,9 @@ struct powerpin_sample {
 };
 
 /* Tracepoint-level first probe / last probe of each event (gate.c). */
-int powerpin_battery_tp_reg(void);
+POWERPIN_TP_REG_TYPE powerpin_battery_tp_reg(void);
 void powerpin_battery_tp_unreg(void);
-int powerpin_counter_tp_reg(void);
+POWERPIN_TP_REG_TYPE powerpin_counter_tp_reg(void);
 void powerpin_counter_tp_unreg(void);
 
 #endif /* _POWERPIN_TRACE_ONCE */

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Feature probes: interfaces that differ between the kernels we build for
+# (Linux 3.10 to the newest), found in the headers we build against (never
+# from version numbers, which vendor and distribution backports make
+# unreliable).  Each defines POWERPIN_HAVE_* (or POWERPIN_*) for
+# kmod/compat.h, the only file that reads them.  Included by kmod/Kbuild
+# and selftests/gauge/Kbuild (the gauge emulator uses compat.h too).
+# (parentheses in patterns are written $(pp_lp) and $(pp_rp); a file name
+# may be a glob)
+pp_lp := [(]
+pp_rp := [)]
+pp_has = $(shell grep -qsE '$(1)' $(srctree)/$(2) && echo -D$(3))
+pp_file = $(if $(wildcard $(srctree)/$(1)),-D$(2))
+
+# 6.9 made power_supply_class static, exports power_supply_for_each_device()
+ccflags-y += $(call pp_has,power_supply_for_each_device,include/linux/power_supply.h,POWERPIN_HAVE_PSY_FOR_EACH)
+# 6.10 dropped the source argument of the trace macro __assign_str()
+ccflags-y += $(call pp_has,define __assign_str$(pp_lp)dst$(pp_rp),include/trace/stages/stage6_event_callback.h,POWERPIN_ASSIGN_STR_ONE_ARG)
+# 5.1: device_del() takes the device lock (kill_device())
+ccflags-y += $(call pp_has,bool kill_device$(pp_lp),include/linux/device.h,POWERPIN_HAVE_KILL_DEVICE)
+# 5.12: trace_ctx replaces irq flags + preempt count
+ccflags-y += $(call pp_has,unsigned int tracing_gen_ctx$(pp_lp)void$(pp_rp),include/linux/trace_events.h,POWERPIN_HAVE_TRACE_CTX)
+# 6.10 (backported by some distributions): xas_get_order()
+ccflags-y += $(call pp_has,int xas_get_order$(pp_lp),include/linux/xarray.h,POWERPIN_HAVE_XAS_GET_ORDER)
+# 6.1: genetlink checks reserved header fields from resv_start_op on
+ccflags-y += $(call pp_has,resv_start_op;,include/net/genetlink.h,POWERPIN_HAVE_GENL_RESV_START_OP)
+
+# ---- Linux 3.10 (Nexus 6) and the kernels between -------------------------
+# 4.1 split struct power_supply into the driver's desc and the core's device
+ccflags-y += $(call pp_has,struct power_supply_desc,include/linux/power_supply.h,POWERPIN_HAVE_PSY_DESC)
+# 4.2 renamed ftrace_event_{call,file,class} to trace_event_* (and the
+# header to linux/trace_events.h)
+ccflags-y += $(call pp_file,include/linux/trace_events.h,POWERPIN_HAVE_TRACE_EVENTS_H)
+# trace_<event>_enabled() (absent from 3.10), a perf event's target task
+# outside the tracepoint-only union (absent from 3.10)
+ccflags-y += $(call pp_has,name[^a-z]+_enabled,include/linux/tracepoint.h,POWERPIN_HAVE_TRACE_ENABLED)
+ccflags-y += $(call pp_has,struct task_struct[[:space:]]+\*target;,include/linux/perf_event.h,POWERPIN_HAVE_PERF_HW_TARGET)
+# tracepoint reg hooks return an errno (void on 3.10)
+ccflags-y += $(call pp_has,int $(pp_lp)\*regfunc$(pp_rp),include/linux/tracepoint*.h,POWERPIN_HAVE_TP_REGFUNC_INT)
+# the page cache is an xarray from 4.20, a radix tree before
+ccflags-y += $(call pp_file,include/linux/xarray.h,POWERPIN_HAVE_XARRAY)
+# headers split out of linux/sched.h (4.11), linux/time.h (3.17) and
+# linux/kernel.h (linux/minmax.h, 5.10)
+ccflags-y += $(call pp_file,include/linux/sched/signal.h,POWERPIN_HAVE_SCHED_SIGNAL_H)
+ccflags-y += $(call pp_file,include/linux/timekeeping.h,POWERPIN_HAVE_TIMEKEEPING_H)
+ccflags-y += $(call pp_file,include/linux/minmax.h,POWERPIN_HAVE_MINMAX_H)
+# time, strings, user copies and files newer than 3.10
+ccflags-y += $(call pp_has,ktime_get_ns$(pp_lp)void$(pp_rp),include/linux/timekeeping.h,POWERPIN_HAVE_KTIME_GET_NS)
+ccflags-y += $(call pp_has,ktime_get_boottime_ns$(pp_lp)void$(pp_rp),include/linux/timekeeping.h,POWERPIN_HAVE_KTIME_GET_BOOTTIME_NS)
+ccflags-y += $(call pp_has,bool ktime_before,include/linux/ktime.h,POWERPIN_HAVE_KTIME_BEFORE)
+ccflags-y += $(call pp_has,strscpy,include/linux/string.h,POWERPIN_HAVE_STRSCPY)
+ccflags-y += $(call pp_has,copy_struct_from_user,include/linux/uaccess.h,POWERPIN_HAVE_COPY_STRUCT_FROM_USER)
+ccflags-y += $(call pp_has,compat_ptr_ioctl,include/linux/fs.h,POWERPIN_HAVE_COMPAT_PTR_IOCTL)
+ccflags-y += $(call pp_has,file_owner_or_capable,include/linux/fs.h,POWERPIN_HAVE_FILE_OWNER_OR_CAPABLE)
+ccflags-y += $(call pp_has,d_real_inode,include/linux/dcache.h,POWERPIN_HAVE_D_REAL_INODE)
+# generic netlink: ops and groups registered one by one (up to 3.12; from
+# 4.10 the family holds them), 64-bit attributes with a pad (4.7)
+ccflags-y += $(call pp_has,genl_register_mc_group,include/net/genetlink.h,POWERPIN_HAVE_GENL_REGISTER_MC_GROUP)
+ccflags-y += $(call pp_has,nla_put_u64_64bit,include/net/netlink.h,POWERPIN_HAVE_NLA_PUT_64BIT)
+# 3.10's params core (its one lock: __kernel_param_lock()) appends a newline
+# to what a parameter's getter prints; the newest leave that to the getter
+ccflags-y += $(call pp_has,void __kernel_param_lock,include/linux/moduleparam.h,POWERPIN_PARAM_SHOW_ADDS_NEWLINE)
+# used by the gauge emulator
+ccflags-y += $(call pp_has,i2c_new_client_device,include/linux/i2c.h,POWERPIN_HAVE_I2C_NEW_CLIENT_DEVICE)
+ccflags-y += $(call pp_has,void fsleep,include/linux/delay.h,POWERPIN_HAVE_FSLEEP)
+ccflags-y += $(call pp_has,div64_u64_rem,include/linux/math64.h,POWERPIN_HAVE_DIV64_U64_REM)
+ccflags-y += $(call pp_has,mul_u64_u64_div_u64,include/linux/math64.h,POWERPIN_HAVE_MUL_U64_U64_DIV_U64)
+ccflags-y += $(call pp_has,kcpustat_cpu_fetch,include/linux/kernel_stat.h,POWERPIN_HAVE_KCPUSTAT_CPU_FETCH)
