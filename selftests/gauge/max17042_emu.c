@@ -24,7 +24,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/bits.h>
+#include <linux/bitops.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -33,12 +33,13 @@
 #include <linux/kernel_stat.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
-#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/tick.h>
+
+#include "compat.h"
 
 #define EMU_I2C_ADDR		0x36
 #define EMU_NR_REGS		256
@@ -46,6 +47,8 @@
 /* MiscCFG power-on default: bits 0-1 != 3, so the driver enables current sense */
 #define EMU_MISCCFG_POR		0x0810
 #define EMU_CONFIG_POR		0x2210
+/* DevName: drivers before 4.x check it and refuse other chips */
+#define EMU_DEVNAME_MAX17042	0x00ac
 
 /*
  * Register units with the default 10 mOhm sense resistor:
@@ -82,6 +85,7 @@ enum emu_reg {
 	REG_AVGVCELL = 0x19,
 	REG_CONFIG = 0x1d,
 	REG_AVCAP = 0x1f,
+	REG_DEVNAME = 0x21,
 	REG_FULLCAPNOM = 0x23,
 	REG_MISCCFG = 0x2b,
 	REG_QH = 0x4d,
@@ -154,7 +158,7 @@ static struct {
  */
 static void emu_cpu_times(u64 *busy_ns, u64 *idle_ns)
 {
-	struct kernel_cpustat kcs;
+	u64 cpustat[NR_STATS];
 	int cpu;
 
 	*busy_ns = 0;
@@ -163,12 +167,12 @@ static void emu_cpu_times(u64 *busy_ns, u64 *idle_ns)
 		u64 idle_us = get_cpu_idle_time_us(cpu, NULL);
 		u64 iowait_us = get_cpu_iowait_time_us(cpu, NULL);
 
-		kcpustat_cpu_fetch(&kcs, cpu);
-		*busy_ns += kcs.cpustat[CPUTIME_USER] + kcs.cpustat[CPUTIME_NICE] +
-			    kcs.cpustat[CPUTIME_SYSTEM] + kcs.cpustat[CPUTIME_IRQ] +
-			    kcs.cpustat[CPUTIME_SOFTIRQ];
-		*idle_ns += idle_us == -1ULL ? kcs.cpustat[CPUTIME_IDLE] : idle_us * NSEC_PER_USEC;
-		*idle_ns += iowait_us == -1ULL ? kcs.cpustat[CPUTIME_IOWAIT] :
+		powerpin_cpustat_ns(cpu, cpustat);
+		*busy_ns += cpustat[CPUTIME_USER] + cpustat[CPUTIME_NICE] +
+			    cpustat[CPUTIME_SYSTEM] + cpustat[CPUTIME_IRQ] +
+			    cpustat[CPUTIME_SOFTIRQ];
+		*idle_ns += idle_us == -1ULL ? cpustat[CPUTIME_IDLE] : idle_us * NSEC_PER_USEC;
+		*idle_ns += iowait_us == -1ULL ? cpustat[CPUTIME_IOWAIT] :
 			    iowait_us * NSEC_PER_USEC;
 	}
 }
@@ -225,7 +229,7 @@ static s64 emu_full_pc(void)
 static s64 emu_ocv_uv(void)
 {
 	s64 soc_ppm = div64_s64(emu.charge_pc * 10, emu.full_uah * (EMU_PC_PER_UAH / 100000));
-	int seg = min_t(s64, soc_ppm / 100000, ARRAY_SIZE(emu_ocv_mv) - 2);
+	int seg = min_t(s64, div_s64(soc_ppm, 100000), ARRAY_SIZE(emu_ocv_mv) - 2);
 	s64 lo = emu_ocv_mv[seg] * 1000LL, hi = emu_ocv_mv[seg + 1] * 1000LL;
 
 	return lo + div_s64((hi - lo) * (soc_ppm - seg * 100000LL), 100000);
@@ -459,7 +463,10 @@ static struct i2c_adapter emu_adapter = {
 
 static int emu_bind(void)
 {
-	struct i2c_board_info info = { I2C_BOARD_INFO("max17042", EMU_I2C_ADDR) };
+	struct i2c_board_info info = {
+		I2C_BOARD_INFO("max17042", EMU_I2C_ADDR),
+		.platform_data = powerpin_max17042_pdata(),
+	};
 	struct i2c_client *client;
 	int ret = 0;
 
@@ -653,7 +660,7 @@ static ssize_t emu_mode_write(struct file *file, const char __user *ubuf, size_t
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
-	mode = sysfs_match_string(emu_mode_names, buf);
+	mode = __sysfs_match_string(emu_mode_names, ARRAY_SIZE(emu_mode_names), buf);
 	if (mode < 0)
 		return mode;
 
@@ -792,7 +799,8 @@ static int __init emu_init(void)
 	emu.full_uah = 3000000;
 	emu.regs[REG_MISCCFG] = EMU_MISCCFG_POR;
 	emu.regs[REG_CONFIG] = EMU_CONFIG_POR;
-	emu_reset_model(ktime_get_ns(), emu.full_uah * 8 / 10);
+	emu.regs[REG_DEVNAME] = EMU_DEVNAME_MAX17042;
+	emu_reset_model(ktime_get_ns(), div_s64(emu.full_uah * 8, 10));
 
 	ret = i2c_add_adapter(&emu_adapter);
 	if (ret)
