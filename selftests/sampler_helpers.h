@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include "trace_clock.h"
+
 #define TRACING	"/sys/kernel/tracing"
 #define EMU	"/sys/kernel/debug/max17042_emu"
 #define PSY_DIR	"/sys/class/power_supply"
@@ -208,7 +210,7 @@ static inline double trace_line_ts(const char *line, const char *at)
 
 	while (p > line && (isdigit((unsigned char)p[-1]) || p[-1] == '.'))
 		p--;
-	return strtod(p, NULL);
+	return trace_ts_mono(strtod(p, NULL));
 }
 
 /*
@@ -299,12 +301,15 @@ static inline int command_count(const char *cmd, const char *needle)
 	return pclose(f) ? -1 : n;
 }
 
-/* Top-level tracing as every sampler test starts it: off, empty, mono. */
+/*
+ * Top-level tracing as every sampler test starts it: off, empty, on a clock
+ * whose timestamps trace_line_ts() gives on CLOCK_MONOTONIC (trace_clock.h).
+ */
 static inline int tracing_reset(void)
 {
 	return write_str(TRACING "/tracing_on", "0") ||
 	       write_str(TRACING "/events/enable", "0") ||
-	       write_str(TRACING "/trace_clock", "mono") ||
+	       trace_clock_use_mono(TRACING) ||
 	       write_str(TRACING "/trace", "");
 }
 

@@ -29,11 +29,21 @@
 #define EMU "/sys/kernel/debug/max17042_emu"
 #define SUPPLY "/sys/class/power_supply/max170xx_battery"
 
-/* VCELL 0xd000 -> 4160000 uV; Current 0xf830 (-2000) -> -312500 uA */
+/*
+ * VCELL 0xd000 -> 4160000 uV; Current 0xf830 (-2000) -> -312500 uA, or
+ * -312000 uA from Linux 3.10's driver (156 uA per step, not 156.25)
+ */
 #define PIN_VCELL "53248"
 #define PIN_CURRENT "63536"
 #define EXPECT_VOLTAGE_UV 4160000LL
-#define EXPECT_CURRENT_UA -312500LL
+#define EXPECT_CURRENT_UA (driver_310() ? -312000LL : -312500LL)
+
+static int driver_310(void)
+{
+	struct utsname uts;
+
+	return !uname(&uts) && atoi(uts.release) < 4;
+}
 
 static int read_file(const char *path, char *buf, size_t len)
 {

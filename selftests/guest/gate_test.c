@@ -96,7 +96,7 @@ TEST_F_TIMEOUT(gate, instance_only, 120)
 	int n;
 
 	ASSERT_EQ(0, mkdir(INST, 0755));
-	ASSERT_EQ(0, write_str(INST "/trace_clock", "mono"));
+	ASSERT_EQ(0, trace_clock_use_mono(INST));
 	ASSERT_EQ(0, write_str(INST "/tracing_on", "1"));
 	s0 = status_ll("samples");
 	ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "1"));
@@ -162,6 +162,10 @@ TEST_F_TIMEOUT(gate, perf, 120)
 
 	if (system("perf version >/dev/null 2>&1"))
 		SKIP(return, "perf is not installed (linux-perf)");
+	/* perf 6.x records with a "dummy" event that 3.10 does not have */
+	if (system("perf record -q -a -e powerpin:battery -o /dev/null -- true 2>&1 |"
+		   " grep -q 'event is not supported'") == 0)
+		SKIP(return, "this perf cannot record on this kernel");
 	s0 = status_ll("samples");
 	snprintf(cmd, sizeof(cmd),
 		 "perf record -q -a -e powerpin:battery -o %s -- sleep 1 >/dev/null 2>&1",
@@ -194,6 +198,8 @@ TEST_F_TIMEOUT(gate, enable_event_trigger, 120)
 	pid_t pid;
 	int n;
 
+	if (access(TRACING "/events/sched/sched_process_fork/trigger", F_OK))
+		SKIP(return, "no event triggers in this kernel (3.14+)");
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/events/sched/sched_process_fork/trigger",
 			       "enable_event:powerpin:battery"));
@@ -227,6 +233,8 @@ TEST_F_TIMEOUT(gate, trigger_on_event, 120)
 	ssize_t len;
 	int fd;
 
+	if (access(TRACING "/events/powerpin/battery/trigger", F_OK))
+		SKIP(return, "no event triggers in this kernel (3.14+)");
 	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/trigger", "traceon"));
 	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 1, 2.0));
 	sleep_s(0.05);
@@ -308,6 +316,8 @@ TEST_F_TIMEOUT(gate, bpf_raw_tracepoint, 120)
 	int link, prog;
 	long long s0, s1;
 
+	if (access("/proc/sys/kernel/bpf_stats_enabled", F_OK))
+		SKIP(return, "no BPF raw tracepoints in this kernel (4.17+)");
 	ASSERT_EQ(0, write_str("/proc/sys/kernel/bpf_stats_enabled", "1"));
 	s0 = status_ll("samples");
 	link = bpf_raw_tp_attach("battery", &prog);

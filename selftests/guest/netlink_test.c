@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/powerpin.h>
@@ -56,6 +57,31 @@ static int write_file(const char *path, const char *s)
 	close(fd);
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
+
+/*
+ * Whether the kernel carries an error message in its netlink acks (extended
+ * ack, 4.12): 3.10 answers a refused request with the errno alone.
+ */
+static int kernel_has_ext_ack(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	int one = 1, ok;
+
+	if (fd < 0)
+		return 1;
+	ok = !setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	close(fd);
+	return ok;
+}
+
+/* The refused request's message, where the kernel can send one. */
+#define EXPECT_ERROR_MESSAGE(g, text)					\
+	do {								\
+		if (kernel_has_ext_ack()) {				\
+			ASSERT_NE(NULL, pp_genl_error(g));		\
+			EXPECT_NE(NULL, strstr(pp_genl_error(g), text));\
+		}							\
+	} while (0)
 
 /* Send @cmd with one raw attribute (type < 0: none); return the errno. */
 static int raw_request(struct pp_genl *g, int cmd, int type, const void *data,
@@ -129,7 +155,7 @@ TEST_F(nl, get_status_refuses_attributes)
 
 	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_GET_STATUS,
 				      POWERPIN_ATTR_PERIOD_US, &v, sizeof(v)));
-	EXPECT_NE(NULL, pp_genl_error(self->g));
+	EXPECT_ERROR_MESSAGE(self->g, "");
 }
 
 TEST_F(nl, unknown_commands)
@@ -145,8 +171,7 @@ TEST_F(nl, unknown_commands)
 TEST_F(nl, set_config_missing_attributes)
 {
 	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG, -1, NULL, 0));
-	ASSERT_NE(NULL, pp_genl_error(self->g));
-	EXPECT_NE(NULL, strstr(pp_genl_error(self->g), "PERIOD_US or SUPPLY"));
+	EXPECT_ERROR_MESSAGE(self->g, "PERIOD_US or SUPPLY");
 }
 
 TEST_F(nl, set_config_unknown_attributes)
@@ -156,7 +181,7 @@ TEST_F(nl, set_config_unknown_attributes)
 	/* past the highest attribute, UNSPEC, and a status-only attribute */
 	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
 				      POWERPIN_ATTR_MAX + 1, &v, sizeof(v)));
-	EXPECT_NE(NULL, pp_genl_error(self->g));
+	EXPECT_ERROR_MESSAGE(self->g, "");
 	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
 				      POWERPIN_ATTR_UNSPEC, &v, sizeof(v)));
 	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
@@ -171,7 +196,7 @@ TEST_F(nl, set_config_wrong_types)
 
 	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
 				      POWERPIN_ATTR_PERIOD_US, &v8, sizeof(v8)));
-	EXPECT_NE(NULL, pp_genl_error(self->g));
+	EXPECT_ERROR_MESSAGE(self->g, "");
 	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
 				      POWERPIN_ATTR_PERIOD_US, &v64, sizeof(v64)));
 	/* supply: not NUL-terminated, empty payload, too long */
@@ -197,7 +222,7 @@ TEST_F(nl, set_config_out_of_range)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		EXPECT_EQ(ERANGE, pp_genl_set_config(self->g, &bad[i], NULL) ? errno : 0)
 			TH_LOG("period_us %u", bad[i]);
-		EXPECT_NE(NULL, pp_genl_error(self->g));
+		EXPECT_ERROR_MESSAGE(self->g, "");
 	}
 	/* a good supply with a bad period changes nothing */
 	EXPECT_EQ(-1, pp_genl_set_config(self->g, &bad[1], "other_battery"));

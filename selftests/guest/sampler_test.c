@@ -6,8 +6,9 @@
  * deadlines, supply loss, read errors, slow transfers, unload, and a real
  * client (trace-cmd) reading the event format.
  *
- * Events are read from /sys/kernel/tracing/trace with trace_clock "mono", so
- * their timestamps compare with CLOCK_MONOTONIC here.
+ * Events are read from /sys/kernel/tracing/trace with trace_clock "mono" (or
+ * an offset "global" where there is no "mono", trace_clock.h), so their
+ * timestamps compare with CLOCK_MONOTONIC here.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -29,6 +30,7 @@
 #include <kselftest_harness.h>
 
 #include "genl.h"
+#include "trace_clock.h"
 
 #define TRACING	"/sys/kernel/tracing"
 #define EMU	"/sys/kernel/debug/max17042_emu"
@@ -179,7 +181,7 @@ static double line_ts(const char *line, const char *at)
 
 	while (p > line && (isdigit((unsigned char)p[-1]) || p[-1] == '.'))
 		p--;
-	return strtod(p, NULL);
+	return trace_ts_mono(strtod(p, NULL));
 }
 
 /*
@@ -366,7 +368,7 @@ FIXTURE_SETUP(sampler)
 			      sizeof(self->tracing_on)));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
 	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/enable", "0"));
-	ASSERT_EQ(0, write_str(TRACING "/trace_clock", "mono"));
+	ASSERT_EQ(0, trace_clock_use_mono(TRACING));
 	ASSERT_EQ(0, write_str(TRACING "/buffer_size_kb", "4096"));
 	ASSERT_EQ(0, write_str(TRACING "/trace", ""));
 	ASSERT_EQ(0, write_str(PARAMS "/period_us", "10000"));
