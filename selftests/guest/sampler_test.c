@@ -42,10 +42,11 @@
 /* Pinned register values and what the driver makes of them. */
 #define VCELL_RAW	0xd000		/* 53248 * 625 / 8 */
 #define VCELL_UV	4160000
-#define CURRENT_RAW	0xf380		/* -3200 * 156.25 uA */
-#define CURRENT_UA	(-500000)
-#define AVGCURRENT_RAW	0xf9c0		/* -1600 * 156.25 uA */
-#define AVGCURRENT_UA	(-250000)
+/* 156.25 uA a step; Linux 3.10's driver takes 156 (integer 1562500 / r_sns) */
+#define CURRENT_RAW	0xf380		/* -3200 steps */
+#define CURRENT_UA	current_ua(-3200)
+#define AVGCURRENT_RAW	0xf9c0		/* -1600 steps */
+#define AVGCURRENT_UA	current_ua(-1600)
 #define REPSOC_RAW	0x4b00		/* 75 % */
 #define TEMP_RAW	0x1900		/* 25.0 degC = 250 deci-degC */
 #define QH_RAW		0x1000
@@ -58,6 +59,16 @@ struct battery_ev {
 	unsigned long long read_ns;
 	unsigned int flags;
 };
+
+/* What the driver reads for @steps of the Current register. */
+static long long current_ua(long long steps)
+{
+	struct utsname uts;
+
+	if (!uname(&uts) && atoi(uts.release) < 4)
+		return steps * 156;
+	return steps * 15625 / 100;
+}
 
 static int write_str(const char *path, const char *val)
 {
@@ -575,8 +586,8 @@ TEST_F(sampler, values_square)
 	int n, lows = 0, highs = 0;
 
 	ASSERT_EQ(0, write_ll(EMU "/vcell_raw", VCELL_RAW));
-	ASSERT_EQ(0, write_str(EMU "/square_low_ua", "-1000000"));
-	ASSERT_EQ(0, write_str(EMU "/square_high_ua", "-200000"));
+	ASSERT_EQ(0, write_str(EMU "/square_low_ua", "-1000000"));	/* -6400 steps */
+	ASSERT_EQ(0, write_str(EMU "/square_high_ua", "-200000"));	/* -1280 steps */
 	ASSERT_EQ(0, write_str(EMU "/square_period_ms", "100"));
 	ASSERT_EQ(0, write_str(EMU "/refresh_us", "0"));
 	ASSERT_EQ(0, write_str(EMU "/mode", "square"));
@@ -590,11 +601,11 @@ TEST_F(sampler, values_square)
 	ASSERT_GE(n, 60);
 	for (int k = 0; k < n; k++) {
 		ASSERT_EQ(VCELL_UV, e[k].voltage_uv);
-		if (e[k].current_ua == -1000000) {
+		if (e[k].current_ua == current_ua(-6400)) {
 			lows++;
 			ASSERT_EQ(-4160000, e[k].power_uw);
 		} else {
-			ASSERT_EQ(-200000, e[k].current_ua);
+			ASSERT_EQ(current_ua(-1280), e[k].current_ua);
 			ASSERT_EQ(-832000, e[k].power_uw);
 			highs++;
 		}
