@@ -283,30 +283,43 @@ static uint64_t point_ns(const struct report *r, uint32_t k)
 	return (uint64_t)((double)(r->last_ns - r->first_ns) * k / (HTML_ENERGY_POINTS - 1));
 }
 
+/*
+ * One little-endian record of the samples (the page reads them with a
+ * DataView): microseconds since the previous record, volts, amperes.
+ * NaN volts: no sample, the time only.
+ */
+static void sample_record(struct html_writer *w, uint32_t dt_us, double v, double a)
+{
+	uint8_t rec[12];
+	float f;
+
+	rec[0] = dt_us;
+	rec[1] = dt_us >> 8;
+	rec[2] = dt_us >> 16;
+	rec[3] = dt_us >> 24;
+	f = (float)v;
+	memcpy(rec + 4, &f, 4);
+	f = (float)a;
+	memcpy(rec + 8, &f, 4);
+	b64_put(&w->samples, rec, sizeof(rec));
+}
+
 void html_event(struct html_writer *w, const struct report *live, const struct trace_event *ev)
 {
 	const struct report *r = w->r;
-	uint8_t rec[12];
-	uint64_t us;
-	uint32_t dt;
-	float f;
+	uint64_t us, gap;
 
 	if (ev->kind != TRACE_EV_POWER ||
 	    (ev->power.flags & (POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN)))
 		return;
 	us = ev->ts_ns > r->first_ns ? (ev->ts_ns - r->first_ns + 500) / 1000 : 0;
-	dt = (uint32_t)(us - w->last_us);
+	gap = us - w->last_us;
 	w->last_us = us;
-	/* little-endian records; the page reads them with a DataView */
-	rec[0] = dt;
-	rec[1] = dt >> 8;
-	rec[2] = dt >> 16;
-	rec[3] = dt >> 24;
-	f = (float)(ev->power.voltage_uv * 1e-6);
-	memcpy(rec + 4, &f, 4);
-	f = (float)report_current_a(r, ev->power.current_ua);
-	memcpy(rec + 8, &f, 4);
-	b64_put(&w->samples, rec, sizeof(rec));
+	/* a gap past 32 bits of microseconds (71 min) goes in time-only steps */
+	for (; gap > UINT32_MAX; gap -= UINT32_MAX)
+		sample_record(w, UINT32_MAX, NAN, NAN);
+	sample_record(w, (uint32_t)gap, ev->power.voltage_uv * 1e-6,
+		      report_current_a(r, ev->power.current_ua));
 	while (w->next_point < HTML_ENERGY_POINTS &&
 	       ev->ts_ns >= r->first_ns + point_ns(r, w->next_point))
 		energy_point(w, live);

@@ -3,8 +3,9 @@
 // powerpin report: the interactive plots of the HTML report.  No library,
 // no network: the page's Content-Security-Policy lets only this script
 // (by its hash) run.  The data are in the page: pp-meta (JSON), pp-samples
-// (base64 records: u32 microseconds since the previous sample, f32 volts,
-// f32 amperes discharge-positive, little-endian), pp-slices (base64: f64
+// (base64 records: u32 microseconds since the previous record, f32 volts,
+// f32 amperes discharge-positive, little-endian; NaN volts: a time step of
+// a gap too long for 32 bits, no sample), pp-slices (base64: f64
 // start s, f32 duration s, f32 joules, u16 name, u16 row; row 65535 is a
 // powerpin marker span) and pp-energy (JSON, cumulative joules per
 // process at even times).
@@ -33,16 +34,20 @@
   }
 
   // ---- data ---------------------------------------------------------------
-  var d = b64('pp-samples'), n = Math.floor(d.byteLength / 12);
-  var t = new Float64Array(n), v = new Float32Array(n), i = new Float32Array(n),
-      p = new Float32Array(n), us = 0;
-  for (var k = 0; k < n; k++) {
+  var d = b64('pp-samples'), nrec = Math.floor(d.byteLength / 12), n = 0;
+  var t = new Float64Array(nrec), v = new Float32Array(nrec), i = new Float32Array(nrec),
+      p = new Float32Array(nrec), us = 0;
+  for (var k = 0; k < nrec; k++) {
     us += d.getUint32(12 * k, true);
-    t[k] = us / 1e6;
-    v[k] = d.getFloat32(12 * k + 4, true);
-    i[k] = d.getFloat32(12 * k + 8, true);
-    p[k] = v[k] * i[k];
+    var vk = d.getFloat32(12 * k + 4, true);
+    if (vk !== vk) continue;	// NaN: a step of a long gap, no sample
+    t[n] = us / 1e6;
+    v[n] = vk;
+    i[n] = d.getFloat32(12 * k + 8, true);
+    p[n] = v[n] * i[n];
+    n++;
   }
+  t = t.subarray(0, n); v = v.subarray(0, n); i = i.subarray(0, n); p = p.subarray(0, n);
   var sd = b64('pp-slices'), slices = [], markers = [];
   for (k = 0; k + 20 <= sd.byteLength; k += 20) {
     var s = { t0: sd.getFloat64(k, true), dur: sd.getFloat32(k + 8, true),

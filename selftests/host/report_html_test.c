@@ -240,6 +240,36 @@ TEST_F_TIMEOUT(html, dom_and_interaction, 300)
 	EXPECT_NEAR(b, a, 0.0005 + 1e-4 * b);
 }
 
+/*
+ * Samples two hours apart (a gap longer than 32 bits of microseconds): the
+ * page's time axis still ends at the last sample, which keeps its values.
+ */
+TEST_F_TIMEOUT(html, long_gap_keeps_time, 300)
+{
+	struct gen g = { .nr_cpus = 1 };
+	char in[160], page[160], cmd[600];
+	const char *f;
+	int k;
+
+	for (k = 0; k < 10; k++)
+		gen_battery(&g, 100 * SEC + k * 100 * MS, k, 4000000, -500000, 3000000, 0);
+	for (k = 0; k < 10; k++)
+		gen_battery(&g, 7300 * SEC + k * 100 * MS, 10 + k, 3700000, -250000, 3000000, 0);
+	snprintf(in, sizeof(in), "%s/gap.txt", self->dir);
+	snprintf(page, sizeof(page), "%s/gap.html", self->dir);
+	ASSERT_EQ(0, gen_write(&g, in));
+	snprintf(cmd, sizeof(cmd), "%s report %s --html %s >/dev/null", POWERPIN, in, page);
+	ASSERT_EQ(0, system(cmd));
+	self->facts = probe(self->dir, page);
+	ASSERT_NE(NULL, self->facts);
+	f = self->facts;
+	EXPECT_EQ(0, fact_int(f, "console_errors"));
+	EXPECT_NEAR(7200.9, fact_num(f, "t1"), 1e-6);
+	/* the pointer in the middle of the plot: the nearest sample is a real one */
+	EXPECT_NE(NULL, strstr(fact(f, "readout"), " V, "));
+	EXPECT_EQ(NULL, strstr(fact(f, "readout"), "NaN"));
+}
+
 /* The console check can fail: a page that logs an error is caught. */
 TEST_F_TIMEOUT(html, probe_sees_console_errors, 300)
 {
