@@ -155,6 +155,12 @@ static FILE *out_fp(struct report_files *o, enum report_output i)
 	return o->open[i] ? o->f[i].fp : NULL;
 }
 
+/* an output's name in a message */
+static const char *out_name(struct report_files *o, enum report_output i)
+{
+	return o->name[i] && output_is_stdout(o->name[i]) ? "<stdout>" : o->name[i];
+}
+
 static int outputs_write(struct report_files *o, const struct report *r, const char *input,
 			 const char *name)
 {
@@ -178,6 +184,10 @@ static int outputs_write(struct report_files *o, const struct report *r, const c
 			.perfetto = out_fp(o, OUT_PERFETTO),
 			.html = out_fp(o, OUT_HTML),
 			.title = name,
+			.csv_name = out_name(o, OUT_CSV),
+			.chrome_json_name = out_name(o, OUT_CHROME),
+			.perfetto_name = out_name(o, OUT_PERFETTO),
+			.html_name = out_name(o, OUT_HTML),
 		};
 
 		err[0] = '\0';

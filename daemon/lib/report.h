@@ -305,6 +305,8 @@ struct report_outputs {
 	FILE *perfetto;		/* Perfetto protobuf trace */
 	FILE *html;		/* the interactive page */
 	const char *title;	/* the page's: the input as the user named it */
+	/* the outputs' names in messages (NULL: the kind of output alone) */
+	const char *csv_name, *chrome_json_name, *perfetto_name, *html_name;
 };
 
 int report_write_outputs(const struct report *r, const char *path,

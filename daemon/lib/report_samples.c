@@ -29,6 +29,7 @@ struct samples_pass {
 	struct pf_writer *pf;
 	struct html_writer *html;
 	bool chrome_first;
+	int write_errno;		/* of the first output write that failed */
 };
 
 /* ---- samples CSV ------------------------------------------------------ */
@@ -194,9 +195,15 @@ static int samples_event(const struct trace_event *ev, void *arg)
 		chrome_event(p, ev);
 	if (p->html)
 		html_event(p->html, &p->live, ev);
-	/* positive: stop reading, a write failed (errno says why) */
+	/* positive: stop reading, the Perfetto writer failed (errno says why) */
 	if (p->pf && pf_event(p->pf, &p->live, ev))
 		return 2;
+	/* an output that cannot be written: stop, with the reason of its write */
+	if ((p->o->csv && ferror(p->o->csv)) || (p->o->chrome_json && ferror(p->o->chrome_json)) ||
+	    (p->o->perfetto && ferror(p->o->perfetto)) || (p->o->html && ferror(p->o->html))) {
+		p->write_errno = errno ? errno : EIO;
+		return 3;
+	}
 	return 0;
 }
 
@@ -232,6 +239,33 @@ static void samples_slice_done(const struct report *live, const struct report_op
 static int stream_error(FILE *f)
 {
 	return f && (fflush(f) || ferror(f));
+}
+
+/*
+ * "writing the HTML report NAME: reason" for the first output that failed
+ * (@e: the errno of its failed write, when known); false if none did.
+ */
+static bool write_failed(const struct report_outputs *o, int e, char *err, size_t errlen)
+{
+	const struct { FILE *f; const char *what, *name; } outs[] = {
+		{ o->csv, "the samples CSV", o->csv_name },
+		{ o->chrome_json, "the Chrome JSON trace", o->chrome_json_name },
+		{ o->perfetto, "the Perfetto trace", o->perfetto_name },
+		{ o->html, "the HTML report", o->html_name },
+	};
+	size_t k;
+
+	errno = 0;
+	for (k = 0; k < sizeof(outs) / sizeof(outs[0]); k++)
+		if (stream_error(outs[k].f)) {
+			if (!e)
+				e = errno ? errno : EIO;
+			snprintf(err, errlen, "writing %s%s%s: %s", outs[k].what,
+				 outs[k].name ? " " : "", outs[k].name ? outs[k].name : "",
+				 strerror(e));
+			return true;
+		}
+	return false;
 }
 
 int report_write_outputs(const struct report *r, const char *path,
@@ -274,8 +308,12 @@ int report_write_outputs(const struct report *r, const char *path,
 	if (o->chrome_json)
 		chrome_header(&p);
 	ret = trace_input_read(path, &ops, &p, err, errlen);
+	if (ret == 3 && write_failed(o, p.write_errno, err, errlen))
+		ret = -1;
 	if (ret > 0) {
-		snprintf(err, errlen, "writing the Perfetto trace: %s", strerror(errno));
+		snprintf(err, errlen, "writing the Perfetto trace%s%s: %s",
+			 o->perfetto_name ? " " : "", o->perfetto_name ? o->perfetto_name : "",
+			 strerror(errno));
 		ret = -1;
 	}
 	if (ret)
@@ -287,20 +325,20 @@ int report_write_outputs(const struct report *r, const char *path,
 		goto out;
 	}
 	if (p.pf && pf_close(p.pf, &p.live)) {
-		snprintf(err, errlen, "writing the Perfetto trace: %s", strerror(errno));
+		snprintf(err, errlen, "writing the Perfetto trace%s%s: %s",
+			 o->perfetto_name ? " " : "", o->perfetto_name ? o->perfetto_name : "",
+			 strerror(errno));
 		goto out;
 	}
 	if (p.html && html_close(p.html, &p.live)) {
-		snprintf(err, errlen, "writing the HTML report: %s", strerror(errno));
+		snprintf(err, errlen, "writing the HTML report%s%s: %s",
+			 o->html_name ? " " : "", o->html_name ? o->html_name : "", strerror(errno));
 		goto out;
 	}
 	if (o->chrome_json)
 		fputs("\n]}\n", o->chrome_json);
-	if (stream_error(o->csv) || stream_error(o->chrome_json) || stream_error(o->perfetto) ||
-	    stream_error(o->html)) {
-		snprintf(err, errlen, "write error: %s", strerror(errno ? errno : EIO));
+	if (write_failed(o, 0, err, errlen))
 		goto out;
-	}
 	ret = 0;
 out:
 	pf_free(p.pf);

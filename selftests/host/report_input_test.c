@@ -4,6 +4,7 @@
  * kernel's `trace` file, trace-cmd report, the seed's lines), the bad-input
  * table through the CLI (message and exit status), and the output files.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -464,6 +465,36 @@ TEST_F(cli, outputs)
 	free(trace);
 	/* written through temporary files: none left */
 	EXPECT_EQ(6, dir_entries(self->dir));
+}
+
+/*
+ * An output on a device that fills up (/dev/full, written through): exit
+ * status 1 and one message naming the output and the reason, whichever
+ * output it is.
+ */
+TEST_F(cli, output_on_a_full_device)
+{
+	static const char * const opts[] = {
+		"--json", "--csv", "--html", "--chrome-json", "--perfetto",
+	};
+	struct gen g = { .nr_cpus = 1 };
+	char args[512];
+	size_t i;
+	int k;
+
+	if (access("/dev/full", W_OK))
+		SKIP(return, "no writable /dev/full");
+	for (k = 0; k <= 2000; k++)
+		gen_battery(&g, 100000000000ULL + k * 10000000ULL, k, 4000000, -500000, 5000, 0);
+	ASSERT_EQ(0, gen_write(&g, self->in));
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		snprintf(args, sizeof(args), "%s %s /dev/full", self->in, opts[i]);
+		EXPECT_EQ(1, report_cli(self, args)) TH_LOG("%s", opts[i]);
+		EXPECT_NE(NULL, strstr(self->err, "/dev/full")) TH_LOG("%s: %s", opts[i], self->err);
+		EXPECT_NE(NULL, strstr(self->err, strerror(ENOSPC))) TH_LOG("%s: %s", opts[i], self->err);
+		EXPECT_EQ(NULL, strchr(strchr(self->err, '\n') ? strchr(self->err, '\n') + 1 : "", '\n'))
+			TH_LOG("%s: more than one line: %s", opts[i], self->err);
+	}
 }
 
 /*
