@@ -103,6 +103,7 @@ struct pf_writer {
 	FILE *out;
 	int error;
 	bool started;
+	bool cleared;			/* the sequence's first packet went out */
 	struct trace_clock_info clock;
 	uint32_t clock_id;		/* of the packets' timestamps; 0 boottime */
 	int ftrace_clock;		/* FtraceClock, 0 unset */
@@ -148,7 +149,12 @@ static void put_varint(FILE *out, uint64_t v)
 	fwrite(b, 1, n, out);
 }
 
-/* Write @p as one `packet` field (1, length-delimited) of the Trace. */
+/*
+ * Write @p as one `packet` field (1, length-delimited) of the Trace.  The
+ * first packet starts the sequence's incremental state (the packet
+ * defaults that name the timestamps' clock belong to it), as a Perfetto
+ * trace writer's first packet does.
+ */
 static void emit(struct pf_writer *w, Packet *p)
 {
 	size_t len;
@@ -156,6 +162,12 @@ static void emit(struct pf_writer *w, Packet *p)
 	p->optional_trusted_packet_sequence_id_case =
 		PERFETTO__PROTOS__TRACE_PACKET__OPTIONAL_TRUSTED_PACKET_SEQUENCE_ID_TRUSTED_PACKET_SEQUENCE_ID;
 	p->trusted_packet_sequence_id = PF_SEQ;
+	if (!w->cleared) {
+		p->has_sequence_flags = true;
+		p->sequence_flags |=
+			PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
+		w->cleared = true;
+	}
 	len = perfetto__protos__trace_packet__get_packed_size(p);
 	if (len > w->buf_cap) {
 		uint8_t *b = realloc(w->buf, len * 2);
@@ -179,6 +191,12 @@ static void emit_event(struct pf_writer *w, uint64_t ts_ns, TrackEvent *te)
 
 	p.has_timestamp = true;
 	p.timestamp = ts_ns;
+	/* a timestamp in the defaults' clock needs them */
+	if (w->clock_id) {
+		p.has_sequence_flags = true;
+		p.sequence_flags =
+			PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+	}
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
 	p.track_event = te;
 	emit(w, &p);
@@ -307,8 +325,6 @@ static void start_clock(struct pf_writer *w)
 	cs.primary_trace_clock = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME;
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_CLOCK_SNAPSHOT;
 	p.clock_snapshot = &cs;
-	p.has_sequence_flags = true;
-	p.sequence_flags = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
 	if (w->clock_id) {
 		d.has_timestamp_clock_id = true;
 		d.timestamp_clock_id = w->clock_id;

@@ -301,6 +301,12 @@ TEST_F_TIMEOUT(pf, text_capture, 120)
 				 "switch_next_comm_index: 0 switch_next_comm_index: 1 }"));
 	EXPECT_EQ(0, count(text, "clock_snapshot"));
 	EXPECT_EQ(0, count(text, "ftrace_clock"));
+	/* the first packet starts the sequence's state; no packet needs any */
+	EXPECT_EQ(1, count(text, "sequence_flags: 1 "));
+	p = strstr(text, "sequence_flags: 1 ");
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(NULL, memmem(text + 1, p - text - 1, "packet {", 8));
+	EXPECT_EQ(0, count(text, "sequence_flags: 2"));
 
 	/* thread and process descriptors: 43 belongs to 42 */
 	EXPECT_EQ(1, count(text, "process { pid: 42 process_name: \"spin\" }"));
@@ -378,7 +384,14 @@ TEST_F_TIMEOUT(pf, tracedat_clock_and_states, 120)
 				 "clocks { clock_id: 1 timestamp: 1700000000000000000 } "
 				 "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME }"));
 	EXPECT_EQ(1, count(text, "trace_packet_defaults { timestamp_clock_id: 64 }"));
+	/* the snapshot's packet starts the sequence's state, defaults included */
 	EXPECT_EQ(1, count(text, "sequence_flags: 1"));
+	EXPECT_EQ(1, count(text, "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME } "
+				 "trusted_packet_sequence_id: 1 sequence_flags: 1 trace_packet_defaults"));
+	EXPECT_EQ(0, strncmp(text, "packet { clock_snapshot {", 25));
+	/* and every packet whose timestamp is in the defaults' clock says it needs them */
+	EXPECT_LT(21, count(text, "packet { timestamp: "));
+	EXPECT_EQ(count(text, "packet { timestamp: "), count(text, "sequence_flags: 2 "));
 	/* every bundle carries its clock and the pair */
 	EXPECT_EQ(count(text, "ftrace_events {"),
 		  count(text, "ftrace_clock: FTRACE_CLOCK_LOCAL ftrace_timestamp: 200000000000 boot_timestamp: 250000000000"));
