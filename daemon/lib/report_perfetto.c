@@ -44,7 +44,7 @@
 enum {
 	UUID_BATTERY = 1,
 	UUID_VOLTAGE, UUID_CURRENT, UUID_POWER, UUID_ENERGY, UUID_CHARGE,
-	UUID_CAPACITY, UUID_TEMP, UUID_IDLE, UUID_OTHER, UUID_MARKERS,
+	UUID_CAPACITY, UUID_TEMP, UUID_IDLE, UUID_OTHER, UUID_MARKERS, UUID_CURRENT_AVG,
 };
 #define UUID_PROCESS(tgid)	((1ULL << 32) | (uint32_t)(tgid))
 #define UUID_THREAD(pid)	((2ULL << 32) | (uint32_t)(pid))
@@ -123,8 +123,8 @@ struct pf_writer {
 	double *proc_energy, *proc_sent;
 	struct report_process_map map;
 	uint64_t next_process_ns;
-	bool have_charge, have_capacity, have_temp;
-	int64_t last_charge;
+	bool have_charge, have_capacity, have_temp, have_current_avg;
+	int64_t last_charge, last_current_avg;
 	int32_t last_capacity, last_temp;
 	double last_idle, last_other;
 
@@ -456,20 +456,23 @@ static void battery_tracks(struct pf_writer *w)
 	counter_track(w, UUID_VOLTAGE, UUID_BATTERY, 0, "Voltage", "V", "Battery voltage.");
 	counter_track(w, UUID_CURRENT, UUID_BATTERY, 1, "Current (discharge +)", "A",
 		      "Battery current. " DISCHARGE_NOTE);
-	counter_track(w, UUID_POWER, UUID_BATTERY, 2, "Power (discharge +)", "W",
+	counter_track(w, UUID_CURRENT_AVG, UUID_BATTERY, 2, "Average current (discharge +)", "A",
+		      "The fuel gauge's own average of the current (current_avg), when it changes. "
+		      DISCHARGE_NOTE);
+	counter_track(w, UUID_POWER, UUID_BATTERY, 3, "Power (discharge +)", "W",
 		      "Voltage x current. " DISCHARGE_NOTE);
-	counter_track(w, UUID_ENERGY, UUID_BATTERY, 3, "Energy (cumulative, discharge +)", "J",
+	counter_track(w, UUID_ENERGY, UUID_BATTERY, 4, "Energy (cumulative, discharge +)", "J",
 		      "Trapezoid of voltage x current since the first sample; the report's energy_j at the end. "
 		      DISCHARGE_NOTE);
-	counter_track(w, UUID_CHARGE, UUID_BATTERY, 4, "Charge counter", "mAh",
+	counter_track(w, UUID_CHARGE, UUID_BATTERY, 5, "Charge counter", "mAh",
 		      "The fuel gauge's charge counter as read (falls while discharging).");
-	counter_track(w, UUID_CAPACITY, UUID_BATTERY, 5, "Capacity", "%",
+	counter_track(w, UUID_CAPACITY, UUID_BATTERY, 6, "Capacity", "%",
 		      "State of charge reported by the fuel gauge.");
-	counter_track(w, UUID_TEMP, UUID_BATTERY, 6, "Temperature", "\xc2\xb0" "C",
+	counter_track(w, UUID_TEMP, UUID_BATTERY, 7, "Temperature", "\xc2\xb0" "C",
 		      "Battery temperature reported by the fuel gauge.");
-	counter_track(w, UUID_IDLE, UUID_BATTERY, 7, "Energy: CPU idle (cumulative)", "J",
+	counter_track(w, UUID_IDLE, UUID_BATTERY, 8, "Energy: CPU idle (cumulative)", "J",
 		      "Energy attributed to idle CPU time (pid 0). " DISCHARGE_NOTE);
-	counter_track(w, UUID_OTHER, UUID_BATTERY, 8, "Energy: not attributed (cumulative)", "J",
+	counter_track(w, UUID_OTHER, UUID_BATTERY, 9, "Energy: not attributed (cumulative)", "J",
 		      "Energy of CPU time no task can be named for (before a CPU's first sched_switch). "
 		      DISCHARGE_NOTE);
 	memset(&td, 0, sizeof(td));
@@ -477,7 +480,7 @@ static void battery_tracks(struct pf_writer *w)
 	td.has_uuid = td.has_parent_uuid = td.has_sibling_order_rank = true;
 	td.uuid = UUID_MARKERS;
 	td.parent_uuid = UUID_BATTERY;
-	td.sibling_order_rank = 9;
+	td.sibling_order_rank = 10;
 	td.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
 	td.name = (char *)"powerpin markers";
 	td.description = (char *)"trace_marker writes \"powerpin:<label>\".";
@@ -873,7 +876,7 @@ static uint64_t counter_uuid(struct pf_writer *w, int tgid, const char *name, si
 	c->tgid = tgid;
 	c->name = n;
 	counter_track(w, UUID_COUNTER(i), tgid > 0 ? process_track(w, tgid) : UUID_BATTERY,
-		      tgid > 0 ? -1 : 10 + (int)i, n, NULL,
+		      tgid > 0 ? -1 : 11 + (int)i, n, NULL,
 		      tgid > 0 ? "atrace counter (C|tgid|name|value)" : "powerpin:counter event");
 	return UUID_COUNTER(i);
 }
@@ -979,6 +982,14 @@ static void power_event(struct pf_writer *w, const struct report *live, const st
 		emit_counter(w, ev->ts_ns, UUID_CHARGE, ev->power.charge_uah * 1e-3);
 		w->have_charge = true;
 		w->last_charge = ev->power.charge_uah;
+	}
+	if ((ev->power.has & TRACE_POWER_HAS_CURRENT_AVG) &&
+	    !(missing && !ev->power.current_avg_ua) &&
+	    (!w->have_current_avg || ev->power.current_avg_ua != w->last_current_avg)) {
+		emit_counter(w, ev->ts_ns, UUID_CURRENT_AVG,
+			     report_current_a(r, ev->power.current_avg_ua));
+		w->have_current_avg = true;
+		w->last_current_avg = ev->power.current_avg_ua;
 	}
 	if ((ev->power.has & TRACE_POWER_HAS_CAPACITY) && !(missing && !ev->power.capacity) &&
 	    (!w->have_capacity || ev->power.capacity != w->last_capacity)) {

@@ -39,6 +39,7 @@
 #define U_IDLE		9
 #define U_OTHER		10
 #define U_MARKERS	11
+#define U_CURRENT_AVG	12
 #define U_PROC_ENERGY(tgid)	((3ULL << 32) | (tgid))
 
 static char *slurp(const char *path)
@@ -261,6 +262,10 @@ TEST_F_TIMEOUT(pf, text_capture, 120)
 	EXPECT_EQ(80.0, v[0]);
 	EXPECT_EQ(1, track_values(text, U_TEMP, v, 256));
 	EXPECT_EQ(25.0, v[0]);
+	/* the gauge's average current, discharge positive like the current */
+	EXPECT_EQ(1, track_values(text, U_CURRENT_AVG, v, 256));
+	EXPECT_EQ(0.5, v[0]);
+	EXPECT_EQ(1, count(text, "name: \"Average current (discharge +)\" parent_uuid: 1 counter { unit_name: \"A\" }"));
 	EXPECT_EQ(1, count(text, "name: \"Current (discharge +)\" parent_uuid: 1 counter { unit_name: \"A\" }"));
 	EXPECT_EQ(1, count(text, "name: \"Voltage\" parent_uuid: 1 counter { unit_name: \"V\" }"));
 
