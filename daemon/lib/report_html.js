@@ -73,9 +73,11 @@
       a = Math.max(X(s.t0), L); b = Math.min(X(s.t1), W - R);
       if (cur && a <= cur.x1 + 1 && (b - a < 4 || cur.x1 - cur.x0 < 4)) {
         cur.x1 = Math.max(cur.x1, b); cur.count++; cur.slice = null;
+        cur.t1 = Math.max(cur.t1, s.t1);
+        if (cur.name !== s.name) cur.name = null;
         continue;
       }
-      cur = { x0: a, x1: b, slice: s, idx: k, count: 1 };
+      cur = { x0: a, x1: b, slice: s, idx: k, count: 1, name: s.name, t0: s.t0, t1: s.t1 };
       out.push(cur);
     }
     return out;
@@ -319,7 +321,13 @@
         var rect = el('rect', { class: 'pp-slice', x: r.x0, y: y, width: Math.max(r.x1 - r.x0, 1),
                                 height: LANE - 3, fill: '#f2c14e', stroke: '#b8902d' }, svg);
         if (!s) {
-          el('title', {}, rect, r.count + ' slices: zoom in to see them');
+          // slices too narrow to draw alone: one labelled run; a click zooms to it
+          var what = r.name !== null ? r.name + ' \u00d7' + r.count : r.count + ' slices';
+          rect.setAttribute('data-run', r.t0 + ',' + r.t1);
+          el('title', {}, rect, what + ': click or zoom in to see them');
+          if (r.x1 - r.x0 > what.length * 6.5 + 4)
+            el('text', { class: 'pp-slice-label', x: r.x0 + 3, y: y + 11, 'font-size': 10,
+                         'pointer-events': 'none' }, svg, what);
           return;
         }
         rect.setAttribute('data-slice', r.idx);
@@ -454,6 +462,12 @@
   });
   window.addEventListener('mouseup', function () { drag = null; });
   lane.addEventListener('click', function (ev) {
+    var run = ev.target.getAttribute && ev.target.getAttribute('data-run');
+    if (run) {
+      var ab = run.split(',');
+      setView(+ab[0], +ab[1]);
+      return;
+    }
     var idx = ev.target.getAttribute && ev.target.getAttribute('data-slice');
     if (idx === null || idx === undefined) return;
     var s = slices[+idx];

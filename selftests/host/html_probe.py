@@ -12,13 +12,15 @@ selftests/host/report_html_test.c to assert on:
   console_errors, console=<message>   console output, CSP refusals, exceptions
   requests, request=<url>                what the page tried to load (but itself)
   plots, xticks, yticks, zero_lines, legend=<text>, slice_labels,
-  marker_labels, readout_before, t0, t1  the page as loaded
+  slice_label=<text>, marker_labels, readout_before, t0, t1
+                                         the page as loaded
   screenshot                             OUTDIR/shot.png
   readout                                after the pointer moves over a plot
   zoom_t0, zoom_t1                       after one wheel notch over a plot
   pan_t0, pan_t1                         after a shift+drag
   selection                              after a drag across a plot
-  slice_selection                        after a click on a slice
+  slice_selection, slice_click_t0/t1     after a click on the first slice (a run
+                                         of slices too narrow to draw alone zooms)
 """
 import base64
 import json
@@ -170,6 +172,8 @@ def interact(pg, out):
         pg.mouse('mousePressed', cx, cy, button='left', buttons=1, clickCount=1)
         pg.mouse('mouseReleased', cx, cy, button='left', buttons=0, clickCount=1)
         out['slice_selection'] = pg.js("document.getElementById('pp-selection').textContent")
+        out['slice_click_t0'] = pg.js("document.getElementById('pp-plots').getAttribute('data-t0')")
+        out['slice_click_t1'] = pg.js("document.getElementById('pp-plots').getAttribute('data-t1')")
 
 def main():
     page_path, outdir = os.path.abspath(sys.argv[1]), sys.argv[2]
@@ -201,6 +205,7 @@ def main():
             zero_lines: document.querySelectorAll('.pp-zero').length,
             legend: Array.from(document.querySelectorAll('.pp-legend-item')).map(e => e.textContent),
             slice_labels: document.querySelectorAll('.pp-slice-label').length,
+            slice_label: Array.from(document.querySelectorAll('.pp-slice-label')).map(e => e.textContent),
             marker_labels: document.querySelectorAll('.pp-marker-label').length,
             readout_before: document.getElementById('pp-readout').textContent,
             t0: document.getElementById('pp-plots').getAttribute('data-t0'),

@@ -270,6 +270,43 @@ TEST_F_TIMEOUT(html, long_gap_keeps_time, 300)
 	EXPECT_EQ(NULL, strstr(fact(f, "readout"), "NaN"));
 }
 
+/*
+ * 60 frames a second through the second half of 10 s, each 8 ms: at the
+ * whole capture's scale the slices are a pixel wide and drawn as runs,
+ * which still say what they are ("frame x300"), and a click on a run
+ * zooms to it.
+ */
+TEST_F_TIMEOUT(html, dense_slices_labelled, 300)
+{
+	struct gen g = { .nr_cpus = 1 };
+	char in[160], page[160], cmd[600];
+	const char *f;
+	uint64_t t;
+	int k;
+
+	for (k = 0; k <= 1000; k++)
+		gen_battery(&g, SEC + k * 10 * MS, k, 3900000, -800000, 3000000, 0);
+	for (k = 0, t = 6 * SEC; k < 300; k++, t += 16666667) {
+		gen_mark(&g, t, 0, "render", 300, 300, "B|300|frame");
+		gen_mark(&g, t + 8 * MS, 0, "render", 300, 300, "E|300");
+	}
+	snprintf(in, sizeof(in), "%s/frames.txt", self->dir);
+	snprintf(page, sizeof(page), "%s/frames.html", self->dir);
+	ASSERT_EQ(0, gen_write(&g, in));
+	snprintf(cmd, sizeof(cmd), "%s report %s --html %s >/dev/null", POWERPIN, in, page);
+	ASSERT_EQ(0, system(cmd));
+	self->facts = probe(self->dir, page);
+	ASSERT_NE(NULL, self->facts);
+	f = self->facts;
+	TH_LOG("%s", f);
+	EXPECT_EQ(0, fact_int(f, "console_errors"));
+	EXPECT_LE(1, fact_int(f, "slice_labels"));
+	EXPECT_EQ(0, strncmp(fact(f, "slice_label"), "frame \xc3\x97", 8));
+	/* the click on the run zoomed in to it: the second half */
+	EXPECT_NEAR(5.0, fact_num(f, "slice_click_t0"), 0.05);
+	EXPECT_NEAR(10.0, fact_num(f, "slice_click_t1"), 0.05);
+}
+
 /* The console check can fail: a page that logs an error is caught. */
 TEST_F_TIMEOUT(html, probe_sees_console_errors, 300)
 {
