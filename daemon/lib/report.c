@@ -1094,13 +1094,18 @@ int report_finish(struct report *r, char *err, size_t errlen)
 			 "no power samples (expected powerpin:battery or write_power_ringbuffer events)");
 		return -1;
 	}
-	/* slices still open end with the capture, innermost first */
+	/*
+	 * Slices still open end with the capture, innermost first; one whose
+	 * end came after the last sample did end (its energy stops at that
+	 * sample, as the power after it is not known).
+	 */
 	while (r->nr_open) {
 		struct report_open_slice *o = &r->open[r->nr_open - 1];
+		bool ended = o->end_ns;
 
-		if (!o->end_ns)
+		if (!ended)
 			o->end_ns = r->last_ns > o->begin_ns ? r->last_ns : o->begin_ns;
-		slice_done(r, r->nr_open - 1, !r->slice_stats[o->stat].marker);
+		slice_done(r, r->nr_open - 1, !ended && !r->slice_stats[o->stat].marker);
 	}
 	/* the same drops seen two ways: flagged pages and the kernel's counters */
 	r->lost_events = r->lost_in_stream > r->lost_kernel ? r->lost_in_stream : r->lost_kernel;

@@ -113,6 +113,7 @@ struct pf_writer {
 
 	struct pf_slice_event *queue;
 	uint32_t q_head, q_len, q_cap;
+	uint64_t last_slice_ns;		/* latest BEGIN or END queued */
 
 	struct pf_counter *counters;
 	uint32_t nr_counters, cap_counters;
@@ -815,11 +816,15 @@ void pf_slice_done(struct pf_writer *w, const struct report_open_slice *o, bool 
 			return;
 		}
 	}
-	/* still open at the end of the capture: it ends there */
+	/*
+	 * Still open at the end of the capture: it ends there, or at the last
+	 * slice event if that came after the last sample, so that it still
+	 * encloses the slices that began and ended inside it.
+	 */
 	e = queue_add(w);
 	if (!e)
 		return;
-	e->ts_ns = o->end_ns;
+	e->ts_ns = o->end_ns > w->last_slice_ns ? o->end_ns : w->last_slice_ns;
 	e->id = o->id;
 	e->pid = o->pid;
 	e->ready = true;
@@ -897,6 +902,7 @@ static void mark_event(struct pf_writer *w, const struct report *live, const str
 		name++;
 		e->begin = true;
 		e->ts_ns = ev->ts_ns;
+		w->last_slice_ns = ev->ts_ns;
 		e->id = live->last_begun_id;
 		e->pid = ev->pid;
 		e->name = utf8_sanitize(name, end - name);
@@ -907,6 +913,7 @@ static void mark_event(struct pf_writer *w, const struct report *live, const str
 		if (!e)
 			return;
 		e->ts_ns = ev->ts_ns;
+		w->last_slice_ns = ev->ts_ns;
 		e->id = live->last_ended_id;
 		e->pid = ev->pid;
 	} else if (ev->mark.len >= 2 && s[0] == 'C' && s[1] == '|') {

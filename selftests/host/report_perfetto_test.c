@@ -432,6 +432,124 @@ TEST_F_TIMEOUT(pf, tracedat_clock_and_states, 120)
 	free(text);
 }
 
+struct slice_ev {
+	unsigned long long ts;
+	int begin;
+	char name[32];
+	double energy;
+	int unterminated;
+};
+
+/* The slice events of the decoded @text, in file order; returns how many. */
+static int slice_events(const char *text, struct slice_ev *out, int max)
+{
+	const char *p = text, *next, *q;
+	int n = 0;
+
+	while ((p = strstr(p, "packet {")) && n < max) {
+		next = strstr(p + 1, "packet {");
+		if (!next)
+			next = p + strlen(p);
+		q = strstr(p, "type: TYPE_SLICE_");
+		if (q && q < next) {
+			struct slice_ev *e = &out[n++];
+
+			memset(e, 0, sizeof(*e));
+			e->ts = strtoull(strstr(p, "timestamp: ") + 11, NULL, 10);
+			e->begin = !strncmp(q, "type: TYPE_SLICE_BEGIN", 22);
+			q = strstr(p, "name: \"");
+			if (e->begin && q && q < next)
+				sscanf(q + 7, "%31[^\"]", e->name);
+			q = strstr(p, "double_value: ");
+			if (q && q < next)
+				e->energy = strtod(q + 14, NULL);
+			q = strstr(p, "name: \"unterminated\"");
+			e->unterminated = q && q < next;
+		}
+		p = next;
+	}
+	return n;
+}
+
+/* In time order, ties in file order, as Perfetto's sorter keeps them. */
+static void sort_by_time(struct slice_ev *ev, int n)
+{
+	struct slice_ev t;
+	int i, j;
+
+	for (i = 1; i < n; i++) {
+		t = ev[i];
+		for (j = i; j > 0 && ev[j - 1].ts > t.ts; j--)
+			ev[j] = ev[j - 1];
+		ev[j] = t;
+	}
+}
+
+/*
+ * Slices still open at the last sample, and one inside them that ends
+ * after it: read as Perfetto reads them (events in time order, an END
+ * closing the innermost open slice of its track), each slice gets its own
+ * end and its own energy.
+ */
+TEST_F_TIMEOUT(pf, slices_ending_after_the_last_sample, 120)
+{
+	struct gen g = { .nr_cpus = 1 };
+	struct slice_ev ev[16], *stack[16];
+	char *text, tmp[128];
+	int k, n, depth = 0, ended = 0;
+
+	for (k = 0; k <= 10; k++)
+		gen_battery(&g, T0 + k * 100 * MS, k, 4000000, -500000, 5000, 0);
+	gen_mark(&g, T0 + 200 * MS, 0, "spin", 42, 42, "B|42|outer");
+	gen_mark(&g, T0 + 300 * MS, 0, "spin", 42, 42, "B|42|inner");
+	gen_mark(&g, T0 + 500 * MS, 0, "spin", 42, 42, "B|42|late");
+	gen_mark(&g, T0 + 1500 * MS, 0, "spin", 42, 42, "E|42");
+	ASSERT_EQ(0, gen_write(&g, self->in));
+	ASSERT_EQ(0, run_report(self, ""));
+	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
+	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
+	ASSERT_NE(NULL, text);
+	n = slice_events(text, ev, 16);
+	ASSERT_EQ(6, n);
+	sort_by_time(ev, n);
+	for (k = 0; k < n; k++) {
+		if (ev[k].begin) {
+			stack[depth++] = &ev[k];
+			continue;
+		}
+		ASSERT_LT(0, depth);
+		depth--;
+		ended++;
+		/* 2 W from begin to the last sample (1.0 s) */
+		if (!strcmp(stack[depth]->name, "late")) {
+			EXPECT_EQ(T0 + 1500 * MS, ev[k].ts);
+			EXPECT_NEAR(1.0, ev[k].energy, 1e-6);
+			/* its E came, after the last sample: it did end */
+			EXPECT_FALSE(ev[k].unterminated);
+		} else if (!strcmp(stack[depth]->name, "inner")) {
+			EXPECT_LE(T0 + 1500 * MS, ev[k].ts);
+			EXPECT_NEAR(1.4, ev[k].energy, 1e-6);
+			EXPECT_TRUE(ev[k].unterminated);
+		} else {
+			EXPECT_STREQ("outer", stack[depth]->name);
+			EXPECT_LE(T0 + 1500 * MS, ev[k].ts);
+			EXPECT_NEAR(1.6, ev[k].energy, 1e-6);
+			EXPECT_TRUE(ev[k].unterminated);
+		}
+	}
+	EXPECT_EQ(3, ended);
+	EXPECT_EQ(0, depth);
+	free(text);
+	/* the report counts the two left open, not the one that ended */
+	text = slurp(self->json);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "\"name\": \"late\", \"count\": 1, \"duration_s\": 1.000000000, "
+				   "\"energy_j\": 1, \"unterminated\": 0}"));
+	EXPECT_NE(NULL, strstr(text, "\"name\": \"inner\", \"count\": 1, \"duration_s\": 0.700000000, "
+				   "\"energy_j\": 1.4, \"unterminated\": 1}"));
+	free(text);
+}
+
 /* A Perfetto file that cannot be written: a message, status 1, nothing left. */
 TEST_F(pf, unwritable_output)
 {
