@@ -98,6 +98,12 @@ static void json_number(FILE *out, double v)
 		fputs("null", out);
 }
 
+/* A figure the tables print with 4 decimals: -0 and rounding noise as 0. */
+static double fig(double v)
+{
+	return fabs(v) < 5e-5 ? 0.0 : v;
+}
+
 static uint32_t top_processes(const struct report *r)
 {
 	return r->nr_processes < HTML_TOP_PROCESSES ? r->nr_processes : HTML_TOP_PROCESSES;
@@ -166,7 +172,7 @@ static void html_summary(const struct report *r, const char *title, FILE *out)
 static void stat_row(FILE *out, const char *name, const char *unit, const struct report_stat *s)
 {
 	fprintf(out, "<tr><td>%s (%s)</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td></tr>\n",
-		name, unit, s->min, s->mean, s->p50, s->p95, s->max);
+		name, unit, fig(s->min), fig(s->mean), fig(s->p50), fig(s->p95), fig(s->max));
 }
 
 static void process_tables(const struct report *r, FILE *out)
@@ -180,12 +186,12 @@ static void process_tables(const struct report *r, FILE *out)
 		html_esc(out, r->processes[i].comm);
 		fprintf(out, "</td><td>%d</td><td>%d</td><td>%.3f</td><td>%.4f</td></tr>\n",
 			r->processes[i].tgid, r->processes[i].threads,
-			(double)r->processes[i].cpu_ns / 1e9, r->processes[i].energy_j);
+			(double)r->processes[i].cpu_ns / 1e9, fig(r->processes[i].energy_j));
 	}
 	fprintf(out, "<tr><td>&lt;idle&gt;</td><td></td><td></td><td></td><td>%.4f</td></tr>\n",
-		r->sign * r->idle_energy);
+		fig(r->sign * r->idle_energy));
 	fprintf(out, "<tr><td>&lt;other&gt;</td><td></td><td></td><td></td><td>%.4f</td></tr>\n</table>\n",
-		r->sign * r->other_energy);
+		fig(r->sign * r->other_energy));
 
 	fputs("<h3>Threads</h3>\n<table><tr><th>thread</th><th>pid</th><th>tgid</th><th>CPU s</th><th>energy J</th></tr>\n",
 	      out);
@@ -197,7 +203,7 @@ static void process_tables(const struct report *r, FILE *out)
 		fputs("<tr><td>", out);
 		html_esc(out, t->comm);
 		fprintf(out, "</td><td>%d</td><td>%d</td><td>%.3f</td><td>%.4f</td></tr>\n", t->pid,
-			t->tgid > 0 ? t->tgid : t->pid, (double)t->cpu_ns / 1e9, r->sign * t->energy);
+			t->tgid > 0 ? t->tgid : t->pid, (double)t->cpu_ns / 1e9, fig(r->sign * t->energy));
 		shown++;
 	}
 	fputs("</table>\n", out);
@@ -217,7 +223,7 @@ static void other_tables(const struct report *r, FILE *out)
 			html_esc(out, s->name);
 			fprintf(out, "</td><td>%s</td><td>%" PRIu64 "</td><td>%.4f</td><td>%.4f</td></tr>\n",
 				s->marker ? "marker" : "slice", s->count,
-				(double)s->duration_ns / 1e9, r->sign * s->energy);
+				(double)s->duration_ns / 1e9, fig(r->sign * s->energy));
 		}
 		fputs("</table>\n", out);
 	}
@@ -250,7 +256,7 @@ static void html_tables(const struct report *r, FILE *out)
 	fprintf(out, "</table>\n<table><tr><td>energy, discharge +</td><td>%.4f J</td></tr>"
 		"<tr><td>repeated samples</td><td>%" PRIu64 "</td></tr><tr><td>gaps</td><td>%" PRIu64
 		"</td></tr><tr><td>lost events</td><td>%" PRIu64 "</td></tr><tr><td>samples missing by seq</td><td>%" PRIu64 "</td></tr></table>\n",
-		r->energy_j, r->repeated, r->gaps, r->lost_events, r->seq_gaps);
+		fig(r->energy_j), r->repeated, r->gaps, r->lost_events, r->seq_gaps);
 	process_tables(r, out);
 	other_tables(r, out);
 	if (r->perf)

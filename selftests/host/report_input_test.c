@@ -437,6 +437,9 @@ TEST_F(cli, outputs)
 	EXPECT_NE(NULL, strstr(page, "script-src 'sha256-"));
 	EXPECT_EQ(NULL, strstr(page, "https:"));
 	EXPECT_EQ(NULL, strstr(page, "src=\"http"));
+	/* no idle time in the input: its energy is 0, not a negated 0 */
+	EXPECT_NE(NULL, strstr(page, "<tr><td>&lt;idle&gt;</td><td></td><td></td><td></td><td>0.0000</td></tr>"));
+	EXPECT_EQ(NULL, strstr(page, "-0.0000"));
 	free(page);
 
 	trace = slurp(cj);
