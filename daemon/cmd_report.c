@@ -199,6 +199,48 @@ static int outputs_write(struct report_files *o, const struct report *r, const c
 	return 0;
 }
 
+/*
+ * Whether two output names are one file: the same name, or the same
+ * regular file or FIFO under two names.  A device (/dev/null, a tty) may
+ * take several outputs.
+ */
+static bool same_output(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (output_is_stdout(a) || output_is_stdout(b))
+		return false;
+	if (stat(a, &sa) || stat(b, &sb))
+		return !strcmp(a, b);
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
+	       (S_ISREG(sa.st_mode) || S_ISFIFO(sa.st_mode));
+}
+
+/*
+ * Two outputs naming one file would overwrite each other: say so and
+ * return -1.  @name is indexed by enum report_output (its OUT_PROCESSES
+ * unused: the process table's name is derived from the CSV's).
+ */
+static int outputs_distinct(const char *const *name, const char *flame)
+{
+	const char *all[OUT_COUNT + 1];
+	char *procs = name[OUT_CSV] ? processes_path(name[OUT_CSV]) : NULL;
+	int i, j, ret = 0;
+
+	memcpy(all, name, OUT_COUNT * sizeof(*all));
+	all[OUT_PROCESSES] = procs;
+	all[OUT_COUNT] = flame;
+	for (i = 0; i <= OUT_COUNT && !ret; i++)
+		for (j = i + 1; j <= OUT_COUNT && !ret; j++)
+			if (all[i] && all[j] && same_output(all[i], all[j])) {
+				fprintf(stderr, "powerpin report: two outputs name the same file: %s and %s\n",
+					all[i], all[j]);
+				ret = -1;
+			}
+	free(procs);
+	return ret;
+}
+
 /* Rename every file into place; after a failure the rest are dropped. */
 static int outputs_commit(struct report_files *o)
 {
@@ -387,6 +429,8 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "powerpin report: only one output can go to standard output\n");
 		return 2;
 	}
+	if (outputs_distinct(o.name, flame))
+		return 2;
 	input = argv[optind];
 	/* a powerpind spool directory holds its capture as trace.dat */
 	if (!stat(input, &st) && S_ISDIR(st.st_mode)) {

@@ -349,6 +349,40 @@ TEST_F(cli, usage_errors)
 	EXPECT_EQ(0, report_cli(self, "--help"));
 }
 
+/*
+ * Two outputs naming one file would leave only the last: refused before
+ * anything is read, whether the names are the same, one is a symlink to
+ * the other, or one is the process table beside a CSV.  Devices may take
+ * several.
+ */
+TEST_F(cli, outputs_naming_one_file)
+{
+	char args[600], a[160], link[160];
+	struct gen g = { .nr_cpus = 1 };
+	int k;
+
+	for (k = 0; k <= 20; k++)
+		gen_battery(&g, 100000000000ULL + k * 10000000ULL, k, 4000000, -500000, 5000, 0);
+	ASSERT_EQ(0, gen_write(&g, self->in));
+	snprintf(a, sizeof(a), "%s/a.out", self->dir);
+	snprintf(link, sizeof(link), "%s/link.out", self->dir);
+	snprintf(args, sizeof(args), "%s --html %s --perfetto %s", self->in, a, a);
+	EXPECT_EQ(2, report_cli(self, args));
+	EXPECT_NE(NULL, strstr(self->err, "two outputs name the same file"));
+	EXPECT_EQ(-1, access(a, F_OK));
+	ASSERT_EQ(0, close(open(a, O_WRONLY | O_CREAT, 0644)));
+	ASSERT_EQ(0, symlink("a.out", link));
+	snprintf(args, sizeof(args), "%s --json %s --chrome-json %s", self->in, link, a);
+	EXPECT_EQ(2, report_cli(self, args));
+	EXPECT_NE(NULL, strstr(self->err, "two outputs name the same file"));
+	snprintf(args, sizeof(args), "%s --csv %s/s.csv --json %s/s-processes.csv", self->in,
+		 self->dir, self->dir);
+	EXPECT_EQ(2, report_cli(self, args));
+	EXPECT_NE(NULL, strstr(self->err, "s-processes.csv"));
+	snprintf(args, sizeof(args), "%s --html /dev/null --perfetto /dev/null", self->in);
+	EXPECT_EQ(0, report_cli(self, args)) TH_LOG("%s", self->err);
+}
+
 static long count_lines(const char *path, const char *needle)
 {
 	char line[4096];
