@@ -654,8 +654,15 @@ void pp_capture_clean_dir(const char *dir)
 
 int pp_capture_lock(void)
 {
-	int fd = open(PP_CAPTURE_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd;
 
+	/*
+	 * In a directory of its own, so that powerpind's unit can let the
+	 * daemon write there (RuntimeDirectory=powerpin) and not in /run.
+	 */
+	if (mkdir(PP_CAPTURE_LOCK_DIR, 0755) && errno != EEXIST)
+		return -1;
+	fd = open(PP_CAPTURE_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
