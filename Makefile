@@ -3,10 +3,12 @@
 # powerpin: `make` builds the module, the userspace binaries and the tests;
 # `make demo`, `make check` and `make bench` install what they need first.
 #
-#   KVER=<abi>   kernel ABI to build the module for (default: the guest's 6.12)
+#   KVER=<abi>   kernel ABI to build the module for (default: the guest's 6.12;
+#                for make install, the running kernel's)
 #   KDIR=<dir>   kernel build tree (default: /lib/modules/$(KVER)/build)
 #   W=1, C=1     passed to Kbuild (extra warnings, sparse)
 #   FUZZ_SECONDS=<n>  how long `make fuzz` runs each fuzzer (default 60)
+#   MODULE=no    make install: userspace only (the module comes from DKMS)
 
 TOP     := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 B       := $(TOP)/build
@@ -16,6 +18,10 @@ GUEST   ?= 6.12
 # module lands in build/<that kernel>/ and never over a guest kernel's.
 ifneq ($(KDIR),)
 KVER    ?= $(or $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null),unknown)
+endif
+# make install builds for the kernel it installs into: the running one
+ifneq ($(filter install uninstall,$(MAKECMDGOALS)),)
+KVER    ?= $(shell uname -r)
 endif
 KVER    ?= $(shell $(TOP)/scripts/kver $(GUEST))
 KDIR    ?= /lib/modules/$(KVER)/build
@@ -73,7 +79,7 @@ deps:
 # of symlinks under build/ and the two kernels never share an object file.
 KBUILD_DIR ?= $(B)/kmod-$(KVER)
 modules:
-	@test -f $(KDIR)/Makefile || { echo "powerpin: no kernel headers at $(KDIR) (run make deps, or set KDIR=)" >&2; exit 1; }
+	@test -f $(KDIR)/Makefile || { echo "powerpin: no kernel headers for $(KVER) at $(KDIR): install linux-headers-$(KVER), set KVER= or KDIR=, or make install MODULE=no for userspace only" >&2; exit 1; }
 	@$(TOP)/scripts/shadow-tree $(TOP) $(KBUILD_DIR)
 	$(MAKE) -C $(KDIR) M=$(KBUILD_DIR) CONFIG_POWERPIN_SELFTESTS=m POWERPIN_VERSION=$(VERSION) $(if $(W),W=$(W)) $(if $(C),C=$(C)) modules
 	@mkdir -p $(B)/$(KVER) && cp $(KBUILD_DIR)/kmod/powerpin.ko $(KBUILD_DIR)/selftests/gauge/*.ko $(B)/$(KVER)/
@@ -202,13 +208,17 @@ fuzz:
 	@$(TOP)/scripts/fuzz run $(FUZZ_SECONDS)
 
 # ---- install ----------------------------------------------------------------
+# Binaries, module, uapi header, man pages, completion, unit, config
+# example and docs; nothing the tests need is built.
 DESTDIR ?=
 PREFIX  ?= /usr/local
-install: all
-	$(TOP)/scripts/install install "$(DESTDIR)" "$(PREFIX)" "$(KVER)"
+MODULE  ?= yes
+INSTALL_KVER = $(if $(filter no,$(MODULE)),none,$(KVER))
+install: userspace $(if $(filter no,$(MODULE)),,modules)
+	$(TOP)/scripts/install install "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
 
 uninstall:
-	$(TOP)/scripts/install uninstall "$(DESTDIR)" "$(PREFIX)" "$(KVER)"
+	$(TOP)/scripts/install uninstall "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
 
 clean:
 	rm -rf $(B)

@@ -3,7 +3,9 @@
  * scripts/install (make install / make uninstall) into a scratch DESTDIR:
  * what lands where, the unit's paths, that the unit's ExecStart would start
  * on a fresh install, and that uninstall takes back exactly what install put
- * there and leaves the administrator's config alone.
+ * there and leaves the administrator's config alone.  make install itself:
+ * the running kernel by default, nothing the tests need, and a unit whose
+ * sandbox systemd-analyze rates at exposure 5 or less.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -129,7 +131,8 @@ TEST_F(inst, install_then_uninstall_prefix_usr_local)
 	/* a local prefix puts the unit where the administrator's units go */
 	snprintf(p, sizeof(p), "%s/etc/systemd/system/powerpind.service", self->dest);
 	EXPECT_TRUE(has(p, "ExecStart=/usr/local/sbin/powerpind --foreground\n"));
-	EXPECT_FALSE(has(p, "@"));
+	EXPECT_FALSE(has(p, "@SBINDIR@"));
+	EXPECT_FALSE(has(p, "@DOCDIR@"));
 	/*
 	 * Fresh install, no powerpind.conf: the unit still starts.  Naming the
 	 * config in ExecStart made it exit 1 because the file is not there.
@@ -173,6 +176,99 @@ TEST_F(inst, prefix_usr_and_bad_arguments)
 	EXPECT_EQ(1, run("scripts/install install %s /usr %s 2>/dev/null",
 			 self->dest, "0.0-no-such-kernel"));
 	EXPECT_EQ(0, run("test -z \"$(find %s -type f)\"", self->dest));
+}
+
+/* Everything but the module, checked for the parts a user reads. */
+static void check_userspace_files(struct __test_metadata *_metadata, const char *dest,
+				  const char *prefix)
+{
+	static const char *const files[] = {
+		"bin/powerpin", "sbin/powerpind", "include/linux/powerpin.h",
+		"share/man/man1/powerpin.1", "share/man/man4/powerpin.4",
+		"share/man/man8/powerpind.8",
+		"share/bash-completion/completions/powerpin",
+		"share/bash-completion/completions/powerpind",
+		"share/doc/powerpin/capture-format.md",
+	};
+	char p[512];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s/%s", dest, prefix, files[i]);
+		if (!mode_of(p))
+			TH_LOG("%s not installed", p);
+		EXPECT_NE((mode_t)0, mode_of(p));
+	}
+	EXPECT_EQ(0, run("LC_ALL=C man --warnings -l %s%s/share/man/man1/powerpin.1 2>&1 >/dev/null | grep -q . && exit 1; exit 0",
+			 dest, prefix));
+	EXPECT_EQ(0, run("bash -c '. %s%s/share/bash-completion/completions/powerpin && complete -p powerpin powerpind' >/dev/null",
+			 dest, prefix));
+	/* the header is usable on its own, as userspace includes it */
+	EXPECT_EQ(0, run("echo '#include <linux/powerpin.h>' | cc -fsyntax-only -I%s%s/include -x c -",
+			 dest, prefix));
+}
+
+TEST_F_TIMEOUT(inst, make_install_userspace_only, 600)
+{
+	char p[512];
+
+	/* its own build tree: what make install builds, and nothing else */
+	ASSERT_EQ(0, run("make -s install DESTDIR=%s PREFIX=/usr MODULE=no B=$PWD/build/install-test >/dev/null 2>&1",
+			 self->dest));
+	EXPECT_NE(0, run("test -e build/install-test/tests"));
+	check_userspace_files(_metadata, self->dest, "/usr");
+	EXPECT_EQ(0, run("test -z \"$(find %s/lib/modules -name '*.ko' 2>/dev/null)\"", self->dest));
+	snprintf(p, sizeof(p), "%s/lib/systemd/system/powerpind.service", self->dest);
+	EXPECT_EQ(0, run_exec_start(p, self->dest));
+	ASSERT_EQ(0, run("make -s uninstall DESTDIR=%s PREFIX=/usr MODULE=no B=$PWD/build/install-test >/dev/null 2>&1",
+			 self->dest));
+	EXPECT_EQ(0, run("test -z \"$(find %s -type f)\"", self->dest));
+}
+
+TEST_F_TIMEOUT(inst, make_install_builds_for_the_running_kernel, 600)
+{
+	char kver[128], p[512];
+	FILE *u = popen("uname -r", "r");
+
+	ASSERT_NE(NULL, u);
+	ASSERT_NE(NULL, fgets(kver, sizeof(kver), u));
+	pclose(u);
+	kver[strcspn(kver, "\n")] = '\0';
+	snprintf(p, sizeof(p), "/lib/modules/%s/build/Makefile", kver);
+	if (!access(p, R_OK)) {
+		ASSERT_EQ(0, run("make -s install DESTDIR=%s B=$PWD/build/install-test >/dev/null 2>&1",
+				 self->dest));
+		snprintf(p, sizeof(p), "%s/lib/modules/%s/updates/powerpin.ko", self->dest, kver);
+		EXPECT_EQ((mode_t)0644, mode_of(p));
+	} else {
+		/* no headers for it here: a clear refusal that says what to do */
+		EXPECT_NE(0, run("make -s install DESTDIR=%s B=$PWD/build/install-test >%s/log 2>&1",
+				 self->dest, self->dest));
+		EXPECT_EQ(0, run("grep -q 'no kernel headers for %s' %s/log", kver, self->dest));
+		EXPECT_EQ(0, run("grep -q 'MODULE=no' %s/log", self->dest));
+		EXPECT_EQ(0, run("test -z \"$(find %s -type f ! -name log)\"", self->dest));
+	}
+}
+
+TEST_F(inst, unit_exposure_at_most_5)
+{
+	char p[512], cmd[1024], line[512];
+	double exposure = 99;
+	FILE *fp;
+
+	if (run("command -v systemd-analyze >/dev/null"))
+		SKIP(return, "no systemd-analyze");
+	ASSERT_EQ(0, run("scripts/install install %s /usr none 2>/dev/null", self->dest));
+	snprintf(p, sizeof(p), "%s/lib/systemd/system/powerpind.service", self->dest);
+	/* --threshold counts in tenths of the exposure it prints */
+	snprintf(cmd, sizeof(cmd), "systemd-analyze security --offline=true --threshold=50 %s 2>&1", p);
+	fp = popen(cmd, "r");
+	ASSERT_NE(NULL, fp);
+	while (fgets(line, sizeof(line), fp))
+		sscanf(line, "\u2192 Overall exposure level for powerpind.service: %lf", &exposure);
+	EXPECT_EQ(0, WEXITSTATUS(pclose(fp)));
+	TH_LOG("exposure %.1f", exposure);
+	EXPECT_LE(exposure, 5.0);
 }
 
 TEST_HARNESS_MAIN
