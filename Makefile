@@ -67,7 +67,7 @@ AGENT_OBJ := $(AGENT_SRC:daemon/agent/%.c=$(B)/agent/%.o)
 AGENT   := $(B)/lib/libpowerpin_agent.so
 JAVA_CLASSES := $(if $(JAVAC),$(patsubst selftests/java/%.java,$(B)/java/%.class,$(wildcard selftests/java/*.java)))
 
-.PHONY: all modules userspace tests fuzzers fuzz version deps check demo bench clean install uninstall static FORCE
+.PHONY: all modules userspace tests fuzzers fuzz version deb deps check demo bench clean install uninstall static FORCE
 
 all: modules userspace tests
 
@@ -117,11 +117,11 @@ $(B)/libpowerpin.a: $(LIB_OBJ)
 
 $(B)/bin/powerpin: $(CLI_OBJ) $(B)/libpowerpin.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/bin/powerpind: $(B)/daemon/powerpind.o $(B)/libpowerpin.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # ---- the JVMTI agent -------------------------------------------------------
 $(B)/agent/%.o: daemon/agent/%.c daemon/agent/agent.h
@@ -201,6 +201,10 @@ static:
 
 version:
 	@echo $(VERSION)
+
+# Debian packages powerpin and powerpin-dkms, into build/deb/
+deb:
+	@$(TOP)/scripts/deb
 
 FUZZ_SECONDS ?= 60
 fuzz:

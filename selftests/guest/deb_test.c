@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Debian packages from `make deb`, installed in the guest and used
+ * there: dpkg installs powerpin-dkms and powerpin (over a writable overlay
+ * of the guest's /usr, with the package database the host's /usr goes
+ * with), DKMS builds powerpin.ko for the running kernel in the postinst,
+ * modprobe loads that module, and the packaged powerpin talks to it,
+ * records and reports; the man page and completion are where man and bash
+ * look; removing the packages takes the module away again.
+ * Runs as root from the repo root, in a mount namespace of its own.
+ */
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <kselftest_harness.h>
+
+#define DEBS	"build/deb"
+#define ADMIN	"/tmp/deb_test.dpkg"
+#define DPKG	"dpkg --admindir=" ADMIN " --force-unsafe-io"
+
+__attribute__((format(printf, 1, 2)))
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* First line of @cmd's output, newline dropped. */
+static void line_of(const char *cmd, char *buf, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+
+	buf[0] = '\0';
+	if (p) {
+		if (!fgets(buf, len, p))
+			buf[0] = '\0';
+		pclose(p);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+FIXTURE(deb) {
+	char ver[128];
+	char kver[128];
+	char top[4096];
+};
+
+FIXTURE_SETUP(deb)
+{
+	struct utsname u;
+
+	if (sh("ls " DEBS "/powerpin_*.deb " DEBS "/powerpin-dkms_*_all.deb >/dev/null 2>&1") ||
+	    access(DEBS "/host-dpkg-status", R_OK))
+		SKIP(return, "no packages: make deb");
+	ASSERT_NE(NULL, getcwd(self->top, sizeof(self->top)));
+	ASSERT_EQ(0, uname(&u));
+	snprintf(self->kver, sizeof(self->kver), "%s", u.release);
+	if (sh("test -f /lib/modules/%s/build/Makefile", self->kver))
+		SKIP(return, "no kernel headers for %s in the guest's /usr", self->kver);
+	line_of("dpkg-deb -f $(ls " DEBS "/powerpin_*.deb | head -n 1) Version", self->ver,
+		sizeof(self->ver));
+	ASSERT_NE('\0', self->ver[0]);
+	/* everything below stays in this namespace: /usr gets an overlay */
+	ASSERT_EQ(0, unshare(CLONE_NEWNS));
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	ASSERT_EQ(0, sh("mkdir -p /tmp/deb_test.ov/upper /tmp/deb_test.ov/work && "
+			"mount -t overlay overlay -o lowerdir=/usr,upperdir=/tmp/deb_test.ov/upper,"
+			"workdir=/tmp/deb_test.ov/work /usr"));
+	ASSERT_EQ(0, sh("rm -rf " ADMIN " && mkdir -p " ADMIN "/info " ADMIN "/updates "
+			ADMIN "/triggers && cp " DEBS "/host-dpkg-status " ADMIN "/status && "
+			"touch " ADMIN "/available && mkdir -p /var/lib/dkms /etc/systemd/system"));
+	/* the guest's /etc is its own: the alternatives dkms uses */
+	ASSERT_EQ(0, sh("mkdir -p /etc/alternatives && "
+			"{ test -e /usr/bin/awk || ln -sf /usr/bin/mawk /etc/alternatives/awk; } && "
+			"{ test -e /etc/manpath.config || "
+			"echo 'MANDATORY_MANPATH /usr/share/man' >/etc/manpath.config; }"));
+	setenv("DEBIAN_FRONTEND", "noninteractive", 1);
+}
+
+FIXTURE_TEARDOWN(deb)
+{
+	/* the module from the tree back, for the tests after this one */
+	if (self->top[0]) {
+		sh("rmmod powerpin 2>/dev/null; insmod %s/build/%s/powerpin.ko", self->top,
+		   self->kver);
+	}
+}
+
+TEST_F_TIMEOUT(deb, install_use_remove, 900)
+{
+	char got[512], want[512];
+
+	/* the module package first: its postinst builds for this kernel */
+	ASSERT_EQ(0, sh(DPKG " -i " DEBS "/powerpin-dkms_*_all.deb " DEBS "/powerpin_*.deb "
+			">/tmp/deb_test.log 2>&1 || { tail -n 40 /tmp/deb_test.log; "
+			"cat /var/lib/dkms/powerpin/*/build/make.log; exit 1; }"));
+	snprintf(want, sizeof(want), "powerpin/%s, %s, ", self->ver, self->kver);
+	line_of("dkms status powerpin", got, sizeof(got));
+	EXPECT_EQ(0, strncmp(got, want, strlen(want)));
+	EXPECT_NE(NULL, strstr(got, "installed"));
+
+	/* modprobe finds the DKMS module, and it is that version */
+	ASSERT_EQ(0, sh("rmmod powerpin && modprobe powerpin"));
+	line_of("cat /sys/module/powerpin/version", got, sizeof(got));
+	EXPECT_STREQ(self->ver, got);
+	line_of("modinfo -F filename powerpin", got, sizeof(got));
+	EXPECT_NE(NULL, strstr(got, "/updates/dkms/"));
+
+	/* the packaged tools, against it */
+	snprintf(want, sizeof(want), "powerpin %s", self->ver);
+	line_of("/usr/bin/powerpin --version", got, sizeof(got));
+	EXPECT_STREQ(want, got);
+	EXPECT_EQ(0, sh("/usr/bin/powerpin status 2>/tmp/deb_test.err | grep -q '^state:' && "
+			"! test -s /tmp/deb_test.err"));
+	EXPECT_EQ(0, sh("/usr/sbin/powerpind --check-config >/dev/null"));
+	EXPECT_EQ(0, sh("cd /tmp && /usr/bin/powerpin record -q -d 1.5 -o /tmp/deb_test.dat && "
+			"/usr/bin/powerpin report /tmp/deb_test.dat --json /tmp/deb_test.json >/dev/null && "
+			"grep -Eq '\"samples\": [1-9]' /tmp/deb_test.json"));
+	/* the docs where man and bash look for them */
+	EXPECT_EQ(0, sh("man -w powerpin | grep -q /usr/share/man/man1/powerpin.1"));
+	EXPECT_EQ(0, sh("man -w 4 powerpin | grep -q /usr/share/man/man4/powerpin.4"));
+	EXPECT_EQ(0, sh("man -w powerpind | grep -q /usr/share/man/man8/powerpind.8"));
+	EXPECT_EQ(0, sh("LC_ALL=C MANWIDTH=80 man powerpin 2>/dev/null | grep -q COMMANDS"));
+	EXPECT_EQ(0, sh("test -f /usr/share/bash-completion/completions/powerpin"));
+	EXPECT_EQ(0, sh("test -f /lib/systemd/system/powerpind.service && "
+			"grep -q '^ExecStart=/usr/sbin/powerpind ' /lib/systemd/system/powerpind.service"));
+
+	/* removal takes the module and the tools away */
+	ASSERT_EQ(0, sh("rmmod powerpin && " DPKG " -r powerpin powerpin-dkms >>/tmp/deb_test.log 2>&1 || "
+			"{ tail -n 20 /tmp/deb_test.log; exit 1; }"));
+	EXPECT_NE(0, sh("modprobe -n powerpin 2>/dev/null"));
+	EXPECT_NE(0, sh("test -e /usr/bin/powerpin"));
+	EXPECT_NE(0, sh("dkms status powerpin | grep -q ."));
+}
+
+TEST_HARNESS_MAIN

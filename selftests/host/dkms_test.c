@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DKMS: the tree scripts/dkms-tree makes (what powerpin-dkms puts in
+ * /usr/src) goes through `dkms add`, `dkms build` and `dkms install` for
+ * every kernel of the test matrix whose headers are installed, in scratch
+ * DKMS, source and install trees (the system's are left alone), and the
+ * module it installs carries the tree's version and the kernel's vermagic.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <kselftest_harness.h>
+
+__attribute__((format(printf, 1, 2)))
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *out_of(const char *cmd)
+{
+	static char buf[4096];
+	FILE *p = popen(cmd, "r");
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (p) {
+		n = fread(buf, 1, sizeof(buf) - 1, p);
+		pclose(p);
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+FIXTURE(dkms) {
+	char dir[64];
+	char ver[128];
+	char dkms[512];
+};
+
+FIXTURE_SETUP(dkms)
+{
+	if (sh("command -v dkms >/dev/null"))
+		SKIP(return, "dkms not installed (make deps)");
+	strcpy(self->dir, "/tmp/ppdkms.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->ver, sizeof(self->ver), "%s", out_of("scripts/version"));
+	self->ver[strcspn(self->ver, "\n")] = '\0';
+	ASSERT_NE('\0', self->ver[0]);
+	ASSERT_EQ(0, sh("mkdir -p %s/tree %s/inst && scripts/dkms-tree %s/src >/dev/null",
+			self->dir, self->dir, self->dir));
+	snprintf(self->dkms, sizeof(self->dkms),
+		 "dkms --dkmstree %s/tree --sourcetree %s/src --installtree %s/inst",
+		 self->dir, self->dir, self->dir);
+}
+
+FIXTURE_TEARDOWN(dkms)
+{
+	if (self->dir[0])
+		sh("rm -rf %s", self->dir);
+}
+
+TEST_F_TIMEOUT(dkms, add_build_install_for_each_kernel, 900)
+{
+	char kernels[256], ko[1024], cmd[1024], *k, *save;
+	int built = 0;
+
+	/* the tree is complete as DKMS wants it */
+	ASSERT_EQ(0, sh("grep -qx 'PACKAGE_VERSION=\"%s\"' %s/src/powerpin-%s/dkms.conf",
+			self->ver, self->dir, self->ver));
+	ASSERT_EQ(0, sh("%s add -m powerpin -v %s >/dev/null", self->dkms, self->ver));
+	snprintf(kernels, sizeof(kernels), "%s",
+		 out_of("bash -c '. scripts/lib.sh; for k in $PP_KERNELS; do kernel_abi $k; done' | tr '\\n' ' '"));
+	for (k = strtok_r(kernels, " ", &save); k; k = strtok_r(NULL, " ", &save)) {
+		if (sh("test -f /lib/modules/%s/build/Makefile", k)) {
+			TH_LOG("no headers for %s: not built", k);
+			continue;
+		}
+		EXPECT_EQ(0, sh("%s build -m powerpin -v %s -k %s >%s/build.log 2>&1 || "
+				"{ tail -n 20 %s/build.log; cat %s/tree/powerpin/%s/build/make.log; exit 1; }",
+				self->dkms, self->ver, k, self->dir, self->dir, self->dir, self->ver));
+		ASSERT_EQ(0, sh("mkdir -p %s/inst/%s && %s install --no-depmod -m powerpin -v %s -k %s >/dev/null",
+				self->dir, k, self->dkms, self->ver, k));
+		snprintf(cmd, sizeof(cmd), "ls %s/inst/%s/updates/dkms/powerpin.ko* 2>/dev/null | head -n 1",
+			 self->dir, k);
+		snprintf(ko, sizeof(ko), "%s", out_of(cmd));
+		ASSERT_NE('\0', ko[0]);
+		EXPECT_EQ(0, sh("test \"$(modinfo -F version %s)\" = '%s'", ko, self->ver));
+		EXPECT_EQ(0, sh("modinfo -F vermagic %s | grep -q '^%s '", ko, k));
+		EXPECT_EQ(0, sh("%s status -m powerpin -v %s -k %s | grep -q ': installed'",
+				self->dkms, self->ver, k));
+		built++;
+	}
+	if (!built)
+		SKIP(return, "no kernel headers of the matrix installed");
+	ASSERT_EQ(0, sh("%s remove -m powerpin -v %s --all --no-depmod >/dev/null 2>&1", self->dkms, self->ver));
+	EXPECT_EQ(0, sh("test -z \"$(find %s/inst -name 'powerpin.ko*')\"", self->dir));
+}
+
+TEST_HARNESS_MAIN
