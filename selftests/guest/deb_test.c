@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <sys/mount.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -51,6 +52,14 @@ static void line_of(const char *cmd, char *buf, size_t len)
 		pclose(p);
 	}
 	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 FIXTURE(deb) {
@@ -103,11 +112,13 @@ FIXTURE_TEARDOWN(deb)
 TEST_F_TIMEOUT(deb, install_use_remove, 900)
 {
 	char got[512], want[512];
+	double t0 = now_s();
 
 	/* the module package first: its postinst builds for this kernel */
 	ASSERT_EQ(0, sh(DPKG " -i " DEBS "/powerpin-dkms_*_all.deb " DEBS "/powerpin_*.deb "
 			">/tmp/deb_test.log 2>&1 || { tail -n 40 /tmp/deb_test.log; "
 			"cat /var/lib/dkms/powerpin/*/build/make.log; exit 1; }"));
+	TH_LOG("dpkg -i with the DKMS build: %.0f s", now_s() - t0);
 	snprintf(want, sizeof(want), "powerpin/%s, %s, ", self->ver, self->kver);
 	line_of("dkms status powerpin", got, sizeof(got));
 	EXPECT_EQ(0, strncmp(got, want, strlen(want)));
