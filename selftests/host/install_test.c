@@ -189,6 +189,7 @@ static void check_userspace_files(struct __test_metadata *_metadata, const char 
 		"share/bash-completion/completions/powerpin",
 		"share/bash-completion/completions/powerpind",
 		"share/doc/powerpin/capture-format.md",
+		"lib/powerpin/libpowerpin_agent.so",
 	};
 	char p[512];
 	unsigned int i;
