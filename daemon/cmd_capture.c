@@ -314,6 +314,9 @@ static void record_usage(FILE *out)
 		"  -o, --output FILE       capture file (default trace.dat); \"-\" is stdout,\n"
 		"                          a FIFO or device is written through, a file is\n"
 		"                          replaced whole at the end (a symlink's target)\n"
+		"      --compression any|none|zstd|zlib\n"
+		"                          libtracecmd's compression of the capture (default\n"
+		"                          any: the best it has; readers decompress on their own)\n"
 		"  -q, --quiet             no progress line\n"
 		"  -h, --help              this help\n"
 		"  -- CMD [ARGS...]        run CMD and stop when it exits\n\n"
@@ -336,6 +339,7 @@ static double mono_s(void)
 struct record_opts {
 	double duration;
 	const char *output;
+	const char *compression;
 	bool quiet;
 	char **cmd;		/* NULL: no command */
 };
@@ -347,6 +351,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "compression", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -355,6 +360,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->output = "trace.dat";
+	o->compression = PP_CAPTURE_COMPRESSION;
 	while ((c = getopt_long(argc, argv, "+d:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -377,6 +383,16 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'Z':
+			if (strcmp(optarg, "any") && strcmp(optarg, "none") &&
+			    strcmp(optarg, "zstd") && strcmp(optarg, "zlib")) {
+				fprintf(stderr,
+					"powerpin record: --compression wants any, none, zstd or zlib, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			o->compression = optarg;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -567,7 +583,7 @@ int cmd_record(int argc, char **argv)
 	tracefs_trace_off(NULL);
 	pp_trace_clear();
 
-	cap = pp_capture_start(o.output, err, sizeof(err));
+	cap = pp_capture_start(o.output, o.compression, err, sizeof(err));
 	if (!cap) {
 		fprintf(stderr, "powerpin record: %s\n", err);
 		goto restore;

@@ -154,7 +154,7 @@ static void capture_start(struct ppd *d, uint64_t start_ns)
 		d->cap_dir = NULL;
 		goto unlock;
 	}
-	d->cap = pp_capture_start(path, err, sizeof(err));
+	d->cap = pp_capture_start(path, PP_CAPTURE_COMPRESSION, err, sizeof(err));
 	free(path);
 	if (!d->cap) {
 		logmsg(d, LOG_ERR, "capture not started: %s", err);

@@ -42,6 +42,8 @@ int tracecmd_append_cpu_data(struct tracecmd_output *handle, int cpus,
 			     char * const *cpu_data_files);
 void tracecmd_output_close(struct tracecmd_output *handle);
 void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
+int tracecmd_output_set_compression(struct tracecmd_output *handle,
+				    const char *compression);
 #define PP_TRACECMD_OPTION_CPUSTAT	2
 #define PP_TRACECMD_OPTION_TRACECLOCK	4
 
@@ -351,7 +353,8 @@ static int capture_files(struct pp_capture *c)
 	return 0;
 }
 
-struct pp_capture *pp_capture_start(const char *path, char *err, size_t errlen)
+struct pp_capture *pp_capture_start(const char *path, const char *compression,
+				    char *err, size_t errlen)
 {
 	struct pp_capture *c = calloc(1, sizeof(*c));
 	int i, e;
@@ -407,6 +410,14 @@ struct pp_capture *pp_capture_start(const char *path, char *err, size_t errlen)
 	c->handle = tracecmd_output_create(c->data);
 	if (c->handle)
 		tracecmd_set_quiet(c->handle, true);
+	/* before the headers: they are compressed too (file version 7) */
+	if (c->handle && compression &&
+	    tracecmd_output_set_compression(c->handle, compression)) {
+		set_err(err, errlen, "compression '%s' is not available in libtracecmd",
+			compression);
+		errno = EINVAL;
+		goto err;
+	}
 	if (!c->handle || tracecmd_output_write_headers(c->handle, NULL)) {
 		set_err(err, errlen, "cannot write trace.dat headers to %s",
 			c->data);

@@ -39,10 +39,15 @@ struct pp_capture_stats {
 /*
  * Start a capture into @path (created atomically at pp_capture_finish).
  * Does not touch tracing_on or events; the caller does that around it.
+ * @compression is libtracecmd's: PP_CAPTURE_COMPRESSION ("any", the best
+ * it has, zstd before zlib; none if it has neither), "none", or one by
+ * name ("zstd", "zlib"), which must be available.  Every libtracecmd
+ * reader (trace-cmd report, powerpin report) decompresses on its own.
  * On failure returns NULL, errno set and a message in @err.
  */
-struct pp_capture *pp_capture_start(const char *path, char *err,
-				    size_t errlen);
+#define PP_CAPTURE_COMPRESSION	"any"
+struct pp_capture *pp_capture_start(const char *path, const char *compression,
+				    char *err, size_t errlen);
 /*
  * Move what the kernel has buffered into the capture; never blocks.
  * Returns bytes moved, or -1 with errno when writing the capture failed
