@@ -67,7 +67,7 @@ AGENT_OBJ := $(AGENT_SRC:daemon/agent/%.c=$(B)/agent/%.o)
 AGENT   := $(B)/lib/libpowerpin_agent.so
 JAVA_CLASSES := $(if $(JAVAC),$(patsubst selftests/java/%.java,$(B)/java/%.class,$(wildcard selftests/java/*.java)))
 
-.PHONY: all modules userspace tests fuzzers fuzz version deb deps check demo bench clean install uninstall static FORCE
+.PHONY: all modules userspace tests fuzzers fuzz version dist deb deps check demo bench clean install uninstall static FORCE
 
 all: modules userspace tests
 
@@ -201,6 +201,11 @@ static:
 
 version:
 	@echo $(VERSION)
+
+# build/powerpin-VERSION.tar.xz, which keeps its version without .git
+dist:
+	@mkdir -p $(B)
+	@$(TOP)/scripts/dist
 
 # Debian packages powerpin and powerpin-dkms, into build/deb/
 deb:

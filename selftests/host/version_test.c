@@ -83,4 +83,26 @@ TEST(tree_without_git)
 	system(cmd);
 }
 
+TEST(dist_tarball_keeps_the_version)
+{
+	char dir[] = "/tmp/ppdist.XXXXXX", cmd[1024], ver[256], got[256], tarball[512];
+
+	if (system("git rev-parse --git-dir >/dev/null 2>&1"))
+		SKIP(return, "not a git checkout");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, line_of("scripts/version", ver, sizeof(ver)));
+	ASSERT_EQ(0, line_of("make -s dist", tarball, sizeof(tarball)));
+	snprintf(cmd, sizeof(cmd), "tar -C %s -xJf %s", dir, tarball);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s/powerpin-%s/scripts/version", dir, ver);
+	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	EXPECT_STREQ(ver, got);
+	/* and it is a tree make can work in */
+	snprintf(cmd, sizeof(cmd), "make -s -C %s/powerpin-%s version", dir, ver);
+	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	EXPECT_STREQ(ver, got);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", dir, tarball);
+	system(cmd);
+}
+
 TEST_HARNESS_MAIN
