@@ -89,6 +89,16 @@ FIXTURE_SETUP(deb)
 	ASSERT_EQ(0, sh("mkdir -p /tmp/deb_test.ov/upper /tmp/deb_test.ov/work && "
 			"mount -t overlay overlay -o lowerdir=/usr,upperdir=/tmp/deb_test.ov/upper,"
 			"workdir=/tmp/deb_test.ov/work /usr"));
+	/*
+	 * This kernel's module directory as a system has it: its build and
+	 * source links, and what DKMS adds.  (The host's /usr/lib/modules may
+	 * hold another build of this kernel's modules: depmod over all of
+	 * them under emulation would take minutes, and none is needed.)
+	 */
+	ASSERT_EQ(0, sh("m=/usr/lib/modules/%s && b=$(readlink -f $m/build) && "
+			"mount -t tmpfs tmpfs $m && ln -s $b $m/build && ln -s $b $m/source && "
+			"cp /var/cache/powerpin/kernel-%s/root/lib/modules/%s/modules.builtin* $m/ "
+			"2>/dev/null; depmod %s", self->kver, self->kver, self->kver, self->kver));
 	ASSERT_EQ(0, sh("rm -rf " ADMIN " && mkdir -p " ADMIN "/info " ADMIN "/updates "
 			ADMIN "/triggers && cp " DEBS "/host-dpkg-status " ADMIN "/status && "
 			"touch " ADMIN "/available && mkdir -p /var/lib/dkms /etc/systemd/system"));
