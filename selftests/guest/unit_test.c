@@ -3,7 +3,7 @@
  * powerpind.service as systemd runs it, sandbox and all: systemd (the
  * host's, through the guest's /usr) is PID 1 of a new PID and mount
  * namespace, starts the unit with ExecStart pointing at this tree's
- * powerpind, and the daemon must still apply its configuration over
+ * powerpind (copied out of /tmp), and the daemon must still apply its configuration over
  * netlink, capture a tracing_on 1..0, write the report set from its child
  * and a pinlist of a file it does not own (through /dev/powerpin).
  * Runs as root from the repo root with powerpin.ko loaded.
@@ -27,6 +27,7 @@
 #define SPOOL		"/var/lib/powerpin/spool"
 #define PIN_FILE	"/mnt/disk/unit_test_app.bin"
 #define TRACING		"/sys/kernel/tracing"
+#define PREFIX		"/opt/powerpin-unit-test"
 
 static double now_s(void)
 {
@@ -73,9 +74,15 @@ FIXTURE_SETUP(unit)
 	     mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL)))
 		SKIP(return, "no cgroup2 for systemd");
 	ASSERT_NE(NULL, getcwd(top, sizeof(top)));
+	/*
+	 * Installed the way make install lays them out, outside /tmp: the
+	 * unit's PrivateTmp= would hide a tree under test that lives there.
+	 */
+	ASSERT_EQ(0, sh("mkdir -p " PREFIX "/bin " PREFIX "/sbin && "
+			"cp build/bin/powerpin " PREFIX "/bin/ && cp build/bin/powerpind " PREFIX "/sbin/"));
 	ASSERT_EQ(0, sh("mkdir -p " UNIT_DIR " /etc/powerpin /var/lib && "
-			"sed -e 's|@SBINDIR@|%s/build/bin|' -e 's|@DOCDIR@|%s/docs|' "
-			"daemon/powerpind.service >" UNIT_DIR "/powerpind.service", top, top));
+			"sed -e 's|@SBINDIR@|" PREFIX "/sbin|' -e 's|@DOCDIR@|%s/docs|' "
+			"daemon/powerpind.service >" UNIT_DIR "/powerpind.service", top));
 	ASSERT_EQ(0, sh("printf '[Unit]\\nDescription=powerpind under test\\n"
 			"Requires=powerpind.service\\nAfter=powerpind.service\\n' >"
 			UNIT_DIR "/powerpin-test.target"));
@@ -99,10 +106,12 @@ FIXTURE_SETUP(unit)
 	ASSERT_LE(0, self->unshare_pid);
 	if (!self->unshare_pid) {
 		setenv("container", "powerpin-test", 1);
-		/* and its own /tmp, /run and /var/tmp, which it fills and cleans */
+		/*
+		 * and its own /run, which it fills.  /tmp stays shared (the
+		 * tree under test may live there), tmpfiles is masked.
+		 */
 		execlp("unshare", "unshare", "--pid", "--fork", "--mount-proc", "sh", "-c",
-		       "mkdir -p /var/tmp && mount -t tmpfs tmpfs /tmp && "
-		       "mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /var/tmp && "
+		       "mount -t tmpfs tmpfs /run && "
 		       "exec " SYSTEMD " --system --unit=powerpin-test.target "
 		       "--log-target=journal-or-kmsg --log-level=warning --show-status=no", NULL);
 		_exit(127);
@@ -143,7 +152,7 @@ FIXTURE_TEARDOWN(unit)
 			kill(self->systemd_pid, SIGKILL);
 		waitpid(self->unshare_pid, NULL, 0);
 	}
-	sh("rm -f " PIN_FILE " /etc/powerpin/powerpind.conf; echo 0 >" TRACING "/tracing_on");
+	sh("rm -rf " PIN_FILE " " PREFIX " /etc/powerpin/powerpind.conf; echo 0 >" TRACING "/tracing_on");
 }
 
 TEST_F_TIMEOUT(unit, hardened_daemon_still_captures, 400)
