@@ -12,14 +12,14 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <linux/powerpin.h>
 
-#include "report.h"
+#include "report_int.h"
 
-#define NS_PER_S		1e9
 #define INTERVAL_BINS		60000	/* 1 ms bins up to a minute */
 #define MARKER_PREFIX		"powerpin:"
 #define CHARGE_JUMP_SLACK_UAH	10000.0
@@ -154,11 +154,13 @@ int report_init(struct report *r, const struct report_options *opt)
 	if (opt)
 		r->opt = *opt;
 	r->marker_open = -1;
+	r->free_slot = -1;
 	r->sign = 1;
 	r->bucket_ns = 1000000;	/* 1 ms, doubled as the capture grows */
 	r->interval_bins = INTERVAL_BINS;
 	r->interval_ms = calloc(INTERVAL_BINS + 1, sizeof(*r->interval_ms));
-	if (!r->interval_ms ||
+	r->plot_slice_diff = calloc(REPORT_PLOT_BUCKETS + 1, sizeof(*r->plot_slice_diff));
+	if (!r->interval_ms || !r->plot_slice_diff ||
 	    hist_init(&r->volt, REPORT_VOLTAGE_RES_UV) ||
 	    hist_init(&r->cur, REPORT_CURRENT_RES_UA) ||
 	    hist_init(&r->pow, REPORT_POWER_RES_UW)) {
@@ -177,31 +179,29 @@ void report_free(struct report *r)
 	free(r->cur.bins);
 	free(r->pow.bins);
 	free(r->interval_ms);
-	free(r->cpus);
-	free(r->tasks);
-	free(r->task_hash);
-	free(r->touched);
-	for (i = 0; i < r->nr_slice_stats; i++)
-		free(r->slice_stats[i].name);
-	free(r->slice_stats);
-	free(r->open);
+	report_attr_free(r);
+	report_slices_free(r);
 	for (i = 0; i < r->nr_counters; i++)
 		free(r->counters[i].name);
 	free(r->counters);
-	free(r->processes);
-	free(r->task_order);
+	hash_index_free(&r->counter_index);
 	memset(r, 0, sizeof(*r));
 }
 
-static void *grow(void *arr, uint32_t *cap, uint32_t need, size_t size)
+void *report_grow(void *arr, uint32_t *cap, uint32_t need, size_t size)
 {
 	uint32_t n = *cap ? *cap : 16;
 	void *p;
 
 	if (need <= *cap)
 		return arr;
-	while (n < need)
+	while (n < need) {
+		if (n > UINT32_MAX / 2) {
+			errno = ENOMEM;
+			return NULL;
+		}
 		n *= 2;
+	}
 	p = realloc(arr, (size_t)n * size);
 	if (!p)
 		return NULL;
@@ -210,364 +210,13 @@ static void *grow(void *arr, uint32_t *cap, uint32_t need, size_t size)
 	return p;
 }
 
-/* ---- tasks --------------------------------------------------------------- */
-
-static uint32_t pid_hash(int pid, uint32_t cap)
+void report_oom(struct report *r)
 {
-	return ((uint32_t)pid * 2654435761u) & (cap - 1);
+	if (!r->error)
+		r->error = ENOMEM;
 }
 
-const struct report_task *report_find_task(const struct report *r, int pid)
-{
-	uint32_t j;
-
-	if (!r->hash_cap)
-		return NULL;
-	j = pid_hash(pid, r->hash_cap);
-	while (r->task_hash[j]) {
-		if (r->tasks[r->task_hash[j] - 1].pid == pid)
-			return &r->tasks[r->task_hash[j] - 1];
-		j = (j + 1) & (r->hash_cap - 1);
-	}
-	return NULL;
-}
-
-static int task_rehash(struct report *r, uint32_t cap)
-{
-	uint32_t *h = calloc(cap, sizeof(*h));
-	uint32_t i, j;
-
-	if (!h)
-		return -1;
-	for (i = 0; i < r->nr_tasks; i++) {
-		j = pid_hash(r->tasks[i].pid, cap);
-		while (h[j])
-			j = (j + 1) & (cap - 1);
-		h[j] = i + 1;
-	}
-	free(r->task_hash);
-	r->task_hash = h;
-	r->hash_cap = cap;
-	return 0;
-}
-
-static struct report_task *task_get(struct report *r, int pid)
-{
-	struct report_task *t;
-	uint32_t j;
-
-	if (r->hash_cap) {
-		j = pid_hash(pid, r->hash_cap);
-		while (r->task_hash[j]) {
-			t = &r->tasks[r->task_hash[j] - 1];
-			if (t->pid == pid)
-				return t;
-			j = (j + 1) & (r->hash_cap - 1);
-		}
-	}
-	if ((r->nr_tasks + 1) * 2 > r->hash_cap &&
-	    task_rehash(r, r->hash_cap ? r->hash_cap * 2 : 256))
-		return NULL;
-	{
-		uint32_t cap = r->cap_tasks;
-		struct report_task *n = grow(r->tasks, &cap, r->nr_tasks + 1, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		r->tasks = n;
-		r->cap_tasks = cap;
-	}
-	t = &r->tasks[r->nr_tasks];
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	t->tgid = -1;
-	j = pid_hash(pid, r->hash_cap);
-	while (r->task_hash[j])
-		j = (j + 1) & (r->hash_cap - 1);
-	r->task_hash[j] = ++r->nr_tasks;
-	return t;
-}
-
-static void task_touch(struct report *r, struct report_task *t, uint64_t ns)
-{
-	if (!t->touched) {
-		uint32_t *n = grow(r->touched, &r->cap_touched, r->nr_touched + 1, sizeof(*n));
-
-		if (!n)
-			return;
-		r->touched = n;
-		r->touched[r->nr_touched++] = (uint32_t)(t - r->tasks);
-		t->touched = true;
-	}
-	t->interval_ns += ns;
-}
-
-void report_comm(int pid, const char *comm, void *arg)
-{
-	struct report *r = arg;
-	struct report_task *t;
-
-	if (pid <= 0 || !comm || !*comm)
-		return;
-	t = task_get(r, pid);
-	if (t && strcmp(t->comm, comm))
-		snprintf(t->comm, sizeof(t->comm), "%s", comm);
-}
-
-static struct report_cpu *cpu_get(struct report *r, int cpu)
-{
-	struct report_cpu *c;
-	int i;
-
-	if (cpu < 0 || cpu > 65535)
-		return NULL;
-	if (cpu >= r->nr_cpus) {
-		c = realloc(r->cpus, (size_t)(cpu + 1) * sizeof(*c));
-		if (!c)
-			return NULL;
-		for (i = r->nr_cpus; i <= cpu; i++) {
-			memset(&c[i], 0, sizeof(c[i]));
-			c[i].pid = -1;
-			/* counted from the open interval on */
-			c[i].since_ns = r->have_prev ? r->last_ns : 0;
-		}
-		r->cpus = c;
-		r->nr_cpus = cpu + 1;
-	}
-	return &r->cpus[cpu];
-}
-
-void report_cpus(int nr_cpus, void *arg)
-{
-	struct report *r = arg;
-
-	if (nr_cpus > 0 && nr_cpus <= 65536) {
-		r->nr_cpus_hint = nr_cpus;
-		/* every CPU's time counts, even before its first switch */
-		cpu_get(r, nr_cpus - 1);
-	}
-}
-
-/* Charge a CPU's running task up to @ts_ns (inside the open interval). */
-static void cpu_account(struct report *r, struct report_cpu *c, uint64_t ts_ns, double *idle_ns)
-{
-	struct report_task *t;
-	uint64_t ns;
-
-	if (ts_ns <= c->since_ns)
-		return;
-	ns = ts_ns - c->since_ns;
-	c->since_ns = ts_ns;
-	if (!r->have_prev)
-		return;		/* before the first sample: nothing to charge */
-	if (c->pid < 0) {
-		c->unknown_ns += ns;
-		return;
-	}
-	if (c->pid == 0) {
-		*idle_ns += ns;
-		return;
-	}
-	t = task_get(r, c->pid);
-	if (t)
-		task_touch(r, t, ns);
-}
-
-/*
- * A CPU's first sched_switch names the task that ran there until then
- * (prev_pid, 0 for idle): it gets the CPU's time so far, moved out of other.
- */
-static void cpu_first_switch(struct report *r, struct report_cpu *c, int prev_pid)
-{
-	struct report_task *t = NULL;
-
-	if (prev_pid < 0)
-		return;
-	if (prev_pid > 0) {
-		t = task_get(r, prev_pid);
-		if (!t)
-			return;
-	}
-	c->pid = prev_pid;
-	if (t) {
-		t->energy += c->pending_energy;
-		t->cpu_ns += c->pending_ns;
-		if (c->unknown_ns)
-			task_touch(r, t, c->unknown_ns);
-	} else {
-		r->idle_energy += c->pending_energy;
-		r->interval_idle_ns += c->unknown_ns;
-	}
-	r->other_energy -= c->pending_energy;
-	c->pending_energy = 0;
-	c->pending_ns = 0;
-	c->unknown_ns = 0;
-}
-
-static void on_switch(struct report *r, const struct trace_event *ev)
-{
-	struct report_cpu *c = cpu_get(r, ev->cpu);
-
-	if (!c)
-		return;
-	r->switches++;
-	cpu_account(r, c, ev->ts_ns, &r->interval_idle_ns);
-	if (c->pid < 0)
-		cpu_first_switch(r, c, ev->sw.prev_pid);
-	c->pid = ev->sw.next_pid;
-	c->since_ns = ev->ts_ns;
-}
-
-/* Split @energy of [t0, t1] between tasks, idle and other. */
-static void attribute_interval(struct report *r, uint64_t t0, uint64_t t1, double energy)
-{
-	int ncpus = r->nr_cpus > r->nr_cpus_hint ? r->nr_cpus : r->nr_cpus_hint;
-	double total, used = 0, e;
-	uint32_t i;
-	int cpu;
-
-	if (ncpus < 1)
-		ncpus = 1;
-	total = (double)ncpus * (double)(t1 - t0);
-	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		struct report_cpu *c = &r->cpus[cpu];
-
-		cpu_account(r, c, t1, &r->interval_idle_ns);
-		if (c->unknown_ns) {
-			/* other until the CPU's first switch says whose it was */
-			c->pending_energy += energy * (double)c->unknown_ns / total;
-			c->pending_ns += c->unknown_ns;
-			c->unknown_ns = 0;
-		}
-	}
-	for (i = 0; i < r->nr_touched; i++) {
-		struct report_task *t = &r->tasks[r->touched[i]];
-
-		e = energy * (double)t->interval_ns / total;
-		t->energy += e;
-		used += e;
-		t->cpu_ns += t->interval_ns;
-		t->interval_ns = 0;
-		t->touched = false;
-	}
-	r->nr_touched = 0;
-	e = energy * r->interval_idle_ns / total;
-	r->idle_energy += e;
-	used += e;
-	r->other_energy += energy - used;
-	r->interval_idle_ns = 0;
-}
-
-/* ---- slices ------------------------------------------------------------- */
-
-static int slice_stat_get(struct report *r, const char *name, size_t len, bool marker)
-{
-	struct report_slice_stat *s;
-	uint32_t i;
-
-	for (i = 0; i < r->nr_slice_stats; i++) {
-		s = &r->slice_stats[i];
-		if (s->marker == marker && !strncmp(s->name, name, len) && !s->name[len])
-			return (int)i;
-	}
-	s = grow(r->slice_stats, &r->cap_slice_stats, r->nr_slice_stats + 1, sizeof(*s));
-	if (!s)
-		return -1;
-	r->slice_stats = s;
-	s = &r->slice_stats[r->nr_slice_stats];
-	s->name = strndup(name, len);
-	if (!s->name)
-		return -1;
-	s->marker = marker;
-	return (int)r->nr_slice_stats++;
-}
-
-static void slice_begin(struct report *r, int pid, const char *name, size_t len, bool marker,
-			uint64_t ts)
-{
-	struct report_open_slice *o;
-	int stat;
-
-	if (r->nr_open >= REPORT_MAX_OPEN_SLICES) {
-		r->slices_dropped++;
-		return;
-	}
-	stat = slice_stat_get(r, name, len, marker);
-	if (stat < 0)
-		return;
-	o = grow(r->open, &r->cap_open, r->nr_open + 1, sizeof(*o));
-	if (!o)
-		return;
-	r->open = o;
-	o = &r->open[r->nr_open++];
-	o->id = ++r->next_slice_id;
-	r->last_begun_id = o->id;
-	o->pid = pid;
-	o->stat = stat;
-	o->begin_ns = ts;
-	o->end_ns = 0;
-	o->energy = 0;
-}
-
-/* End the innermost open slice of @pid (or the open marker span). */
-static void slice_end(struct report *r, int pid, bool marker, uint64_t ts)
-{
-	uint32_t i = r->nr_open;
-
-	while (i-- > 0) {
-		struct report_open_slice *o = &r->open[i];
-
-		if (o->end_ns || r->slice_stats[o->stat].marker != marker)
-			continue;
-		if (!marker && o->pid != pid)
-			continue;
-		o->end_ns = ts > o->begin_ns ? ts : o->begin_ns + 1;
-		r->last_ended_id = o->id;
-		return;
-	}
-	if (!marker)
-		r->slice_ends_unmatched++;	/* E without B */
-}
-
-/* Shade the plot buckets a slice covers (kept per bucket: constant memory). */
-static void plot_slice(struct report *r, uint64_t begin, uint64_t end)
-{
-	uint64_t k, b0, b1;
-
-	if (!r->samples)
-		return;
-	begin = begin > r->first_ns ? begin : r->first_ns;
-	end = end < r->last_ns ? end : r->last_ns;
-	if (end <= begin)
-		return;
-	for (k = (begin - r->first_ns) / r->bucket_ns;
-	     k < REPORT_PLOT_BUCKETS && k * r->bucket_ns + r->first_ns < end; k++) {
-		b0 = r->first_ns + k * r->bucket_ns;
-		b1 = b0 + r->bucket_ns;
-		r->buckets[k].slice_ns += (end < b1 ? end : b1) - (begin > b0 ? begin : b0);
-	}
-}
-
-static void slice_done(struct report *r, uint32_t i, bool unterminated)
-{
-	struct report_open_slice *o = &r->open[i];
-	struct report_slice_stat *s = &r->slice_stats[o->stat];
-
-	s->count++;
-	s->duration_ns += o->end_ns - o->begin_ns;
-	s->energy += o->energy;
-	s->unterminated += unterminated;
-	r->slices_total++;
-	if (!s->marker)
-		plot_slice(r, o->begin_ns, o->end_ns);
-	if (r->slice_done)
-		r->slice_done(r, o, unterminated, r->slice_done_arg);
-	memmove(&r->open[i], &r->open[i + 1], (r->nr_open - i - 1) * sizeof(*o));
-	r->nr_open--;
-}
-
-/* Integral over [a, b] of power linear between (t0, p0) and (t1, p1), J. */
-static double lin_energy(uint64_t t0, double p0, uint64_t t1, double p1, uint64_t a, uint64_t b)
+double report_lin_energy(uint64_t t0, double p0, uint64_t t1, double p1, uint64_t a, uint64_t b)
 {
 	double dt = (double)(t1 - t0);
 	double pa = p0 + (p1 - p0) * (double)(a - t0) / dt;
@@ -576,44 +225,55 @@ static double lin_energy(uint64_t t0, double p0, uint64_t t1, double p1, uint64_
 	return (pa + pb) / 2 * 1e-6 * (double)(b - a) / NS_PER_S;
 }
 
-static void slices_interval(struct report *r, uint64_t t0, double p0, uint64_t t1, double p1,
-			    bool have_interval)
+/* ---- counters ------------------------------------------------------------ */
+
+struct counter_key {
+	const char *name;
+	size_t len;
+	bool atrace;
+};
+
+static bool counter_match(const void *ctx, uint32_t pos, const void *key)
 {
-	uint32_t i = 0;
+	const struct report_counter *c = &((const struct report *)ctx)->counters[pos];
+	const struct counter_key *k = key;
 
-	while (i < r->nr_open) {
-		struct report_open_slice *o = &r->open[i];
-		uint64_t a = o->begin_ns > t0 ? o->begin_ns : t0;
-		uint64_t b = o->end_ns && o->end_ns < t1 ? o->end_ns : t1;
+	return c->atrace == k->atrace && !strncmp(c->name, k->name, k->len) && !c->name[k->len];
+}
 
-		if (have_interval && o->begin_ns < t1 && b > a)
-			o->energy += lin_energy(t0, p0, t1, p1, a, b);
-		if (o->end_ns && o->end_ns <= t1)
-			slice_done(r, i, false);
-		else
-			i++;
-	}
+static uint32_t counter_hash(const void *ctx, uint32_t pos)
+{
+	const struct report_counter *c = &((const struct report *)ctx)->counters[pos];
+
+	return hash_bytes(c->name, strlen(c->name), c->atrace);
 }
 
 static void on_counter(struct report *r, const char *name, size_t len, int64_t value, bool atrace)
 {
+	struct counter_key key = { name, strnlen(name, len), atrace };
+	uint32_t hash = hash_bytes(name, key.len, atrace);
 	struct report_counter *c;
-	uint32_t i;
+	long pos;
 
-	for (i = 0; i < r->nr_counters; i++) {
-		c = &r->counters[i];
-		if (c->atrace == atrace && !strncmp(c->name, name, len) && !c->name[len])
-			goto found;
+	pos = hash_index_find(&r->counter_index, hash, counter_match, r, &key);
+	if (pos >= 0) {
+		c = &r->counters[pos];
+		goto found;
 	}
-	c = grow(r->counters, &r->cap_counters, r->nr_counters + 1, sizeof(*c));
+	c = report_grow(r->counters, &r->cap_counters, r->nr_counters + 1, sizeof(*c));
 	if (!c)
-		return;
+		goto oom;
 	r->counters = c;
 	c = &r->counters[r->nr_counters];
-	c->name = strndup(name, len);
+	c->name = strndup(name, key.len);
 	if (!c->name)
-		return;
+		goto oom;
 	c->atrace = atrace;
+	if (hash_index_add(&r->counter_index, hash, r->nr_counters, counter_hash, r)) {
+		free(c->name);
+		c->name = NULL;
+		goto oom;
+	}
 	r->nr_counters++;
 found:
 	if (!c->count || value < c->min)
@@ -622,6 +282,9 @@ found:
 		c->max = value;
 	c->last = value;
 	c->count++;
+	return;
+oom:
+	report_oom(r);
 }
 
 /*
@@ -641,17 +304,17 @@ static void on_mark(struct report *r, const struct trace_event *ev)
 		if (!name)
 			goto ignored;
 		if (ev->pid > 0) {
-			struct report_task *t = task_get(r, ev->pid);
+			struct report_task *t = report_task_get(r, ev->pid);
 
 			if (t && t->tgid < 0)
 				t->tgid = atoi(s + 2);
 		}
 		name++;
-		slice_begin(r, ev->pid, name, end - name, false, ev->ts_ns);
+		report_slice_begin(r, ev->pid, name, end - name, false, ev->ts_ns);
 		return;
 	}
 	if (ev->mark.len >= 1 && s[0] == 'E' && (ev->mark.len == 1 || s[1] == '|')) {
-		slice_end(r, ev->pid, false, ev->ts_ns);
+		report_slice_end(r, ev->pid, false, ev->ts_ns);
 		return;
 	}
 	if (ev->mark.len >= 2 && s[0] == 'C' && s[1] == '|') {
@@ -673,9 +336,9 @@ static void on_mark(struct report *r, const struct trace_event *ev)
 		name = s + len;
 		while (name < end && *name == ' ')
 			name++;
-		slice_end(r, 0, true, ev->ts_ns);
+		report_slice_end(r, 0, true, ev->ts_ns);
 		if (name < end)
-			slice_begin(r, 0, name, end - name, true, ev->ts_ns);
+			report_slice_begin(r, 0, name, end - name, true, ev->ts_ns);
 		return;
 	}
 ignored:
@@ -721,6 +384,7 @@ static void plot_add(struct report *r, uint64_t ts, int64_t v, int64_t i, double
 
 	while (idx >= REPORT_PLOT_BUCKETS) {
 		/* halve the resolution: merge bucket pairs, min/max preserved */
+		report_plot_slices_settle(r);
 		for (k = 0; k < REPORT_PLOT_BUCKETS / 2; k++) {
 			struct report_bucket m = r->buckets[2 * k];
 
@@ -737,15 +401,18 @@ static void plot_add(struct report *r, uint64_t ts, int64_t v, int64_t i, double
 
 static void baseline_interval(struct report *r, uint64_t t0, double p0, uint64_t t1, double p1)
 {
+	double window_ns = r->opt.baseline_s * NS_PER_S;
 	uint64_t end;
 
 	if (r->opt.baseline_s <= 0)
 		return;
-	end = r->first_ns + (uint64_t)(r->opt.baseline_s * NS_PER_S);
+	/* a window past the end of time is the whole capture */
+	end = window_ns >= (double)(UINT64_MAX - r->first_ns) ? UINT64_MAX :
+	      r->first_ns + (uint64_t)window_ns;
 	if (t0 >= end)
 		return;
 	if (t1 > end) {
-		r->baseline_energy += lin_energy(t0, p0, t1, p1, t0, end);
+		r->baseline_energy += report_lin_energy(t0, p0, t1, p1, t0, end);
 		r->baseline_time_s += (double)(end - t0) / NS_PER_S;
 	} else {
 		r->baseline_energy += (p0 + p1) / 2 * 1e-6 * (double)(t1 - t0) / NS_PER_S;
@@ -764,12 +431,23 @@ static void baseline_interval(struct report *r, uint64_t t0, double p0, uint64_t
  */
 static void charge_step(struct report *r, int64_t q, uint64_t ts)
 {
-	int64_t step = q - r->last_charge;
+	int64_t step, sum;
+	uint64_t size;
 
-	if (fabs((double)step) > 4 * r->charge_bound_uah + CHARGE_JUMP_SLACK_UAH)
+	/*
+	 * Checked: a step or a sum past int64 is no charge a battery holds;
+	 * it is left out like any other discontinuity.
+	 */
+	if (__builtin_sub_overflow(q, r->last_charge, &step) ||
+	    fabs((double)step) > 4 * r->charge_bound_uah + CHARGE_JUMP_SLACK_UAH ||
+	    __builtin_add_overflow(r->charge_delta_uah, step, &sum)) {
 		r->charge_jumps++;
-	else
-		r->charge_delta_uah += step;
+	} else {
+		r->charge_delta_uah = sum;
+		size = step < 0 ? -(uint64_t)step : (uint64_t)step;
+		if (size && (!r->charge_step_min_uah || size < r->charge_step_min_uah))
+			r->charge_step_min_uah = size;
+	}
 	r->charge_bound_uah = 0;
 	r->last_charge = q;
 	r->last_charge_ns = ts;
@@ -831,6 +509,8 @@ static void on_power(struct report *r, const struct trace_event *ev)
 	hist_add(&r->cur, i);
 	hist_add(&r->pow, llround(fmax(-HIST_LIMIT, fmin(HIST_LIMIT, p))));
 	r->samples++;
+	/* the plot's bucket first: slices ending now are shaded up to it */
+	plot_add(r, ts, v, i, p);
 
 	if (r->have_prev) {
 		dt = ts - r->last_ns;
@@ -850,18 +530,12 @@ static void on_power(struct report *r, const struct trace_event *ev)
 			r->charge_bound_uah += fmax(fabs((double)r->prev_i), fabs((double)i)) *
 					       (double)dt / NS_PER_S / 3600;
 			baseline_interval(r, r->last_ns, r->prev_p, ts, p);
-			attribute_interval(r, r->last_ns, ts, e);
-			slices_interval(r, r->last_ns, r->prev_p, ts, p, true);
+			report_attr_interval(r, r->last_ns, ts, e);
+			report_slices_interval(r, r->last_ns, r->prev_p, ts, p);
 		}
 	} else {
-		int cpu;
-
-		/* CPU time before the first sample is not charged to anyone */
-		for (cpu = 0; cpu < r->nr_cpus; cpu++)
-			if (r->cpus[cpu].since_ns < ts)
-				r->cpus[cpu].since_ns = ts;
-		r->interval_idle_ns = 0;
-		slices_interval(r, ts, p, ts, p, false);
+		report_attr_first_sample(r);
+		report_slices_first_sample(r);
 		if (ev->power.has & TRACE_POWER_HAS_CHARGE) {
 			r->have_charge = true;
 			r->first_charge = r->last_charge = ev->power.charge_uah;
@@ -870,7 +544,6 @@ static void on_power(struct report *r, const struct trace_event *ev)
 	}
 	if (r->have_charge && r->have_prev && (ev->power.has & TRACE_POWER_HAS_CHARGE))
 		charge_step(r, ev->power.charge_uah, ts);
-	plot_add(r, ts, v, i, p);
 	r->have_prev = true;
 	r->last_ns = ts;
 	r->prev_v = v;
@@ -883,10 +556,12 @@ int report_event(const struct trace_event *ev, void *arg)
 {
 	struct report *r = arg;
 
+	if (r->error)
+		return -1;
 	r->last_begun_id = 0;
 	r->last_ended_id = 0;
 	if (ev->pid > 0 && ev->tgid > 0) {
-		struct report_task *t = task_get(r, ev->pid);
+		struct report_task *t = report_task_get(r, ev->pid);
 
 		if (t)
 			t->tgid = ev->tgid;
@@ -896,7 +571,7 @@ int report_event(const struct trace_event *ev, void *arg)
 		on_power(r, ev);
 		break;
 	case TRACE_EV_SWITCH:
-		on_switch(r, ev);
+		report_on_switch(r, ev);
 		break;
 	case TRACE_EV_MARK:
 		on_mark(r, ev);
@@ -915,7 +590,8 @@ int report_event(const struct trace_event *ev, void *arg)
 	case TRACE_EV_EXIT:
 		break;		/* for the trace outputs; CPU time comes from switches */
 	}
-	return 0;
+	/* an allocation failed: stop, rather than give a short report */
+	return r->error ? -1 : 0;
 }
 
 void report_kernel_lost(uint64_t lost, void *arg)
@@ -1018,7 +694,7 @@ static void pick_sign(struct report *r)
 		 * moving counter, assume the device ran on battery: the mean
 		 * current's sign is discharge.
 		 */
-		if (r->have_charge && llabs(dq) >= 2 && fabs(r->charge_int_uah) > 0) {
+		if (r->have_charge && (dq >= 2 || dq <= -2) && fabs(r->charge_int_uah) > 0) {
 			r->sign = (dq > 0) == (r->charge_int_uah > 0) ? -1 : 1;
 			r->sign_method = "detected from the charge counter";
 		} else {
@@ -1030,58 +706,70 @@ static void pick_sign(struct report *r)
 	r->sign_name = r->sign < 0 ? "discharge-negative" : "discharge-positive";
 }
 
-static int cmp_process(const void *a, const void *b)
+/*
+ * Energy from the charge counter, and how far to trust it: a counter read
+ * at its two ends is off by less than one step each, so the change is good
+ * to one step (its resolution, the smallest step seen).  Fewer than
+ * REPORT_MIN_CHARGE_STEPS steps make any percentage against the trapezoid
+ * mostly the counter's rounding: none is given, and the note says why.
+ */
+static void charge_finish(struct report *r)
 {
-	const struct report_process *x = a, *y = b;
+	const double j_per_uah = 1e-6 * 3600 * r->mean_voltage_v;
 
-	return x->energy_j < y->energy_j ? 1 : x->energy_j > y->energy_j ? -1 :
-	       x->tgid - y->tgid;
-}
-
-static int cmp_task(const void *a, const void *b, void *arg)
-{
-	const struct report *r = arg;
-	const struct report_task *x = &r->tasks[*(const uint32_t *)a];
-	const struct report_task *y = &r->tasks[*(const uint32_t *)b];
-	double ex = r->sign * x->energy, ey = r->sign * y->energy;
-
-	return ex < ey ? 1 : ex > ey ? -1 : x->pid - y->pid;
-}
-
-static int build_processes(struct report *r)
-{
-	uint32_t i, j;
-
-	r->task_order = calloc(r->nr_tasks + 1, sizeof(*r->task_order));
-	r->processes = calloc(r->nr_tasks + 1, sizeof(*r->processes));
-	if (!r->task_order || !r->processes)
-		return -1;
-	for (i = 0; i < r->nr_tasks; i++)
-		r->task_order[i] = i;
-	qsort_r(r->task_order, r->nr_tasks, sizeof(*r->task_order), cmp_task, r);
-
-	for (i = 0; i < r->nr_tasks; i++) {
-		const struct report_task *t = &r->tasks[i];
-		int tgid = t->tgid > 0 ? t->tgid : t->pid;
-		struct report_process *p = NULL;
-
-		if (!t->cpu_ns && !t->energy)
-			continue;
-		for (j = 0; j < r->nr_processes; j++)
-			if (r->processes[j].tgid == tgid)
-				p = &r->processes[j];
-		if (!p) {
-			p = &r->processes[r->nr_processes++];
-			p->tgid = tgid;
-		}
-		if (t->pid == tgid || !p->comm[0])
-			snprintf(p->comm, sizeof(p->comm), "%s", t->comm);
-		p->threads++;
-		p->cpu_ns += t->cpu_ns;
-		p->energy_j += r->sign * t->energy;
+	r->energy_from_charge_j = NAN;
+	r->discrepancy_pct = NAN;
+	r->charge_resolution_uah = NAN;
+	r->charge_steps = NAN;
+	r->energy_from_charge_uncertainty_j = NAN;
+	if (!r->have_charge) {
+		r->charge_note = REPORT_CHARGE_NO_COUNTER;
+		return;
 	}
-	qsort(r->processes, r->nr_processes, sizeof(*r->processes), cmp_process);
-	return 0;
+	if (!r->charge_delta_uah || !r->charge_step_min_uah) {
+		/* a counter that never moved says nothing about the energy */
+		r->charge_note = REPORT_CHARGE_UNCHANGED;
+		return;
+	}
+	r->charge_resolution_uah = (double)r->charge_step_min_uah;
+	r->charge_steps = fabs((double)r->charge_delta_uah) / r->charge_resolution_uah;
+	r->energy_from_charge_j = -(double)r->charge_delta_uah * j_per_uah;
+	r->energy_from_charge_uncertainty_j = r->charge_resolution_uah * fabs(j_per_uah);
+	if (r->charge_steps < REPORT_MIN_CHARGE_STEPS)
+		r->charge_note = REPORT_CHARGE_TOO_FEW_STEPS;
+	else if (r->energy_j == 0)
+		r->charge_note = REPORT_CHARGE_NO_ENERGY;
+	else
+		r->charge_note = REPORT_CHARGE_COMPARED;
+	if (r->charge_note == REPORT_CHARGE_COMPARED)
+		r->discrepancy_pct = (r->energy_from_charge_j - r->energy_j) / fabs(r->energy_j) * 100;
+}
+
+const char *report_charge_note_text(const struct report *r, char *buf, size_t len)
+{
+	switch (r->charge_note) {
+	case REPORT_CHARGE_NO_COUNTER:
+		snprintf(buf, len, "no charge counter in the input");
+		break;
+	case REPORT_CHARGE_UNCHANGED:
+		snprintf(buf, len, "the charge counter did not change (too coarse for this capture)");
+		break;
+	case REPORT_CHARGE_TOO_FEW_STEPS:
+		snprintf(buf, len,
+			 "the charge counter moved %.*f step%s of %.0f uAh (fewer than %d): too coarse to compare with the trapezoid",
+			 r->charge_steps == floor(r->charge_steps) ? 0 : 1, r->charge_steps,
+			 r->charge_steps == 1 ? "" : "s", r->charge_resolution_uah,
+			 REPORT_MIN_CHARGE_STEPS);
+		break;
+	case REPORT_CHARGE_NO_ENERGY:
+		snprintf(buf, len, "the trapezoid's energy is 0: no percentage of it");
+		break;
+	default:
+		if (len)
+			buf[0] = '\0';
+		break;
+	}
+	return buf;
 }
 
 int report_finish(struct report *r, char *err, size_t errlen)
@@ -1094,19 +782,10 @@ int report_finish(struct report *r, char *err, size_t errlen)
 			 "no power samples (expected powerpin:battery or write_power_ringbuffer events)");
 		return -1;
 	}
-	/*
-	 * Slices still open end with the capture, innermost first; one whose
-	 * end came after the last sample did end (its energy stops at that
-	 * sample, as the power after it is not known).
-	 */
-	while (r->nr_open) {
-		struct report_open_slice *o = &r->open[r->nr_open - 1];
-		bool ended = o->end_ns;
-
-		if (!ended)
-			o->end_ns = r->last_ns > o->begin_ns ? r->last_ns : o->begin_ns;
-		slice_done(r, r->nr_open - 1, !ended && !r->slice_stats[o->stat].marker);
-	}
+	if (r->error)
+		goto oom;
+	/* slices still open end with the capture */
+	report_slices_finish(r);
 	/* the same drops seen two ways: flagged pages and the kernel's counters */
 	r->lost_events = r->lost_in_stream > r->lost_kernel ? r->lost_in_stream : r->lost_kernel;
 	pick_sign(r);
@@ -1119,11 +798,7 @@ int report_finish(struct report *r, char *err, size_t errlen)
 		r->voltage_int_charge / (double)(r->last_charge_ns - r->first_ns) * 1e-6 :
 		r->voltage_v.mean;
 	r->energy_j = r->sign * r->energy;
-	/* a counter that is missing or never moved says nothing about the energy */
-	r->energy_from_charge_j = r->have_charge && r->charge_delta_uah ?
-		-(double)r->charge_delta_uah * 1e-6 * 3600 * r->mean_voltage_v : NAN;
-	r->discrepancy_pct = isfinite(r->energy_from_charge_j) && r->energy_j != 0 ?
-		(r->energy_from_charge_j - r->energy_j) / fabs(r->energy_j) * 100 : NAN;
+	charge_finish(r);
 	if (r->opt.baseline_s > 0 && r->baseline_time_s > 0) {
 		r->baseline_w = r->sign * r->baseline_energy / r->baseline_time_s;
 		r->energy_above_baseline_j = r->energy_j - r->baseline_w * r->duration_s;
@@ -1146,20 +821,26 @@ int report_finish(struct report *r, char *err, size_t errlen)
 	for (k = 2 * median_ms + 2; n && k <= r->interval_bins; k++)
 		r->gaps += r->interval_ms[k];
 
-	if (build_processes(r)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if (report_attr_finish(r) || r->error)
+		goto oom;
 	r->finished = true;
 	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	errno = ENOMEM;
+	return -1;
 }
 
 int report_run(struct report *r, const char *path, char *err, size_t errlen)
 {
 	char why[256];
 
-	if (trace_input_read(path, &report_input_ops, r, err, errlen))
+	if (trace_input_read(path, &report_input_ops, r, err, errlen)) {
+		/* stopped by an allocation that failed: no short report */
+		if (r->error)
+			snprintf(err, errlen, "%s: out of memory while reading it", path);
 		return -1;
+	}
 	if (report_finish(r, why, sizeof(why))) {
 		/* like the readers' messages: the input first */
 		snprintf(err, errlen, "%s: %s", path, why);

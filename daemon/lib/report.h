@@ -14,10 +14,26 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hash_index.h"
 #include "trace_input.h"
 
 /* Slices open at once (all threads); more are counted as dropped. */
 #define REPORT_MAX_OPEN_SLICES	4096
+
+/*
+ * The charge counter moves in steps (0.5 mAh on a MAX17042): a change of
+ * fewer steps than this says too little to compare with the trapezoid.
+ */
+#define REPORT_MIN_CHARGE_STEPS	10
+
+/* Why the report gives no discrepancy between the two energies, if it does not. */
+enum report_charge_note {
+	REPORT_CHARGE_COMPARED,		/* energy_discrepancy_pct is set */
+	REPORT_CHARGE_NO_COUNTER,	/* the input has no charge counter */
+	REPORT_CHARGE_UNCHANGED,	/* it never moved */
+	REPORT_CHARGE_TOO_FEW_STEPS,	/* it moved fewer than REPORT_MIN_CHARGE_STEPS */
+	REPORT_CHARGE_NO_ENERGY,	/* the trapezoid is 0: no percentage of it */
+};
 
 /* Plots keep this many min/max buckets; bucket width doubles as needed. */
 #define REPORT_PLOT_BUCKETS	1024
@@ -65,6 +81,7 @@ struct report_task {
 	uint64_t interval_ns;		/* CPU time in the open sample interval */
 	bool touched;
 	double energy;			/* raw sign, joules */
+	int32_t open_top;		/* its innermost open slice (a slot of open[]), -1 */
 };
 
 struct report_process {
@@ -84,12 +101,22 @@ struct report_slice_stat {
 	uint64_t unterminated;
 };
 
+/*
+ * A slice from its B to the sample after its E (when its energy is whole).
+ * Open slices sit in slots of r->open (in_use); a thread's open slices are
+ * a stack linked through below/above, its innermost one in its task.
+ */
 struct report_open_slice {
 	uint64_t id;			/* 1, 2, ... in the order slices begin */
 	int pid;
 	uint32_t stat;			/* index into slice_stats */
 	uint64_t begin_ns, end_ns;	/* end 0: still open */
-	double energy;
+	double energy;			/* raw sign, J, so far */
+	bool in_use;			/* an open slot (else free) */
+	bool covered;			/* energy is whole up to r->energy == mark */
+	double mark;
+	int32_t below, above;		/* the enclosing and enclosed open slices, -1 */
+	uint32_t depth;			/* its thread's open slices it began inside */
 };
 
 struct report_counter {
@@ -107,9 +134,19 @@ struct report_bucket {
 	uint64_t slice_ns;		/* time covered by atrace slices (nested ones add) */
 };
 
+/*
+ * A CPU seen in the input.  Between its switches it runs one thing (a task,
+ * idle, or unknown before its first switch) through whole sample intervals,
+ * charged in one go from running totals (report_attr.c), so a sample costs
+ * nothing per CPU that did not switch.
+ */
 struct report_cpu {
-	int pid;			/* running task, -1 unknown */
-	uint64_t since_ns;
+	int cpu;			/* its number */
+	int pid;			/* running task, 0 idle, -1 unknown */
+	uint64_t since_ns;		/* switched in the open interval at this time */
+	bool dirty;			/* switched in the open interval */
+	double mark_share;		/* cpu_share when last charged */
+	uint64_t mark_ns;		/* cpu_time_ns when last charged */
 	/*
 	 * Before a CPU's first sched_switch its task is unknown: that time is
 	 * kept here (in the open interval, and as energy of closed ones, which
@@ -118,6 +155,13 @@ struct report_cpu {
 	uint64_t unknown_ns;
 	uint64_t pending_ns;
 	double pending_energy;
+};
+
+/* The CPU count grew past a number: CPUs below it exist from then on. */
+struct report_cpu_growth {
+	int nr_cpus;			/* the count from then on */
+	double share;			/* cpu_share at that time */
+	uint64_t time_ns;		/* cpu_time_ns at that time */
 };
 
 struct report {
@@ -148,6 +192,7 @@ struct report {
 	uint64_t last_charge_ns;
 	int64_t charge_delta_uah;	/* sum of the counter's steps, jumps left out */
 	uint64_t charge_jumps;		/* steps the current cannot explain */
+	uint64_t charge_step_min_uah;	/* smallest step seen (jumps left out), 0 none */
 	double charge_bound_uah;	/* integral of |I| since the last counter reading */
 	double voltage_int;		/* trapezoid of V over time, uV ns */
 	double voltage_int_charge;	/* the same up to the last counter reading */
@@ -162,33 +207,51 @@ struct report {
 	double baseline_energy;		/* J inside the baseline window */
 	double baseline_time_s;
 
-	/* attribution */
+	int error;			/* the first allocation failure (ENOMEM), 0 none */
+
+	/* attribution (report_attr.c) */
 	int nr_cpus_hint;		/* from the input's header */
-	int nr_cpus;			/* CPUs seen */
-	struct report_cpu *cpus;
+	int nr_cpus;			/* highest CPU seen + 1 */
+	struct report_cpu *cpus;	/* the CPUs seen, in order of appearance */
+	uint32_t nr_cpu_seen, cap_cpu_seen;
+	uint32_t *cpu_index;		/* CPU number -> position in cpus + 1 */
+	uint32_t *dirty_cpus;		/* positions in cpus switched in the open interval */
+	uint32_t nr_dirty, cap_dirty;
+	double cpu_share;		/* raw J one CPU busy throughout got so far */
+	uint64_t cpu_time_ns;		/* sample-covered time so far */
+	struct report_cpu_growth *growth;
+	uint32_t nr_growth, cap_growth;
 	struct report_task *tasks;
 	uint32_t nr_tasks, cap_tasks;
-	uint32_t *task_hash;		/* open addressing, index + 1 */
-	uint32_t hash_cap;
+	struct hash_index task_index;	/* pid -> tasks */
 	uint32_t *touched;		/* tasks that ran in the open interval */
 	uint32_t nr_touched, cap_touched;
 	double interval_idle_ns;	/* idle CPU time in the open interval */
 	double idle_energy, other_energy;
 	uint64_t switches;
 
-	/* slices and markers */
+	/* slices and markers (report_slices.c) */
 	struct report_slice_stat *slice_stats;
 	uint32_t nr_slice_stats, cap_slice_stats;
-	struct report_open_slice *open;
-	uint32_t nr_open, cap_open;
+	struct hash_index slice_index;	/* (name, marker) -> slice_stats */
+	struct report_open_slice *open;	/* slots: in_use ones are open */
+	uint32_t nr_open;		/* open slices (the limit counts these) */
+	uint32_t nr_slots, cap_open;
+	int32_t free_slot;		/* free slots, linked through below; -1 none */
+	struct report_slice_ref { uint32_t slot; uint64_t id; } *begun;
+	uint32_t nr_begun, cap_begun;	/* begun in the open interval */
+	struct report_open_slice *closing;
+	uint32_t nr_closing, cap_closing; /* ended in the open interval */
+	int64_t *plot_slice_diff;	/* whole buckets under slices, as differences */
 	uint64_t slices_total;
-	int marker_open;		/* index into open[] of the marker span, -1 none */
+	int marker_open;		/* slot of the marker span, -1 none */
 	uint64_t slices_dropped;	/* begun with REPORT_MAX_OPEN_SLICES open */
 	uint64_t slice_ends_unmatched;	/* E with no open slice on that thread */
 	uint64_t marks_ignored;		/* not atrace or a powerpin marker, or malformed */
 
 	struct report_counter *counters;
 	uint32_t nr_counters, cap_counters;
+	struct hash_index counter_index; /* (name, atrace) -> counters */
 
 	/*
 	 * For writers that follow the report as it runs: the slice the last
@@ -213,6 +276,15 @@ struct report {
 	double duration_s;
 	double energy_j, energy_from_charge_j, discrepancy_pct;
 	double mean_voltage_v;		/* time-weighted, over the charge counter's span */
+	/*
+	 * The counter's resolution is the smallest step it was seen to take
+	 * (NAN: it never moved); charge_steps is its change in those steps,
+	 * and the energy from charge is good to one step at the mean voltage.
+	 */
+	double charge_resolution_uah;
+	double charge_steps;
+	double energy_from_charge_uncertainty_j;
+	enum report_charge_note charge_note;
 	double baseline_w, energy_above_baseline_j;
 	struct report_stat voltage_v, current_a, power_w;
 	double median_interval_s;
@@ -289,6 +361,13 @@ bool report_battery_counter(const char *track);
 bool report_counter_values(const struct report *r, const struct report_counter *c,
 			   int64_t *min, int64_t *max, int64_t *last);
 
+/*
+ * Why there is no discrepancy, in words every writer can show (empty when
+ * there is one): "the charge counter moved 1 step of 500 uAh (fewer than
+ * 10): too coarse to compare", and so on.  Returns @buf.
+ */
+const char *report_charge_note_text(const struct report *r, char *buf, size_t len);
+
 /* Writers (report_out.c).  Each returns 0 or -1 with errno set. */
 int report_write_text(const struct report *r, FILE *out);
 int report_write_json(const struct report *r, FILE *out);
@@ -315,10 +394,10 @@ int report_write_outputs(const struct report *r, const char *path,
 /* The HTML page (report_html.c), driven by report_write_outputs(). */
 struct html_writer;
 struct html_writer *html_open(const struct report *r, const char *title, FILE *out);
-void html_event(struct html_writer *w, const struct report *live, const struct trace_event *ev);
+void html_event(struct html_writer *w, struct report *live, const struct trace_event *ev);
 void html_slice_done(struct html_writer *w, const struct report *live,
 		     const struct report_open_slice *o, bool marker);
-int html_close(struct html_writer *w, const struct report *live);
+int html_close(struct html_writer *w, struct report *live);
 void html_free(struct html_writer *w);
 
 /* The Perfetto writer (report_perfetto.c), driven by report_write_outputs(). */

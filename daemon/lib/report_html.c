@@ -148,9 +148,13 @@ static void html_summary(const struct report *r, const char *title, FILE *out)
 	fprintf(out, ": %.3f s from trace time %" PRIu64 ".%09" PRIu64 " s, %" PRIu64
 		" samples, energy <b>%.4f J</b>", r->duration_s, r->first_ns / 1000000000,
 		r->first_ns % 1000000000, r->samples, r->energy_j);
-	if (isfinite(r->discrepancy_pct))
-		fprintf(out, " (%.4f J from the charge counter, %+.2f%%)",
-			r->energy_from_charge_j + 0.0, r->discrepancy_pct);
+	if (r->charge_note == REPORT_CHARGE_COMPARED)
+		fprintf(out, " (%.4f J &plusmn; %.4f J from the charge counter, %+.2f%%)",
+			r->energy_from_charge_j + 0.0, r->energy_from_charge_uncertainty_j,
+			r->discrepancy_pct);
+	else if (isfinite(r->energy_from_charge_j))
+		fprintf(out, " (%.4f J &plusmn; %.4f J from the charge counter: no discrepancy, too few counter steps)",
+			r->energy_from_charge_j + 0.0, r->energy_from_charge_uncertainty_j);
 	else if (r->have_charge)
 		fputs(" (the charge counter did not move: too coarse for this capture)", out);
 	fprintf(out, ".</p>\n<p>Sign: the input's current is %s (%s). <b>Everywhere on this page, "
@@ -246,6 +250,33 @@ static void other_tables(const struct report *r, FILE *out)
 	fputs("</table>\n", out);
 }
 
+/*
+ * The charge counter's cross-check, one table: the same figures as the
+ * JSON's energy_from_charge_*, charge_counter_* and energy_discrepancy_*.
+ */
+static void html_charge(FILE *out, const struct report *r)
+{
+	char note[256];
+
+	fputs("<table class=\"charge\"><tr><th>charge counter</th><th></th></tr>\n", out);
+	if (isfinite(r->energy_from_charge_j)) {
+		fprintf(out, "<tr><td>energy from charge</td><td>%.4f J &plusmn; %.4f J</td></tr>\n",
+			r->energy_from_charge_j + 0.0, r->energy_from_charge_uncertainty_j);
+		fprintf(out, "<tr><td>resolution (smallest step seen)</td><td>%.0f uAh</td></tr>\n",
+			r->charge_resolution_uah);
+		fprintf(out, "<tr><td>change</td><td>%.*f steps</td></tr>\n",
+			r->charge_steps == floor(r->charge_steps) ? 0 : 1, r->charge_steps);
+	}
+	if (r->charge_note == REPORT_CHARGE_COMPARED) {
+		fprintf(out, "<tr><td>discrepancy</td><td>%+.2f%%</td></tr>\n", r->discrepancy_pct);
+	} else {
+		fputs("<tr><td>discrepancy</td><td>none: ", out);
+		html_esc(out, report_charge_note_text(r, note, sizeof(note)));
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
 static void html_tables(const struct report *r, FILE *out)
 {
 	fputs("<h3>Summary</h3>\n<table><tr><th></th><th>min</th><th>mean</th><th>p50</th><th>p95</th><th>max</th></tr>\n",
@@ -257,6 +288,7 @@ static void html_tables(const struct report *r, FILE *out)
 		"<tr><td>repeated samples</td><td>%" PRIu64 "</td></tr><tr><td>gaps</td><td>%" PRIu64
 		"</td></tr><tr><td>lost events</td><td>%" PRIu64 "</td></tr><tr><td>samples missing by seq</td><td>%" PRIu64 "</td></tr></table>\n",
 		fig(r->energy_j), r->repeated, r->gaps, r->lost_events, r->seq_gaps);
+	html_charge(out, r);
 	process_tables(r, out);
 	other_tables(r, out);
 	if (r->perf)
@@ -265,7 +297,7 @@ static void html_tables(const struct report *r, FILE *out)
 
 /* ---- data ---------------------------------------------------------------- */
 
-static void energy_point(struct html_writer *w, const struct report *live)
+static void energy_point(struct html_writer *w, struct report *live)
 {
 	const struct report *r = w->r;
 	double *row = &w->energy[(size_t)w->next_point * w->nr_series];
@@ -310,7 +342,7 @@ static void sample_record(struct html_writer *w, uint32_t dt_us, double v, doubl
 	b64_put(&w->samples, rec, sizeof(rec));
 }
 
-void html_event(struct html_writer *w, const struct report *live, const struct trace_event *ev)
+void html_event(struct html_writer *w, struct report *live, const struct trace_event *ev)
 {
 	const struct report *r = w->r;
 	uint64_t us, gap;
@@ -336,24 +368,15 @@ void html_slice_done(struct html_writer *w, const struct report *live,
 {
 	const struct report *r = w->r;
 	uint8_t rec[20];
-	uint16_t row = 0, name = (uint16_t)(o->stat < 0xfffe ? o->stat : 0xfffe);
+	uint16_t row, name = (uint16_t)(o->stat < 0xfffe ? o->stat : 0xfffe);
 	double begin = (double)((int64_t)(o->begin_ns - r->first_ns)) / 1e9;
 	float dur = (float)((o->end_ns - o->begin_ns) / 1e9), j = (float)(r->sign * o->energy);
-	uint32_t i;
 
 	/* the lane row: how many of the thread's slices it is nested in */
-	if (marker) {
+	if (marker)
 		row = HTML_MARKER_ROW;
-	} else {
-		for (i = 0; i < live->nr_open; i++) {
-			const struct report_open_slice *q = &live->open[i];
-
-			if (q != o && q->pid == o->pid && !live->slice_stats[q->stat].marker &&
-			    q->begin_ns <= o->begin_ns && q->id < o->id &&
-			    (!q->end_ns || q->end_ns > o->begin_ns) && row < 0xfffe)
-				row++;
-		}
-	}
+	else
+		row = (uint16_t)(o->depth < 0xfffe ? o->depth : 0xfffe);
 	memcpy(rec, &begin, 8);
 	memcpy(rec + 8, &dur, 4);
 	memcpy(rec + 12, &j, 4);
@@ -431,7 +454,7 @@ static void energy_json(struct html_writer *w, FILE *out)
 	fputs("]}</script>\n", out);
 }
 
-int html_close(struct html_writer *w, const struct report *live)
+int html_close(struct html_writer *w, struct report *live)
 {
 	struct b64_stream b = { .out = w->out };
 	uint8_t buf[4080];

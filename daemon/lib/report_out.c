@@ -58,6 +58,7 @@ int report_write_json(const struct report *r, FILE *out)
 {
 	uint32_t i;
 	bool first = true;
+	char note[256];
 
 	fputs("{\n", out);
 	fprintf(out, "  \"duration_s\": %.9f,\n  \"samples\": %" PRIu64 ",\n", r->duration_s,
@@ -84,8 +85,19 @@ int report_write_json(const struct report *r, FILE *out)
 	json_num(out, r->energy_j);
 	fputs(",\n  \"energy_from_charge_j\": ", out);
 	json_num(out, r->energy_from_charge_j);
+	fputs(",\n  \"energy_from_charge_uncertainty_j\": ", out);
+	json_num(out, r->energy_from_charge_uncertainty_j);
 	fputs(",\n  \"energy_discrepancy_pct\": ", out);
 	json_num(out, r->discrepancy_pct);
+	fputs(",\n  \"energy_discrepancy_note\": ", out);
+	if (r->charge_note == REPORT_CHARGE_COMPARED)
+		fputs("null", out);
+	else
+		json_string(out, report_charge_note_text(r, note, sizeof(note)), SIZE_MAX);
+	fputs(",\n  \"charge_counter_resolution_uah\": ", out);
+	json_num(out, r->charge_resolution_uah);
+	fputs(",\n  \"charge_counter_steps\": ", out);
+	json_num(out, r->charge_steps);
 	fputs(",\n  \"charge_counter_delta_uah\": ", out);
 	if (r->have_charge)
 		fprintf(out, "%" PRId64, r->charge_delta_uah);
@@ -193,6 +205,28 @@ static void text_stat(FILE *out, const char *what, const char *unit, const struc
 		s->min, s->mean, s->p50, s->p95, s->max, unit);
 }
 
+/* Energy from the charge counter, its resolution and what it allows. */
+static void text_charge(FILE *out, const struct report *r)
+{
+	char note[256];
+
+	report_charge_note_text(r, note, sizeof(note));
+	if (!isfinite(r->energy_from_charge_j)) {
+		fprintf(out, "from charge    n/a: %s\n", note);
+		return;
+	}
+	fprintf(out, "from charge    %.4f J +- %.4f J (charge counter delta x time-weighted mean voltage)\n",
+		r->energy_from_charge_j + 0.0, r->energy_from_charge_uncertainty_j);
+	fprintf(out, "               counter resolution %.0f uAh (smallest step seen), moved %.*f steps\n",
+		r->charge_resolution_uah, r->charge_steps == floor(r->charge_steps) ? 0 : 1,
+		r->charge_steps);
+	if (r->charge_note == REPORT_CHARGE_COMPARED)
+		fprintf(out, "               discrepancy %+.2f%% against the trapezoid\n",
+			r->discrepancy_pct);
+	else
+		fprintf(out, "               no discrepancy: %s\n", note);
+}
+
 int report_write_text(const struct report *r, FILE *out)
 {
 	double total = r->energy_j;
@@ -229,16 +263,7 @@ int report_write_text(const struct report *r, FILE *out)
 	text_stat(out, "current", "A", &r->current_a);
 	text_stat(out, "power", "W", &r->power_w);
 	fprintf(out, "energy         %.4f J (trapezoid of V x I)\n", tidy(r->energy_j));
-	if (!r->have_charge)
-		fprintf(out, "from charge    n/a (no charge counter in the input)\n");
-	else if (!isfinite(r->energy_from_charge_j))
-		fprintf(out, "from charge    n/a: the charge counter did not change (too coarse for this capture)\n");
-	else if (isfinite(r->discrepancy_pct))
-		fprintf(out, "from charge    %.4f J (charge counter delta x time-weighted mean voltage), discrepancy %+.2f%%\n",
-			r->energy_from_charge_j + 0.0, r->discrepancy_pct);
-	else
-		fprintf(out, "from charge    %.4f J (charge counter delta x time-weighted mean voltage)\n",
-			r->energy_from_charge_j + 0.0);
+	text_charge(out, r);
 	if (r->charge_jumps)
 		fprintf(out, "               %" PRIu64 " charge counter jump%s the current cannot explain (reset, recalibration or wrap) left out\n",
 			r->charge_jumps, r->charge_jumps == 1 ? "" : "s");

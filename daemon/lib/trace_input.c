@@ -30,12 +30,39 @@
 /* Non-ftrace lines tolerated before the file is called foreign. */
 #define TEXT_MAX_LEADING_JUNK	64
 
+enum trace_format trace_input_sniff(const void *start, size_t n, const char *name, char *err,
+				   size_t errlen)
+{
+	const unsigned char *buf = start;
+	size_t i;
+
+	if (n == 0) {
+		snprintf(err, errlen, "%s: empty file", name);
+		return TRACE_FORMAT_UNKNOWN;
+	}
+	if (n >= TRACEDAT_MAGIC_LEN && !memcmp(buf, TRACEDAT_MAGIC, TRACEDAT_MAGIC_LEN))
+		return TRACE_FORMAT_TRACEDAT;
+	if (n > TRACE_SNIFF_BYTES)
+		n = TRACE_SNIFF_BYTES;
+	for (i = 0; i < n; i++) {
+		if (buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')
+			continue;
+		/* ftrace text is ASCII apart from task names; allow UTF-8 bytes */
+		if (buf[i] < 0x20 || buf[i] == 0x7f) {
+			snprintf(err, errlen,
+				 "%s: binary data that is not a trace.dat (no trace-cmd magic)",
+				 name);
+			return TRACE_FORMAT_UNKNOWN;
+		}
+	}
+	return TRACE_FORMAT_TEXT;
+}
+
 enum trace_format trace_input_detect(const char *path, char *err, size_t errlen)
 {
-	unsigned char buf[4096];
+	unsigned char buf[TRACE_SNIFF_BYTES];
 	struct stat st;
 	ssize_t n;
-	ssize_t i;
 	int fd;
 
 	/*
@@ -59,24 +86,7 @@ enum trace_format trace_input_detect(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return TRACE_FORMAT_UNKNOWN;
 	}
-	if (n == 0) {
-		snprintf(err, errlen, "%s: empty file", path);
-		return TRACE_FORMAT_UNKNOWN;
-	}
-	if (n >= TRACEDAT_MAGIC_LEN && !memcmp(buf, TRACEDAT_MAGIC, TRACEDAT_MAGIC_LEN))
-		return TRACE_FORMAT_TRACEDAT;
-	for (i = 0; i < n; i++) {
-		if (buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')
-			continue;
-		/* ftrace text is ASCII apart from task names; allow UTF-8 bytes */
-		if (buf[i] < 0x20 || buf[i] == 0x7f) {
-			snprintf(err, errlen,
-				 "%s: binary data that is not a trace.dat (no trace-cmd magic)",
-				 path);
-			return TRACE_FORMAT_UNKNOWN;
-		}
-	}
-	return TRACE_FORMAT_TEXT;
+	return trace_input_sniff(buf, n, path, err, errlen);
 }
 
 int trace_input_read(const char *path, const struct trace_input_ops *ops, void *arg,
@@ -92,19 +102,27 @@ int trace_input_read(const char *path, const struct trace_input_ops *ops, void *
 	}
 }
 
-/* "574.487676" -> ns, exactly; returns the character after the number. */
-static char *parse_timestamp(char *s, uint64_t *ts_ns)
+/*
+ * "574.487676" -> ns, exactly; returns the character after the number, or
+ * NULL if there is none.  A number past 2^64 - 1 ns (18446744073.709551615
+ * s) sets *@overflow rather than wrap round to a small time.
+ */
+static char *parse_timestamp(char *s, uint64_t *ts_ns, bool *overflow)
 {
+	const uint64_t ns_per_s = 1000000000ULL;
 	uint64_t sec = 0, frac = 0;
+	bool big = false;
 	int digits = 0;
 	char *p = s;
 
 	if (!isdigit((unsigned char)*p))
 		return NULL;
 	while (isdigit((unsigned char)*p)) {
-		if (sec > UINT64_MAX / 10 / 1000000000ULL)
-			return NULL;
-		sec = sec * 10 + (*p++ - '0');
+		if (sec > (UINT64_MAX / ns_per_s - (*p - '0')) / 10)
+			big = true;
+		else
+			sec = sec * 10 + (*p - '0');
+		p++;
 	}
 	if (*p == '.') {
 		p++;
@@ -118,11 +136,17 @@ static char *parse_timestamp(char *s, uint64_t *ts_ns)
 	}
 	while (digits++ < 9)
 		frac *= 10;
-	*ts_ns = sec * 1000000000ULL + frac;
+	if (big || sec > (UINT64_MAX - frac) / ns_per_s)
+		*overflow = true;
+	else
+		*ts_ns = sec * ns_per_s + frac;
 	return p;
 }
 
-/* Value of "key=<int>" inside @s (a space-separated key=value payload). */
+/*
+ * Value of "key=<int>" inside @s (a space-separated key=value payload).
+ * Returns 0, -1 when there is no such number, -2 when it is past int64.
+ */
 static int kv_int(const char *s, const char *key, int64_t *val)
 {
 	size_t klen = strlen(key);
@@ -133,9 +157,9 @@ static int kv_int(const char *s, const char *key, int64_t *val)
 		if ((p == s || p[-1] == ' ' || p[-1] == ',') && p[klen] == '=') {
 			errno = 0;
 			*val = strtoll(p + klen + 1, &end, 0);
-			if (end == p + klen + 1 || errno)
+			if (end == p + klen + 1)
 				return -1;
-			return 0;
+			return errno == ERANGE ? -2 : errno ? -1 : 0;
 		}
 		p += klen;
 	}
@@ -144,13 +168,35 @@ static int kv_int(const char *s, const char *key, int64_t *val)
 
 static char *kv_comm(char *s, const char *key, const char *stop);
 
+/* "<prefix><int>" at *@s, moving past it; -1 none, -2 past int64. */
+static int take_int(const char **s, const char *prefix, int64_t *val)
+{
+	size_t len = strlen(prefix);
+	char *end;
+
+	while (**s == ' ')
+		(*s)++;
+	if (strncmp(*s, prefix, len))
+		return -1;
+	errno = 0;
+	*val = strtoll(*s + len, &end, 10);
+	if (end == *s + len)
+		return -1;
+	if (errno == ERANGE)
+		return -2;
+	*s = end;
+	return 0;
+}
+
 /* The seed's "v:<uV> c:<uA> e:<uAh>" */
 static int parse_seed_power(const char *s, struct trace_event *ev)
 {
-	long long v, c, e;
+	int64_t v, c, e;
+	int r;
 
-	if (sscanf(s, "v:%lld c:%lld e:%lld", &v, &c, &e) != 3)
-		return 0;
+	if ((r = take_int(&s, "v:", &v)) || (r = take_int(&s, "c:", &c)) ||
+	    (r = take_int(&s, "e:", &e)))
+		return r == -2 ? TRACE_LINE_VALUE_RANGE : -1;
 	ev->kind = TRACE_EV_POWER;
 	ev->power.voltage_uv = v;
 	ev->power.current_ua = c;
@@ -164,13 +210,17 @@ static int parse_seed_power(const char *s, struct trace_event *ev)
 static int parse_battery(const char *s, struct trace_event *ev)
 {
 	int64_t v;
+	int r;
 
 	memset(&ev->power, 0, sizeof(ev->power));
-	if (kv_int(s, "voltage_uv", &ev->power.voltage_uv) ||
-	    kv_int(s, "current_ua", &ev->power.current_ua))
-		return 0;
+	if ((r = kv_int(s, "voltage_uv", &ev->power.voltage_uv)) ||
+	    (r = kv_int(s, "current_ua", &ev->power.current_ua)))
+		return r == -2 ? TRACE_LINE_VALUE_RANGE : -1;
 	ev->kind = TRACE_EV_POWER;
-	if (!kv_int(s, "charge_uah", &ev->power.charge_uah))
+	r = kv_int(s, "charge_uah", &ev->power.charge_uah);
+	if (r == -2)
+		return TRACE_LINE_VALUE_RANGE;
+	if (!r)
 		ev->power.has |= TRACE_POWER_HAS_CHARGE;
 	if (!kv_int(s, "seq", &v)) {
 		ev->power.seq = (uint32_t)v;
@@ -264,9 +314,13 @@ static int parse_counter(char *s, struct trace_event *ev)
 {
 	char *name = strstr(s, "track_name=");
 	char *end;
+	int r;
 
-	if (!name || kv_int(s, "counter_value", &ev->counter.value))
+	if (!name)
 		return 0;
+	r = kv_int(s, "counter_value", &ev->counter.value);
+	if (r)
+		return r == -2 ? TRACE_LINE_VALUE_RANGE : 0;
 	name += strlen("track_name=");
 	end = strstr(name, " counter_value=");
 	if (end)
@@ -393,6 +447,7 @@ static int parse_lost(const char *line, struct trace_event *ev)
 int trace_text_parse_line(char *line, struct trace_event *ev)
 {
 	char *p, *bracket, *cpu_end, *task_end, *dash, *event, *payload;
+	bool ts_overflow = false;
 	char *q;
 
 	memset(ev, 0, sizeof(*ev));
@@ -451,16 +506,19 @@ int trace_text_parse_line(char *line, struct trace_event *ev)
 	p = cpu_end + 1;
 	while (*p == ' ')
 		p++;
-	q = parse_timestamp(p, &ev->ts_ns);
+	q = parse_timestamp(p, &ev->ts_ns, &ts_overflow);
 	if (!q || *q != ':') {
+		ts_overflow = false;
 		while (*p && *p != ' ')
 			p++;
 		while (*p == ' ')
 			p++;
-		q = parse_timestamp(p, &ev->ts_ns);
+		q = parse_timestamp(p, &ev->ts_ns, &ts_overflow);
 		if (!q || *q != ':')
 			return -1;
 	}
+	if (ts_overflow)
+		return TRACE_LINE_TIME_RANGE;
 	event = q + 1;
 	while (*event == ' ')
 		event++;
@@ -475,9 +533,9 @@ int trace_text_parse_line(char *line, struct trace_event *ev)
 		*--q = '\0';
 
 	if (!strcmp(event, "battery"))
-		return parse_battery(payload, ev) ? 1 : -1;
+		return parse_battery(payload, ev);
 	if (!strcmp(event, "write_power_ringbuffer"))
-		return parse_seed_power(payload, ev) ? 1 : -1;
+		return parse_seed_power(payload, ev);
 	if (!strcmp(event, "counter"))
 		return parse_counter(payload, ev);
 	if (!strcmp(event, "sched_switch"))
@@ -492,24 +550,118 @@ int trace_text_parse_line(char *line, struct trace_event *ev)
 	return 2;
 }
 
+/*
+ * Lines of a file, each at most TRACE_TEXT_LINE_MAX bytes, read through one
+ * fixed buffer: memory does not grow with the input, whatever it holds.
+ */
+struct line_reader {
+	int fd;
+	char *buf;
+	size_t start, end;
+	bool eof;
+};
+
+#define LINE_BUF	(4 * TRACE_TEXT_LINE_MAX)
+
+enum { LINE_END = 0, LINE_OK = 1, LINE_TOO_LONG = -10, LINE_NUL = -11 };
+
+/*
+ * The next line in *@line, NUL-terminated in place, its newline dropped.
+ * Returns LINE_OK, LINE_END, LINE_TOO_LONG or LINE_NUL (a NUL byte: not
+ * text), or -1 with errno for a read error.
+ */
+static int next_line(struct line_reader *lr, char **line)
+{
+	char *nl;
+	ssize_t n;
+
+	for (;;) {
+		nl = memchr(lr->buf + lr->start, '\n', lr->end - lr->start);
+		if (nl || (lr->eof && lr->start < lr->end)) {
+			if (!nl)
+				nl = lr->buf + lr->end;	/* the last line, unterminated */
+			if ((size_t)(nl - lr->buf - lr->start) > TRACE_TEXT_LINE_MAX)
+				return LINE_TOO_LONG;
+			*nl = '\0';
+			*line = lr->buf + lr->start;
+			lr->start = nl - lr->buf + 1;
+			if (lr->start > lr->end)
+				lr->start = lr->end;
+			return memchr(*line, '\0', nl - *line) ? LINE_NUL : LINE_OK;
+		}
+		if (lr->eof)
+			return LINE_END;
+		if (lr->end - lr->start > TRACE_TEXT_LINE_MAX)
+			return LINE_TOO_LONG;
+		memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+		lr->end -= lr->start;
+		lr->start = 0;
+		/* one byte kept for the terminating NUL of a last line */
+		n = read(lr->fd, lr->buf + lr->end, LINE_BUF - 1 - lr->end);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!n)
+			lr->eof = true;
+		lr->end += n;
+	}
+}
+
+/* A line the reader cannot take: the message, and -1. */
+static int bad_line(int r, const char *path, unsigned long lineno, char *err, size_t errlen)
+{
+	switch (r) {
+	case LINE_TOO_LONG:
+		snprintf(err, errlen, "%s:%lu: line longer than %d bytes: not ftrace text",
+			 path, lineno, TRACE_TEXT_LINE_MAX);
+		break;
+	case LINE_NUL:
+		snprintf(err, errlen, "%s:%lu: NUL byte: not ftrace text", path, lineno);
+		break;
+	case TRACE_LINE_TIME_RANGE:
+		snprintf(err, errlen,
+			 "%s:%lu: timestamp past 2^64 ns (18446744073.709551615 s): refusing it rather than wrap round",
+			 path, lineno);
+		break;
+	case TRACE_LINE_VALUE_RANGE:
+		snprintf(err, errlen, "%s:%lu: a power or counter value past 64 bits", path,
+			 lineno);
+		break;
+	default:
+		snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+		break;
+	}
+	return -1;
+}
+
 int trace_input_read_text(const char *path, const struct trace_input_ops *ops, void *arg,
 			  char *err, size_t errlen)
 {
+	struct line_reader lr = { .fd = -1 };
 	unsigned long lineno = 0, good = 0, junk = 0;
 	uint64_t last_ts = 0;
 	struct trace_event ev;
-	size_t cap = 0;
-	char *line = NULL;
 	int ret = 0, r;
-	FILE *fp;
+	char *line;
 
-	fp = fopen(path, "re");
-	if (!fp) {
+	lr.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (lr.fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	while (getline(&line, &cap, fp) > 0) {
+	lr.buf = malloc(LINE_BUF);
+	if (!lr.buf) {
+		close(lr.fd);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	while ((r = next_line(&lr, &line)) != LINE_END) {
 		lineno++;
+		if (r != LINE_OK) {
+			ret = bad_line(r, path, lineno, err, errlen);
+			break;
+		}
 		if (line[0] == '#' && ops->cpus) {
 			char *p = strstr(line, "#P:");
 
@@ -517,6 +669,10 @@ int trace_input_read_text(const char *path, const struct trace_input_ops *ops, v
 				ops->cpus(atoi(p + 3), arg);
 		}
 		r = trace_text_parse_line(line, &ev);
+		if (r == TRACE_LINE_TIME_RANGE || r == TRACE_LINE_VALUE_RANGE) {
+			ret = bad_line(r, path, lineno, err, errlen);
+			break;
+		}
 		if (r < 0) {
 			if (!good && ++junk > TEXT_MAX_LEADING_JUNK) {
 				snprintf(err, errlen, "%s: not ftrace text (line %lu: no \"comm-pid [cpu] timestamp: event:\")",
@@ -559,15 +715,11 @@ int trace_input_read_text(const char *path, const struct trace_input_ops *ops, v
 		if (ret)
 			break;
 	}
-	if (!ret && ferror(fp)) {
-		snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-		ret = -1;
-	}
 	if (!ret && !good && !lineno) {
 		snprintf(err, errlen, "%s: empty file", path);
 		ret = -1;
 	}
-	free(line);
-	fclose(fp);
+	free(lr.buf);
+	close(lr.fd);
 	return ret;
 }

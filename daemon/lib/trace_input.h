@@ -149,12 +149,30 @@ struct trace_input_ops {
 enum trace_format trace_input_detect(const char *path, char *err, size_t errlen);
 
 /*
+ * The same judgement on the first @n bytes of an input (at most
+ * TRACE_SNIFF_BYTES are looked at), named @name in the message: a front end
+ * copying a pipe can refuse binary data (/dev/zero) at its first block.
+ */
+#define TRACE_SNIFF_BYTES	4096
+enum trace_format trace_input_sniff(const void *buf, size_t n, const char *name, char *err,
+				    size_t errlen);
+
+/*
  * Read every event of @path in timestamp order.  Returns 0, the non-zero
  * value a callback returned, or -1 with a message in @err (unreadable,
  * truncated, timestamps going backwards, ...).
  */
 int trace_input_read(const char *path, const struct trace_input_ops *ops, void *arg,
 		     char *err, size_t errlen);
+
+/*
+ * True when the trace.dat event format in @buf (@size bytes) has an array
+ * field whose '[' is followed by nothing libtraceevent can read (the end of
+ * the format, or a byte that is not printable): libtraceevent 1.7.1-1.8.4
+ * crashes on it.  The trace.dat reader checks every format the file holds
+ * before the library parses it, and refuses the file when one is unsafe.
+ */
+bool trace_format_unsafe(const char *buf, size_t size);
 
 /* The readers behind trace_input_read, for tests. */
 int trace_input_read_text(const char *path, const struct trace_input_ops *ops, void *arg,
@@ -166,9 +184,21 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
  * Parse one line of ftrace text.  Returns 1 and fills @ev for an event the
  * report uses, 2 for another event (only ts_ns, cpu, pid are filled), 0 for
  * a line to skip (comment, header), -1 for a line that is not ftrace text
- * or an event of ours that is malformed.  String pointers in @ev point into
- * @line, which is modified.
+ * or an event of ours that is malformed, and for a line the reader must
+ * refuse: TRACE_LINE_TIME_RANGE (a timestamp past 2^64 - 1 ns, which would
+ * otherwise wrap round to a small time) or TRACE_LINE_VALUE_RANGE (a number
+ * of a power or counter event past int64).  String pointers in @ev point
+ * into @line, which is modified.
  */
+#define TRACE_LINE_TIME_RANGE	(-2)
+#define TRACE_LINE_VALUE_RANGE	(-3)
 int trace_text_parse_line(char *line, struct trace_event *ev);
+
+/*
+ * Lines longer than this are refused with their number: no ftrace line
+ * comes near it (a trace_marker write is at most a page), and an endless
+ * "line" (a run of NUL bytes, /dev/zero) must not be read into memory.
+ */
+#define TRACE_TEXT_LINE_MAX	(64 * 1024)
 
 #endif

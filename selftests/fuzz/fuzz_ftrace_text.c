@@ -26,7 +26,7 @@ static void parse_one(const uint8_t *s, size_t len)
 	memcpy(line, s, len);
 	line[len] = '\0';
 	r = trace_text_parse_line(line, &ev);
-	FUZZ_CHECK(r >= -1 && r <= 2);
+	FUZZ_CHECK(r >= TRACE_LINE_VALUE_RANGE && r <= 2);
 	if (r == 1) {
 		check_inside(ev.comm, line, len);
 		switch (ev.kind) {
