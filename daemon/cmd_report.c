@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "trace_input.h"
 #include "report.h"
 #include "report_perf.h"
 #include "util.h"
@@ -29,7 +30,8 @@ static void report_usage(FILE *out)
 		"a trace.dat from `trace-cmd record -e powerpin ...`\n"
 		"or ftrace text (trace, trace_pipe, systrace; the seed's write_power_ringbuffer\n"
 		"lines too); \"-\" is standard input.  A pipe, FIFO or device is copied to\n"
-		"a temporary file first (in $TMPDIR, else /tmp), as it is read more than once.\n"
+		"a temporary file first (in $TMPDIR, else /tmp), as it is read more than once;\n"
+		"binary data that is not a trace.dat is refused at its first block.\n"
 		"A text summary goes to stdout, unless an output does.\n"
 		"\n"
 		"Each FILE may be \"-\" (stdout, for one of them), a FIFO, device or /dev/fd/N\n"
@@ -56,8 +58,13 @@ static void report_usage(FILE *out)
 		"  --sign auto|discharge-negative|discharge-positive\n"
 		"                    sign of discharge current in the input (default auto:\n"
 		"                    from the charge counter, else the mean current)\n"
+		"  --spool-max SIZE  copy at most SIZE bytes of a pipe, FIFO or device (default\n"
+		"                    1G; K, M, G suffixes; 0 for no limit)\n"
 		"  -h, --help        this help\n");
 }
+
+/* What a pipe, FIFO or device may put in $TMPDIR at most (--spool-max). */
+#define REPORT_SPOOL_MAX	(1ULL << 30)
 
 /* "foo.csv" -> "foo-processes.csv"; "foo" -> "foo-processes" */
 static char *processes_path(const char *csv)
@@ -259,19 +266,74 @@ static int outputs_commit(struct report_files *o)
 	return 0;
 }
 
+/* Read until @len bytes or the end; bytes read, or -1. */
+static ssize_t read_full(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = read(fd, buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!n)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t w;
+
+	while (len) {
+		w = write(fd, buf, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		buf += w;
+		len -= w;
+	}
+	return 0;
+}
+
+/* An unlinked temporary file in @dir, or -1. */
+static int spool_file(const char *dir)
+{
+	char *tmpl = NULL;
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 && asprintf(&tmpl, "%s/powerpin-report.XXXXXX", dir) >= 0) {
+		/* a file system without O_TMPFILE */
+		fd = mkostemp(tmpl, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(tmpl);
+		free(tmpl);
+	}
+	return fd;
+}
+
 /*
  * The input is read more than once (format sniffing, the report, then the
  * per-sample outputs), so a pipe, FIFO or device is first copied to an
- * unlinked temporary file, which its /proc/self/fd link then names.
- * Returns the descriptor (the file lives as long as it is open), or -1
- * with a message on stderr.
+ * unlinked temporary file, which its /proc/self/fd link then names.  Its
+ * first block is judged before anything is copied (/dev/zero is refused at
+ * once), and the copy stops at @max bytes.  Returns the descriptor (the
+ * file lives as long as it is open), or -1 with a message on stderr.
  */
-static int spool_input(const char *input, const char *name, char *path, size_t len)
+static int spool_input(const char *input, const char *name, unsigned long long max,
+		       char *path, size_t len)
 {
 	const char *dir = getenv("TMPDIR");
-	char buf[65536], *tmpl = NULL;
-	int in, out;
-	ssize_t n, w, off;
+	unsigned long long total = 0;
+	char buf[65536], err[512];
+	int in, out = -1;
+	ssize_t n;
 
 	if (!dir || !*dir)
 		dir = "/tmp";
@@ -280,41 +342,40 @@ static int spool_input(const char *input, const char *name, char *path, size_t l
 		fprintf(stderr, "powerpin report: %s: %s\n", name, strerror(errno));
 		return -1;
 	}
-	out = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (out < 0 && asprintf(&tmpl, "%s/powerpin-report.XXXXXX", dir) >= 0) {
-		/* a file system without O_TMPFILE */
-		out = mkostemp(tmpl, O_CLOEXEC);
-		if (out >= 0)
-			unlink(tmpl);
-		free(tmpl);
-	}
-	if (out < 0) {
-		fprintf(stderr, "powerpin report: %s: cannot create a temporary file in %s: %s\n",
-			name, dir, strerror(errno));
-		goto err;
-	}
 	for (;;) {
-		n = read(in, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		for (off = 0; off < n; off += w) {
-			w = write(out, buf + off, n - off);
-			if (w < 0 && errno == EINTR)
-				w = 0;
-			else if (w < 0)
-				break;
+		n = read_full(in, buf, sizeof(buf));
+		if (n < 0) {
+			fprintf(stderr, "powerpin report: %s: %s\n", name, strerror(errno));
+			goto err;
 		}
-		if (off < n) {
+		if (!total && trace_input_sniff(buf, n, name, err, sizeof(err)) ==
+			      TRACE_FORMAT_UNKNOWN) {
+			fprintf(stderr, "powerpin report: %s\n", err);
+			goto err;
+		}
+		if (!n)
+			break;
+		if (max && total + n > max) {
+			fprintf(stderr, "powerpin report: %s: more than %llu bytes to copy to %s (--spool-max); give it as a file, or raise the limit\n",
+				name, max, dir);
+			goto err;
+		}
+		if (out < 0) {
+			out = spool_file(dir);
+			if (out < 0) {
+				fprintf(stderr, "powerpin report: %s: cannot create a temporary file in %s: %s\n",
+					name, dir, strerror(errno));
+				goto err;
+			}
+		}
+		if (write_all(out, buf, n)) {
 			fprintf(stderr, "powerpin report: %s: copying to a temporary file in %s: %s\n",
 				name, dir, strerror(errno));
 			goto err;
 		}
-	}
-	if (n < 0) {
-		fprintf(stderr, "powerpin report: %s: %s\n", name, strerror(errno));
-		goto err;
+		total += n;
+		if ((size_t)n < sizeof(buf))
+			break;
 	}
 	if (in != STDIN_FILENO)
 		close(in);
@@ -341,6 +402,7 @@ int cmd_report(int argc, char **argv)
 		{ "flame", required_argument, NULL, 'F' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "sign", required_argument, NULL, 's' },
+		{ "spool-max", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -348,6 +410,7 @@ int cmd_report(int argc, char **argv)
 	struct report_options opt = { .sign = REPORT_SIGN_AUTO };
 	struct report_perf rp = { 0 };
 	char err[512], *end, *dir_input = NULL, spool_path[64];
+	unsigned long long spool_max = REPORT_SPOOL_MAX;
 	struct report_files o = { 0 };
 	int c, i, ret = 1, spool_fd = -1, to_stdout = 0;
 	const char *input, *name;
@@ -404,6 +467,13 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'S':
+			if (parse_size(optarg, &spool_max)) {
+				fprintf(stderr, "powerpin report: --spool-max wants a byte count (K, M, G suffixes; 0 for no limit), not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -442,7 +512,7 @@ int cmd_report(int argc, char **argv)
 	}
 	name = strcmp(input, "-") ? input : "<stdin>";
 	if (!strcmp(input, "-") || (!stat(input, &st) && !S_ISREG(st.st_mode))) {
-		spool_fd = spool_input(input, name, spool_path, sizeof(spool_path));
+		spool_fd = spool_input(input, name, spool_max, spool_path, sizeof(spool_path));
 		if (spool_fd < 0) {
 			free(dir_input);
 			return 1;

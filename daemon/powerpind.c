@@ -44,6 +44,7 @@ struct ppd {
 	bool foreground;
 	bool check_config;
 	const char *config_path;
+	char *config_abs;	/* --config made absolute (config_path then) */
 	bool config_explicit;
 	const char *spool_arg;
 	struct ppd_config cfg;
@@ -474,7 +475,9 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 			break;
 		case 'c':
 			/* absolute, so that SIGHUP finds it after daemon() */
-			d->config_path = realpath(optarg, NULL);
+			free(d->config_abs);
+			d->config_abs = realpath(optarg, NULL);
+			d->config_path = d->config_abs;
 			if (!d->config_path) {
 				fprintf(stderr, "powerpind: %s: %s\n", optarg,
 					strerror(errno));
@@ -548,9 +551,9 @@ static int print_config(const struct ppd *d)
 	return fflush(stdout) ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* Everything but the release of what parse_args() allocated. */
+static int daemon_main(struct ppd *d, int argc, char **argv)
 {
-	struct ppd d = { .cfg = { .report = true }, .cap_lock = -1 };
 	struct pollfd pfd[2];
 	struct signalfd_siginfo si;
 	bool missing;
@@ -566,26 +569,26 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
-	ret = parse_args(&d, argc, argv);
+	ret = parse_args(d, argc, argv);
 	if (ret)
 		return ret;
-	if (ppd_config_load(d.config_path, d.config_explicit, &d.cfg, err,
+	if (ppd_config_load(d->config_path, d->config_explicit, &d->cfg, err,
 			    sizeof(err))) {
 		fprintf(stderr, "powerpind: %s\n", err);
 		return 1;
 	}
-	if (d.check_config) {
-		ret = print_config(&d);
-		ppd_config_free(&d.cfg);
+	if (d->check_config) {
+		ret = print_config(d);
+		ppd_config_free(&d->cfg);
 		return ret;
 	}
 	if (!tracefs_tracing_dir() || access(tracefs_tracing_dir(), W_OK)) {
 		fprintf(stderr, "powerpind: no write access to tracefs (mounted? root?)\n");
 		return 1;
 	}
-	if (setup_spool(&d))
+	if (setup_spool(d))
 		return 1;
-	if (!d.foreground) {
+	if (!d->foreground) {
 		openlog("powerpind", LOG_PID, LOG_DAEMON);
 		if (daemon(0, 0)) {
 			fprintf(stderr, "powerpind: daemon: %s\n", strerror(errno));
@@ -596,82 +599,91 @@ int main(int argc, char **argv)
 	pfd[1].fd = signalfd(-1, &mask, SFD_CLOEXEC);
 	pfd[1].events = POLLIN;
 
-	d.nl = pp_genl_listen(&d.loaded);
-	if (!d.nl || pfd[1].fd < 0) {
-		logmsg(&d, LOG_ERR, "cannot listen to generic netlink: %s",
+	d->nl = pp_genl_listen(&d->loaded);
+	if (!d->nl || pfd[1].fd < 0) {
+		logmsg(d, LOG_ERR, "cannot listen to generic netlink: %s",
 		       strerror(errno));
 		return 1;
 	}
-	pfd[0].fd = pp_genl_fd(d.nl);
+	pfd[0].fd = pp_genl_fd(d->nl);
 	pfd[0].events = POLLIN;
-	if (!d.loaded)
-		logmsg(&d, LOG_WARNING, "powerpin.ko not loaded; waiting for it");
+	if (!d->loaded)
+		logmsg(d, LOG_WARNING, "powerpin.ko not loaded; waiting for it");
 	else
-		apply_config(&d);
+		apply_config(d);
 
 	/* stale data from before is no part of any capture */
 	if (!tracefs_trace_is_on(NULL))
 		pp_trace_clear();
-	d.saved = pp_events_enable(&missing);
-	if (!d.saved) {
-		logmsg(&d, LOG_ERR, "cannot enable the capture events: %s",
+	d->saved = pp_events_enable(&missing);
+	if (!d->saved) {
+		logmsg(d, LOG_ERR, "cannot enable the capture events: %s",
 		       strerror(errno));
 		return 1;
 	}
 	/* a gate that was already open when we came gets its capture too */
-	if (d.loaded)
-		resync(&d);
-	logmsg(&d, LOG_INFO, "ready: spool %s, %s", d.spool,
-	       d.loaded ? "powerpin.ko loaded" : "waiting for powerpin.ko");
+	if (d->loaded)
+		resync(d);
+	logmsg(d, LOG_INFO, "ready: spool %s, %s", d->spool,
+	       d->loaded ? "powerpin.ko loaded" : "waiting for powerpin.ko");
 
-	while (!d.stopping) {
-		int n = poll(pfd, 2, d.cap ? 100 : -1);
+	while (!d->stopping) {
+		int n = poll(pfd, 2, d->cap ? 100 : -1);
 
 		if (n < 0 && errno != EINTR) {
-			logmsg(&d, LOG_ERR, "poll: %s", strerror(errno));
+			logmsg(d, LOG_ERR, "poll: %s", strerror(errno));
 			status = 1;
 			break;
 		}
 		if (pfd[0].revents & POLLIN) {
-			if (pp_genl_read_events(d.nl, on_event, &d) < 0) {
-				logmsg(&d, LOG_WARNING, "netlink events lost (%s); resyncing",
+			if (pp_genl_read_events(d->nl, on_event, d) < 0) {
+				logmsg(d, LOG_WARNING, "netlink events lost (%s); resyncing",
 				       strerror(errno));
-				resync(&d);
+				resync(d);
 			}
 		}
 		/* a capture that cannot be written is over: say so, free its space */
-		if (d.cap && pp_capture_drain(d.cap) < 0)
-			capture_stop(&d, boottime_ns(), -1, false);
+		if (d->cap && pp_capture_drain(d->cap) < 0)
+			capture_stop(d, boottime_ns(), -1, false);
 		if (pfd[1].revents & POLLIN &&
 		    read(pfd[1].fd, &si, sizeof(si)) == sizeof(si)) {
 			switch (si.ssi_signo) {
 			case SIGHUP:
-				if (!reload_config(&d)) {
-					logmsg(&d, LOG_INFO, "configuration reread");
-					if (d.loaded)
-						apply_config(&d);
+				if (!reload_config(d)) {
+					logmsg(d, LOG_INFO, "configuration reread");
+					if (d->loaded)
+						apply_config(d);
 				}
 				break;
 			case SIGCHLD:
-				reap(&d, false);
+				reap(d, false);
 				break;
 			default:
-				logmsg(&d, LOG_INFO, "signal %d: finishing", si.ssi_signo);
-				d.stopping = true;
+				logmsg(d, LOG_INFO, "signal %d: finishing", si.ssi_signo);
+				d->stopping = true;
 				break;
 			}
 		}
 	}
 
-	if (capture_stop(&d, boottime_ns(), -1, false))
+	if (capture_stop(d, boottime_ns(), -1, false))
 		status = 1;
-	pp_events_restore(d.saved);
-	if (d.powerpin_enabled_later)
+	pp_events_restore(d->saved);
+	if (d->powerpin_enabled_later)
 		tracefs_event_disable(NULL, "powerpin", NULL);
-	reap(&d, true);
-	pp_genl_close(d.nl);
-	ppd_config_free(&d.cfg);
-	logmsg(&d, status ? LOG_ERR : LOG_INFO, "exiting%s",
+	reap(d, true);
+	pp_genl_close(d->nl);
+	ppd_config_free(&d->cfg);
+	logmsg(d, status ? LOG_ERR : LOG_INFO, "exiting%s",
 	       status ? " with status 1" : "");
 	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct ppd d = { .cfg = { .report = true }, .cap_lock = -1 };
+	int ret = daemon_main(&d, argc, argv);
+
+	free(d.config_abs);
+	return ret;
 }

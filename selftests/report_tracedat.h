@@ -151,6 +151,8 @@ struct tdat {
 	const char *cpustat[TDAT_MAX_CPUS + 2];	/* CPUSTAT option texts */
 	int nr_cpustat;
 	const char *clock;	/* trace clock name, NULL: local */
+	const char *extra_format;	/* one more event format, of system "extra" */
+	size_t extra_format_len;
 };
 
 #define TDAT_OPTION_CPUSTAT	2
@@ -406,7 +408,12 @@ static inline int tdat_close(struct tdat *w, const char *path)
 	tdat_blob64(f, tdat_header_event, strlen(tdat_header_event));
 	tdat_u32(f, 1);				/* ftrace events */
 	tdat_blob64(f, tdat_fmt_print, strlen(tdat_fmt_print));
-	tdat_u32(f, 2);				/* systems */
+	tdat_u32(f, w->extra_format ? 3 : 2);	/* systems */
+	if (w->extra_format) {
+		fwrite("extra", 1, 6, f);
+		tdat_u32(f, 1);
+		tdat_blob64(f, w->extra_format, w->extra_format_len);
+	}
 	fwrite("sched", 1, 6, f);
 	tdat_u32(f, 3);
 	tdat_blob64(f, tdat_fmt_switch, strlen(tdat_fmt_switch));

@@ -118,67 +118,122 @@ static int parse_line(struct ppd_config *c, char *key, char *val,
 	return 0;
 }
 
-int ppd_config_parse(FILE *fp, const char *name, struct ppd_config *cfg,
-		     char *err, size_t errlen)
+/* One line (NUL-terminated, no newline); 0 or -1 with the message in @err. */
+static int config_line(struct ppd_config *c, char *line, const char *name, unsigned int lineno,
+		       char *err, size_t errlen)
+{
+	char *s, *eq, *hash, msg[200];
+
+	hash = strchr(line, '#');
+	if (hash)
+		*hash = '\0';
+	s = trim(line);
+	if (!*s)
+		return 0;
+	eq = strchr(s, '=');
+	if (!eq) {
+		set_err(err, errlen, "%s:%u: expected 'key = value'", name, lineno);
+		return -1;
+	}
+	*eq = '\0';
+	if (parse_line(c, trim(s), trim(eq + 1), msg, sizeof(msg))) {
+		set_err(err, errlen, "%s:%u: %s", name, lineno, msg);
+		return -1;
+	}
+	return 0;
+}
+
+int ppd_config_parse_text(const char *text, size_t len, const char *name,
+			  struct ppd_config *cfg, char *err, size_t errlen)
 {
 	struct ppd_config c = { .report = true };
-	char *line = NULL, msg[200];
-	size_t cap = 0;
-	int lineno = 0;
+	const char *p = text, *end = text + len, *nl;
+	unsigned int lineno = 0;
+	char *line;
+	int ret;
 
-	while (getline(&line, &cap, fp) >= 0) {
-		char *s, *eq, *hash;
-
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
 		lineno++;
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		s = trim(line);
-		if (!*s)
-			continue;
-		eq = strchr(s, '=');
-		if (!eq) {
-			set_err(err, errlen, "%s:%d: expected 'key = value'", name,
+		if (memchr(p, '\0', nl - p)) {
+			set_err(err, errlen, "%s:%u: NUL byte: not a configuration file", name,
 				lineno);
 			goto fail;
 		}
-		*eq = '\0';
-		if (parse_line(&c, trim(s), trim(eq + 1), msg, sizeof(msg))) {
-			set_err(err, errlen, "%s:%d: %s", name, lineno, msg);
+		line = strndup(p, nl - p);
+		if (!line) {
+			set_err(err, errlen, "%s: out of memory", name);
 			goto fail;
 		}
+		ret = config_line(&c, line, name, lineno, err, errlen);
+		free(line);
+		if (ret)
+			goto fail;
+		p = nl + 1;
 	}
-	if (ferror(fp)) {
-		set_err(err, errlen, "%s: %s", name, strerror(errno));
-		goto fail;
-	}
-	free(line);
 	ppd_config_free(cfg);
 	*cfg = c;
 	return 0;
 fail:
-	free(line);
 	ppd_config_free(&c);
 	errno = EINVAL;
 	return -1;
 }
 
+int ppd_config_parse(FILE *fp, const char *name, struct ppd_config *cfg,
+		     char *err, size_t errlen)
+{
+	char *text = malloc(PPD_CONFIG_MAX + 1);
+	size_t len;
+	int ret;
+
+	if (!text) {
+		set_err(err, errlen, "%s: out of memory", name);
+		return -1;
+	}
+	len = fread(text, 1, PPD_CONFIG_MAX + 1, fp);
+	if (ferror(fp) || len > PPD_CONFIG_MAX) {
+		set_err(err, errlen, "%s: %s", name, ferror(fp) ? strerror(errno) :
+			"larger than " PPD_CONFIG_MAX_TEXT ": not a configuration file");
+		free(text);
+		errno = ferror(fp) ? errno : EFBIG;
+		return -1;
+	}
+	ret = ppd_config_parse_text(text, len, name, cfg, err, errlen);
+	free(text);
+	return ret;
+}
+
 int ppd_config_load(const char *path, bool must_exist, struct ppd_config *cfg,
 		    char *err, size_t errlen)
 {
-	FILE *fp = fopen(path, "r");
-	int ret;
+	size_t len;
+	void *text;
+	int ret, e;
 
-	if (!fp) {
-		if (errno == ENOENT && !must_exist) {
+	/* a FIFO or /dev/zero is refused at once, never waited on or read */
+	if (read_bounded_file(path, PPD_CONFIG_MAX, &text, &len)) {
+		e = errno;
+		if (e == ENOENT && !must_exist) {
 			ppd_config_free(cfg);
 			return 0;
 		}
-		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		if (e == EINVAL)
+			set_err(err, errlen, "%s: not a regular file", path);
+		else if (e == EFBIG)
+			set_err(err, errlen, "%s: larger than " PPD_CONFIG_MAX_TEXT ": not a configuration file",
+				path);
+		else
+			set_err(err, errlen, "%s: %s", path, strerror(e));
+		errno = e;
 		return -1;
 	}
-	ret = ppd_config_parse(fp, path, cfg, err, errlen);
-	fclose(fp);
+	ret = ppd_config_parse_text(text, len, path, cfg, err, errlen);
+	e = errno;
+	free(text);
+	errno = e;
 	return ret;
 }
 

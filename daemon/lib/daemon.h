@@ -21,13 +21,24 @@ struct ppd_config {
 };
 
 /*
- * Parse @fp (named @name in messages).  Format: one `key = value` per line,
- * `#` comments, blank lines ignored.  Keys: spool, period_ms, supply,
- * report (yes/no), pin_file (repeatable).  On error returns -1 with a
- * "NAME:LINE: message" in @err and @cfg untouched.
+ * Parse @len bytes of @text (named @name in messages).  Format: one
+ * `key = value` per line, `#` comments, blank lines ignored.  Keys: spool,
+ * period_ms, supply, report (yes/no), pin_file (repeatable).  On error
+ * returns -1 with a "NAME:LINE: message" in @err and @cfg untouched.
  */
+int ppd_config_parse_text(const char *text, size_t len, const char *name,
+			  struct ppd_config *cfg, char *err, size_t errlen);
+/* The same from @fp, read to its end (at most PPD_CONFIG_MAX bytes). */
 int ppd_config_parse(FILE *fp, const char *name, struct ppd_config *cfg,
 		     char *err, size_t errlen);
+/*
+ * Read @path, a regular file of at most PPD_CONFIG_MAX bytes: a FIFO, a
+ * device (/dev/zero) or a directory is refused at once, never read or
+ * waited on (at start and on SIGHUP alike).  A missing file is the
+ * defaults unless @must_exist.
+ */
+#define PPD_CONFIG_MAX		(1 << 20)
+#define PPD_CONFIG_MAX_TEXT	"1 MiB"
 int ppd_config_load(const char *path, bool must_exist, struct ppd_config *cfg,
 		    char *err, size_t errlen);
 void ppd_config_free(struct ppd_config *cfg);

@@ -5,7 +5,10 @@
  * the format the file itself carries, so field order and sizes may change
  * between module versions.
  */
+#include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +34,70 @@ const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
 /* The same: the trace clock named by the file's TRACECLOCK option, or NULL. */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+
+/*
+ * Formats libtraceevent cannot read safely.  libtraceevent 1.7.1 (and 1.8.4,
+ * the code is unchanged) reads the token after an array field's '[' without
+ * checking it: when the format ends there, or a byte it takes for the end
+ * (not printable, or above 0x7f) follows, it dereferences NULL; trace-cmd
+ * report crashes on such a trace.dat too.  libtracecmd hands every format
+ * of a trace.dat (ftrace and event, file version 6 or 7, compressed or not)
+ * to tep_parse_event(), so that function is defined here as well: it looks
+ * at each format first, refuses the unsafe ones (the library then counts a
+ * parsing failure and goes on), and passes the others to the library's own
+ * definition.  The reader then refuses the whole file with a message.
+ */
+static _Thread_local char format_refused[128];
+
+bool trace_format_unsafe(const char *buf, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)buf, *end = p + size, *q;
+
+	while ((p = memchr(p, '[', end - p))) {
+		/* read_token() skips blanks, not newlines */
+		for (q = p + 1; q < end && *q != '\n' && isspace(*q); q++)
+			;
+		if (q == end || (*q != '\n' && (*q > 0x7f || !isprint(*q))))
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* "SYSTEM:NAME" of a format, from its "name:" line, for the message. */
+static void format_name(const char *buf, size_t size, const char *sys, char *out, size_t len)
+{
+	const char *p = memmem(buf, size, "name:", 5), *e;
+
+	if (!p) {
+		snprintf(out, len, "%s:?", sys ? sys : "?");
+		return;
+	}
+	for (p += 5; p < buf + size && *p == ' '; p++)
+		;
+	for (e = p; e < buf + size && *e != '\n' && e - p < 64; e++)
+		;
+	snprintf(out, len, "%s:%.*s", sys ? sys : "?", (int)(e - p), p);
+}
+
+enum tep_errno tep_parse_event(struct tep_handle *tep, const char *buf, unsigned long size,
+			       const char *sys)
+{
+	static enum tep_errno (*library)(struct tep_handle *, const char *, unsigned long,
+					 const char *);
+
+	if (trace_format_unsafe(buf, size)) {
+		if (!format_refused[0])
+			format_name(buf, size, sys, format_refused, sizeof(format_refused));
+		return TEP_ERRNO__READ_FORMAT_FAILED;
+	}
+	if (!library)
+		library = (enum tep_errno (*)(struct tep_handle *, const char *, unsigned long,
+					      const char *))dlsym(RTLD_NEXT, "tep_parse_event");
+	if (!library)
+		return TEP_ERRNO__READ_FORMAT_FAILED;
+	return library(tep, buf, size, sys);
+}
 
 /* Records between two trims of the input's mapped pages. */
 #define TRIM_EVERY	65536
@@ -466,7 +533,16 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 	 * on such a handle.  So a handle that failed there is not closed: its
 	 * memory and descriptor leak once, rather than the process crashing.
 	 */
+	format_refused[0] = '\0';
 	handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (format_refused[0]) {
+		snprintf(err, errlen,
+			 "%s: event format %s has an array field cut off after its '[': libtraceevent (1.7.1 to 1.8.4) crashes reading it, so the file is refused",
+			 path, format_refused);
+		if (handle)
+			tracecmd_close(handle);
+		return -1;
+	}
 	if (!handle) {
 		snprintf(err, errlen,
 			 "%s: unreadable trace.dat (truncated or corrupt headers)", path);

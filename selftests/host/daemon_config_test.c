@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <linux/powerpin.h>
 #include <kselftest_harness.h>
@@ -143,6 +144,55 @@ TEST(config_load_missing_file)
 	EXPECT_EQ(-1, ppd_config_load("/nonexistent/pp.conf", true, &cfg, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "/nonexistent/pp.conf: No such file"));
 	ppd_config_free(&cfg);
+}
+
+/*
+ * Only a bounded regular file is a configuration: a FIFO with no writer is
+ * refused at once (powerpind used to block in fopen with SIGTERM already
+ * blocked, at start and on SIGHUP), /dev/zero is not read until memory
+ * runs out, a directory or an oversized file is an error, and a config
+ * that fails leaves the one in use as it was.
+ */
+TEST(config_load_only_bounded_regular_files)
+{
+	char dir[] = "/tmp/ppconf.XXXXXX", fifo[64], big[64], cmd[256];
+	struct ppd_config cfg = { .report = false };
+	char err[256] = "";
+	FILE *f;
+	int k;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo.conf", dir);
+	ASSERT_EQ(0, mkfifo(fifo, 0600));
+	EXPECT_EQ(-1, ppd_config_load(fifo, true, &cfg, err, sizeof(err)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_NE(NULL, strstr(err, "fifo.conf: not a regular file")) TH_LOG("%s", err);
+	EXPECT_EQ(-1, ppd_config_load("/dev/zero", true, &cfg, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "/dev/zero: not a regular file")) TH_LOG("%s", err);
+	EXPECT_EQ(-1, ppd_config_load(dir, true, &cfg, err, sizeof(err)));
+	EXPECT_EQ(EISDIR, errno);
+	snprintf(big, sizeof(big), "%s/big.conf", dir);
+	f = fopen(big, "w");
+	ASSERT_NE(NULL, f);
+	for (k = 0; k <= PPD_CONFIG_MAX / 16; k++)
+		fputs("# a comment....\n", f);
+	fclose(f);
+	EXPECT_EQ(-1, ppd_config_load(big, true, &cfg, err, sizeof(err)));
+	EXPECT_EQ(EFBIG, errno);
+	EXPECT_NE(NULL, strstr(err, "big.conf: larger than 1 MiB: not a configuration file"))
+		TH_LOG("%s", err);
+	/* none of that touched the configuration in use */
+	EXPECT_FALSE(cfg.report);
+	/* and powerpind itself says so and exits, never waiting on the FIFO */
+	if (!access("build/bin/powerpind", X_OK)) {
+		snprintf(cmd, sizeof(cmd),
+			 "timeout -s KILL 10 build/bin/powerpind --check-config --config %s 2>%s/err", fifo, dir);
+		EXPECT_EQ(1, WEXITSTATUS(system(cmd)));
+		snprintf(cmd, sizeof(cmd), "grep -q 'fifo.conf: not a regular file' %s/err", dir);
+		EXPECT_EQ(0, system(cmd));
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	system(cmd);
 }
 
 TEST(spool_dirs_and_summary)
