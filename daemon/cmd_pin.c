@@ -327,12 +327,15 @@ static int file_parse(int argc, char **argv, struct file_opts *o)
 
 /*
  * The probe: resident pages now (--gen-probe) or the ranges of an existing
- * pinlist (--use-probe), sorted and merged, in @probe.
+ * pinlist (--use-probe) within the file's @size bytes, sorted and merged,
+ * in @probe.
  */
-static int file_load_probe(const struct file_opts *o, struct probe_result *pr,
+static int file_load_probe(const struct file_opts *o, uint64_t size, struct probe_result *pr,
 			   struct pin_ranges *probe)
 {
+	struct pin_ranges raw = { 0 };
 	size_t trailing = 0;
+	int ret;
 
 	if (o->gen_probe) {
 		if (probe_path("file", o->path, o->want, pr))
@@ -342,19 +345,25 @@ static int file_load_probe(const struct file_opts *o, struct probe_result *pr,
 		memset(&pr->resident, 0, sizeof(pr->resident));
 		return 0;
 	}
-	if (pinlist_read_file(o->use_probe, probe, &trailing)) {
+	if (pinlist_read_file(o->use_probe, &raw, &trailing)) {
 		if (errno == EBADMSG)
 			fprintf(stderr, "powerpin file: --use-probe %s: %zu trailing bytes are not a whole pair: not a pinlist\n",
 				o->use_probe, trailing);
 		else
 			fprintf(stderr, "powerpin file: --use-probe %s: %s\n", o->use_probe,
 				pinlist_read_strerror(errno));
+		pin_ranges_free(&raw);
 		return -1;
 	}
-	if (!probe->nr)
+	if (!raw.nr)
 		fprintf(stderr, "powerpin file: --use-probe %s: no ranges\n", o->use_probe);
-	pin_ranges_merge(probe);
-	return 0;
+	/* a page cannot be resident past the end of the file */
+	pin_ranges_merge(&raw);
+	ret = pin_ranges_clip(&raw, 0, size, probe);
+	pin_ranges_free(&raw);
+	if (ret)
+		fprintf(stderr, "powerpin file: %s\n", strerror(ENOMEM));
+	return ret;
 }
 
 static void file_print_json(const struct file_opts *o, uint64_t size,
@@ -401,161 +410,254 @@ static void file_print_json(const struct file_opts *o, uint64_t size,
 	printf("}\n");
 }
 
-int cmd_file(int argc, char **argv)
-{
-	struct zip_coverage *cov = NULL, *filtered = NULL;
-	struct pin_ranges probe = { 0 }, written = { 0 }, all = { 0 };
-	struct probe_result pr = { 0 };
-	struct pinconfig pc = { 0 };
-	struct zip_index zi = { 0 };
-	size_t nr_filtered = 0, i, j;
+/* Everything one `powerpin file` run holds. */
+struct file_run {
 	struct file_opts o;
-	char err[ERRLEN];
-	bool have_probe;
-	struct stat st;
-	FILE *info = stdout;
-	int ret = 1;
+	FILE *info;			/* the text lines: stdout, or stderr under -o - */
+	bool say;			/* text output (not --json) */
+	uint64_t size;
+	struct probe_result pr;
+	struct pin_ranges probe, all, written;
+	struct pinconfig pc;
+	struct zip_index zi;
+	struct zip_coverage *cov, *filtered;
+	size_t nr_filtered;
+};
 
-	ret = file_parse(argc, argv, &o);
-	if (ret >= 0)
-		return ret;
-	ret = 1;
-	/* a pinlist on stdout: the lines about it go to stderr */
-	if (o.output && output_is_stdout(o.output)) {
-		if (o.json) {
-			fprintf(stderr, "powerpin file: --json and a pinlist both on stdout: give -o a file\n");
-			return 2;
-		}
-		info = stderr;
+/* pintool's ProbeType numbers, which its -v prints */
+enum { PINTOOL_PROBE_UNSET, PINTOOL_PROBE_GENERATE, PINTOOL_PROBE_CUSTOM };
+
+static void file_verbose_header(const struct file_run *f)
+{
+	const struct file_opts *o = &f->o;
+
+	fprintf(f->info, "Setting output pinlist file: %s\n", o->output ? o->output : "");
+	fprintf(f->info, "Setting input file: %s\n", o->path);
+	fprintf(f->info, "Setting pinconfig file: %s\n", o->pinconfig ? o->pinconfig : "");
+	fprintf(f->info, "Setting custom probe file: %s\n", o->use_probe ? o->use_probe : "");
+	fprintf(f->info, "Setting probe type: %d\n", o->gen_probe ? PINTOOL_PROBE_GENERATE :
+		o->use_probe ? PINTOOL_PROBE_CUSTOM : PINTOOL_PROBE_UNSET);
+	fprintf(f->info, "Dump enabled: %d\n", o->dump);
+	fprintf(f->info, "Is Zip file: %d\n", o->zip);
+	if (o->quota != PINLIST_NO_QUOTA)
+		fprintf(f->info, "Set Write quota: %llu\n", (unsigned long long)o->quota);
+	if (o->zip && o->use_probe)
+		fprintf(f->info, "Using custom probe file: %s\n", o->use_probe);
+	else if (o->zip && o->gen_probe)
+		fprintf(f->info, "Generating probe\n");
+}
+
+/* -v: the pinconfig as read, and what each match asks for (archive offsets). */
+static void file_verbose_pinconfig(const struct file_run *f)
+{
+	const struct pinconfig *pc = &f->pc;
+	size_t i, j;
+
+	fprintf(f->info, "Parsing file: %s\n", f->o.pinconfig);
+	fprintf(f->info, "Finished parsing Pinconfig file\n");
+	for (i = 0; i < pc->nr; i++) {
+		fprintf(f->info, "file=%s\n", pc->entries[i].pattern);
+		for (j = 0; j < pc->entries[i].nr_ranges; j++)
+			fprintf(f->info, "offset=%llu bytes=%llu\n",
+				(unsigned long long)pc->entries[i].ranges[j].offset,
+				(unsigned long long)pc->entries[i].ranges[j].length);
 	}
-	if (stat(o.path, &st)) {
-		fprintf(stderr, "powerpin file: %s: %s\n", o.path, strerror(errno));
+	for (i = 0; i < f->nr_filtered; i++) {
+		const struct zip_entry *e = f->filtered[i].entry;
+		const struct pinconfig_entry *pe = pinconfig_match(pc, e->name);
+
+		fprintf(f->info, "Found a match: file=%s matching filter=%s\n", e->name,
+			pe->pattern);
+		if (!pe->nr_ranges)
+			fprintf(f->info, "zip_offset=%llu bytes=%llu\n",
+				(unsigned long long)e->data_offset,
+				(unsigned long long)e->compressed_size);
+		for (j = 0; j < pe->nr_ranges; j++)
+			fprintf(f->info, "zip_offset=%llu bytes=%llu\n",
+				(unsigned long long)(e->data_offset + pe->ranges[j].offset),
+				(unsigned long long)pe->ranges[j].length);
+	}
+}
+
+static int add_all(struct pin_ranges *all, const struct pin_ranges *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (pin_ranges_add(all, r->v[i].offset, r->v[i].length, 0))
+			return -1;
+	return 0;
+}
+
+/* --zip: per-entry coverages, the pinconfig's filter, the dumps; -1 ENOMEM. */
+static int file_zip(struct file_run *f, bool have_probe)
+{
+	const struct file_opts *o = &f->o;
+	const struct zip_coverage *src;
+	size_t i, n;
+
+	f->cov = zip_coverages(&f->zi, have_probe ? &f->probe : NULL);
+	if (!f->cov)
+		return -1;
+	if (o->verbose && f->say)
+		for (i = 0; i < f->zi.nr; i++)
+			fprintf(f->info, "file found. name=%s offset=%llu uncompressed=%llu compressed=%llu\n\n",
+				f->zi.entries[i].name,
+				(unsigned long long)f->zi.entries[i].data_offset,
+				(unsigned long long)f->zi.entries[i].uncompressed_size,
+				(unsigned long long)f->zi.entries[i].compressed_size);
+	if (o->pinconfig) {
+		f->filtered = pinconfig_filter(&f->pc, f->cov, f->zi.nr, &f->nr_filtered);
+		if (!f->filtered)
+			return -1;
+		if (o->verbose && f->say)
+			file_verbose_pinconfig(f);
+		if (!f->nr_filtered)
+			fprintf(stderr, "powerpin file: warning: pinconfig %s matches no entry of %s\n",
+				o->pinconfig, o->path);
+	}
+	if (o->dump && f->say) {
+		fprintf(f->info, "\n----Unfiltered file coverages----\n\n");
+		dump_entries(f->info, f->cov, f->zi.nr, o->verbose);
+		if (o->pinconfig) {
+			fprintf(f->info, "\n----Filtered file coverages----\n\n");
+			dump_entries(f->info, f->filtered, f->nr_filtered, o->verbose);
+		}
+	}
+	/* what a pinlist would hold: the filtered view if there is one */
+	src = o->pinconfig ? f->filtered : f->cov;
+	n = o->pinconfig ? f->nr_filtered : f->zi.nr;
+	for (i = 0; i < n; i++)
+		if (add_all(&f->all, &src[i].ranges))
+			return -1;
+	return 0;
+}
+
+/* A plain file: its probe, dumped always (as pintool does); -1 ENOMEM. */
+static int file_plain(struct file_run *f)
+{
+	uint64_t bytes = pin_ranges_bytes(&f->probe);
+	size_t i;
+
+	if (f->say) {
+		fprintf(f->info, "%s size(B)=%llu resident(B)=%llu resident(%%)=%g\n", f->o.path,
+			(unsigned long long)f->size, (unsigned long long)bytes,
+			percent(bytes, f->size));
+		fprintf(f->info, "file resident ranges\n");
+		for (i = 0; i < f->probe.nr; i++)
+			fprintf(f->info, "file_offset=%llu total_bytes=%llu\n",
+				(unsigned long long)f->probe.v[i].offset,
+				(unsigned long long)f->probe.v[i].length);
+		fprintf(f->info, "\n\n");
+	}
+	return add_all(&f->all, &f->probe);
+}
+
+static int file_write(struct file_run *f)
+{
+	const struct file_opts *o = &f->o;
+	size_t i;
+
+	if (o->verbose && f->say && o->zip)
+		fprintf(f->info, o->pinconfig ? "Writing pinconfig filtered file coverages\n" :
+			"Writing regular file coverages.\n");
+	if (write_pinlist("file", o->output, &f->all, f->size, false, o->quota, &f->written))
+		return -1;
+	if (!f->say)
+		return 0;
+	for (i = 0; i < f->written.nr; i++)
+		fprintf(f->info, "Pinlist Writing start=%llu bytes=%llu\n",
+			(unsigned long long)f->written.v[i].offset,
+			(unsigned long long)f->written.v[i].length);
+	if (o->verbose)
+		fprintf(f->info, "Finished writing pin file at: %s\n", o->output);
+	return 0;
+}
+
+static void file_run_free(struct file_run *f)
+{
+	zip_coverages_free(f->cov, f->zi.nr);
+	zip_coverages_free(f->filtered, f->nr_filtered);
+	pin_ranges_free(&f->probe);
+	pin_ranges_free(&f->written);
+	pin_ranges_free(&f->all);
+	probe_result_free(&f->pr);
+	pinconfig_free(&f->pc);
+	zip_index_free(&f->zi);
+}
+
+/* Check and load what the run reads; the exit status, or -1 to go on. */
+static int file_load(struct file_run *f)
+{
+	const struct file_opts *o = &f->o;
+	char err[ERRLEN];
+	struct stat st;
+
+	if (stat(o->path, &st)) {
+		fprintf(stderr, "powerpin file: %s: %s\n", o->path, strerror(errno));
 		return 1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		fprintf(stderr, "powerpin file: %s: not a regular file\n", o.path);
+		fprintf(stderr, "powerpin file: %s: not a regular file\n", o->path);
 		return 1;
 	}
-	if (o.pinconfig && pinconfig_load(o.pinconfig, &pc, err, sizeof(err))) {
+	f->size = st.st_size;
+	if (o->pinconfig && pinconfig_load(o->pinconfig, &f->pc, err, sizeof(err))) {
 		fprintf(stderr, "powerpin file: pinconfig: %s\n", err);
 		return 1;
 	}
-	have_probe = o.gen_probe || o.use_probe;
-	if (have_probe && file_load_probe(&o, &pr, &probe))
-		goto out;
+	if ((o->gen_probe || o->use_probe) && file_load_probe(o, f->size, &f->pr, &f->probe))
+		return 1;
 	/*
 	 * Index the archive only after probing: reading the central directory
 	 * and the local headers (with readahead) brings pages into the cache.
 	 */
-	if (o.zip && zip_index_open(o.path, &zi, err, sizeof(err))) {
+	if (o->zip && zip_index_open(o->path, &f->zi, err, sizeof(err))) {
 		fprintf(stderr, "powerpin file: %s\n", err);
+		return 1;
+	}
+	if (o->zip)
+		f->size = f->zi.file_size;
+	return -1;
+}
+
+int cmd_file(int argc, char **argv)
+{
+	struct file_run f;
+	int ret;
+
+	memset(&f, 0, sizeof(f));
+	ret = file_parse(argc, argv, &f.o);
+	if (ret >= 0)
+		return ret;
+	f.info = stdout;
+	f.say = !f.o.json;
+	/* a pinlist on stdout: the lines about it go to stderr */
+	if (f.o.output && output_is_stdout(f.o.output)) {
+		if (f.o.json) {
+			fprintf(stderr, "powerpin file: --json and a pinlist both on stdout: give -o a file\n");
+			return 2;
+		}
+		f.info = stderr;
+	}
+	ret = file_load(&f);
+	if (ret >= 0)
+		goto out;
+	ret = 1;
+	if (f.o.verbose && f.say)
+		file_verbose_header(&f);
+	if (f.o.zip ? file_zip(&f, f.o.gen_probe || f.o.use_probe) : file_plain(&f)) {
+		fprintf(stderr, "powerpin file: %s\n", strerror(ENOMEM));
 		goto out;
 	}
-	if (o.zip)
-		st.st_size = zi.file_size;
-
-	if (o.verbose && !o.json) {
-		fprintf(info, "Setting output pinlist file: %s\n", o.output ? o.output : "");
-		fprintf(info, "Setting input file: %s\n", o.path);
-		fprintf(info, "Setting pinconfig file: %s\n", o.pinconfig ? o.pinconfig : "");
-		fprintf(info, "Setting custom probe file: %s\n", o.use_probe ? o.use_probe : "");
-		fprintf(info, "Dump enabled: %d\n", o.dump);
-		fprintf(info, "Is Zip file: %d\n", o.zip);
-		if (o.quota != PINLIST_NO_QUOTA)
-			fprintf(info, "Set Write quota: %llu\n", (unsigned long long)o.quota);
-	}
-
-	if (o.zip) {
-		cov = zip_coverages(&zi, have_probe ? &probe : NULL);
-		if (!cov)
-			goto nomem;
-		if (o.verbose && !o.json)
-			for (i = 0; i < zi.nr; i++)
-				fprintf(info, "file found. name=%s offset=%llu uncompressed=%llu compressed=%llu\n\n",
-				       zi.entries[i].name,
-				       (unsigned long long)zi.entries[i].data_offset,
-				       (unsigned long long)zi.entries[i].uncompressed_size,
-				       (unsigned long long)zi.entries[i].compressed_size);
-		if (o.pinconfig) {
-			filtered = pinconfig_filter(&pc, cov, zi.nr, &nr_filtered);
-			if (!filtered)
-				goto nomem;
-			for (i = 0; o.verbose && !o.json && i < nr_filtered; i++)
-				fprintf(info, "Found a match: file=%s matching filter=%s\n",
-				       filtered[i].entry->name,
-				       pinconfig_match(&pc, filtered[i].entry->name)->pattern);
-			if (!nr_filtered)
-				fprintf(stderr, "powerpin file: warning: pinconfig %s matches no entry of %s\n",
-					o.pinconfig, o.path);
-		}
-		if (o.dump && !o.json) {
-			fprintf(info, "\n----Unfiltered file coverages----\n\n");
-			dump_entries(info, cov, zi.nr, o.verbose);
-			if (o.pinconfig) {
-				fprintf(info, "\n----Filtered file coverages----\n\n");
-				dump_entries(info, filtered, nr_filtered, o.verbose);
-			}
-		}
-		/* what a pinlist would hold: the filtered view if there is one */
-		{
-			const struct zip_coverage *src = o.pinconfig ? filtered : cov;
-			size_t n = o.pinconfig ? nr_filtered : zi.nr;
-
-			for (i = 0; i < n; i++)
-				for (j = 0; j < src[i].ranges.nr; j++)
-					if (pin_ranges_add(&all, src[i].ranges.v[j].offset,
-							   src[i].ranges.v[j].length, 0))
-						goto nomem;
-		}
-	} else {
-		uint64_t bytes = pin_ranges_bytes(&probe);
-
-		if (!o.json) {
-			fprintf(info, "%s size(B)=%llu resident(B)=%llu resident(%%)=%g\n", o.path,
-			       (unsigned long long)st.st_size, (unsigned long long)bytes,
-			       percent(bytes, st.st_size));
-			fprintf(info, "file resident ranges\n");
-			for (i = 0; i < probe.nr; i++)
-				fprintf(info, "file_offset=%llu total_bytes=%llu\n",
-				       (unsigned long long)probe.v[i].offset,
-				       (unsigned long long)probe.v[i].length);
-			fprintf(info, "\n\n");
-		}
-		for (i = 0; i < probe.nr; i++)
-			if (pin_ranges_add(&all, probe.v[i].offset, probe.v[i].length, 0))
-				goto nomem;
-	}
-
-	if (o.output) {
-		if (write_pinlist("file", o.output, &all, st.st_size, false, o.quota,
-				  &written))
-			goto out;
-		if (!o.json) {
-			for (i = 0; i < written.nr; i++)
-				fprintf(info, "Pinlist Writing start=%llu bytes=%llu\n",
-				       (unsigned long long)written.v[i].offset,
-				       (unsigned long long)written.v[i].length);
-			if (o.verbose)
-				fprintf(info, "Finished writing pin file at: %s\n", o.output);
-		}
-	}
-
-	if (o.json)
-		file_print_json(&o, st.st_size, &pr, &probe, cov, zi.nr, filtered,
-				nr_filtered, &written);
+	if (f.o.output && file_write(&f))
+		goto out;
+	if (f.o.json)
+		file_print_json(&f.o, f.size, &f.pr, &f.probe, f.cov, f.zi.nr, f.filtered,
+				f.nr_filtered, &f.written);
 	ret = fflush(stdout) ? 1 : 0;
-	goto out;
-nomem:
-	fprintf(stderr, "powerpin file: %s\n", strerror(ENOMEM));
 out:
-	zip_coverages_free(cov, zi.nr);
-	zip_coverages_free(filtered, nr_filtered);
-	pin_ranges_free(&probe);
-	pin_ranges_free(&written);
-	pin_ranges_free(&all);
-	probe_result_free(&pr);
-	pinconfig_free(&pc);
-	zip_index_free(&zi);
+	file_run_free(&f);
 	return ret;
 }
 

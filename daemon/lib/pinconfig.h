@@ -8,8 +8,9 @@
  *   offset <n> length <n>     the entry's data start (no range: whole entry)
  *
  * Tokens are separated by any whitespace and are at most 4095 bytes long.
- * Numbers are unsigned decimal, 0x hex or 0 octal, with an optional K/M/G
- * suffix.  Every other token, a longer token, a missing or malformed number,
+ * Numbers are unsigned decimal, or hex after 0x (a leading 0 is still
+ * decimal, as pintool reads them with Android's ParseUint), with an
+ * optional K/M/G suffix.  Every other token, a longer token, a missing or malformed number,
  * an offset without a length, a zero length or a file without any entry is
  * an error that names file:line.
  */

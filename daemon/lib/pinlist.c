@@ -103,6 +103,9 @@ int pin_ranges_clip(const struct pin_ranges *in, uint64_t lo, uint64_t hi,
 {
 	size_t i, a = 0, b = in->nr;
 
+	/* an empty window (a zero-size zip entry) holds no range, not an empty one */
+	if (lo >= hi)
+		return 0;
 	/* binary search for the first range that ends after @lo */
 	while (a < b) {
 		size_t m = a + (b - a) / 2;

@@ -15,12 +15,20 @@ int parse_size(const char *s, unsigned long long *out)
 	unsigned long long v, mul = 1;
 	char *end;
 
-	if (!s || !*s || *s == '-' || isspace((unsigned char)*s)) {
+	if (!s || !isdigit((unsigned char)*s)) {
 		errno = EINVAL;
 		return -1;
 	}
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		if (!isxdigit((unsigned char)s[2])) {
+			errno = EINVAL;
+			return -1;
+		}
+		v = strtoull(s + 2, &end, 16);
+	} else {
+		v = strtoull(s, &end, 10);
+	}
 	if (errno)
 		return -1;
 	if (end == s) {

@@ -18,8 +18,12 @@
  */
 int read_bounded_file(const char *path, size_t max, void **buf, size_t *len);
 
-/* Parse an unsigned decimal/hex/octal number with optional K/M/G suffix
- * (powers of 1024).  Returns 0, or -1 with errno = EINVAL/ERANGE. */
+/*
+ * Parse an unsigned number with an optional K/M/G suffix (powers of 1024):
+ * decimal, or hexadecimal after "0x", as Android's ParseUint (and so
+ * pintool) reads one.  A leading zero is decimal: "010" is ten, never
+ * octal eight.  Returns 0, or -1 with errno = EINVAL/ERANGE.
+ */
 int parse_size(const char *s, unsigned long long *out);
 
 /*
