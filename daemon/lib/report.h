@@ -316,6 +316,15 @@ int report_finish(struct report *r, char *err, size_t errlen);
 /* Read @path through trace_input and finish: the whole first pass. */
 int report_run(struct report *r, const char *path, char *err, size_t errlen);
 
+/*
+ * Bring every thread's, idle's and other's energy up to the last sample.
+ * What runs on a CPU through whole intervals is charged lazily, when it
+ * stops (report_attr.c), so a writer that reads energies while the report
+ * runs calls this first; report_finish() does it at the end.  It costs one
+ * step per CPU seen and per thread.
+ */
+void report_settle(struct report *r);
+
 /* The task with @pid, or NULL. */
 const struct report_task *report_find_task(const struct report *r, int pid);
 
@@ -404,10 +413,10 @@ void html_free(struct html_writer *w);
 struct pf_writer;
 struct pf_writer *pf_open(const struct report *r, FILE *out);
 void pf_clock(struct pf_writer *w, const struct trace_clock_info *clock);
-int pf_event(struct pf_writer *w, const struct report *live, const struct trace_event *ev);
+int pf_event(struct pf_writer *w, struct report *live, const struct trace_event *ev);
 void pf_slice_done(struct pf_writer *w, const struct report_open_slice *o, bool marker,
 		   bool unterminated);
-int pf_close(struct pf_writer *w, const struct report *live);
+int pf_close(struct pf_writer *w, struct report *live);
 void pf_free(struct pf_writer *w);
 
 /*

@@ -429,21 +429,26 @@ static int build_processes(struct report *r)
 	return 0;
 }
 
-int report_attr_finish(struct report *r)
+void report_settle(struct report *r)
 {
 	double named = 0;
 	uint32_t i;
 
-	/* what ran through the last whole intervals */
+	/* what ran through the whole intervals since each CPU last switched */
 	for (i = 0; i < r->nr_cpu_seen; i++)
 		if (!r->cpus[i].dirty)
 			cpu_settle(r, &r->cpus[i]);
-	if (r->error)
-		return -1;
 	/* other: whatever no thread and no idle CPU can be named for */
 	for (i = 0; i < r->nr_tasks; i++)
 		named += r->tasks[i].energy;
 	r->other_energy = r->energy - named - r->idle_energy;
+}
+
+int report_attr_finish(struct report *r)
+{
+	report_settle(r);
+	if (r->error)
+		return -1;
 	return build_processes(r);
 }
 

@@ -303,6 +303,8 @@ static void energy_point(struct html_writer *w, struct report *live)
 	double *row = &w->energy[(size_t)w->next_point * w->nr_series];
 	uint32_t top = top_processes(r), j;
 
+	/* the energy of what ran through whole intervals is charged on demand */
+	report_settle(live);
 	if (report_energy_by_process(r, live, &w->map, w->proc)) {
 		w->error = ENOMEM;
 		return;

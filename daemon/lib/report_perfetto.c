@@ -942,7 +942,7 @@ static void mark_event(struct pf_writer *w, const struct report *live, const str
 }
 
 /* Cumulative energy of each process (and idle, other), every 100 ms. */
-static void process_energy(struct pf_writer *w, const struct report *live, uint64_t ts, bool last)
+static void process_energy(struct pf_writer *w, struct report *live, uint64_t ts, bool last)
 {
 	const struct report *r = w->r;
 	uint32_t j;
@@ -950,6 +950,8 @@ static void process_energy(struct pf_writer *w, const struct report *live, uint6
 	if (!last && ts < w->next_process_ns)
 		return;
 	w->next_process_ns = ts + PF_PROCESS_PERIOD_NS;
+	/* the energy of what ran through whole intervals is charged on demand */
+	report_settle(live);
 	if (report_energy_by_process(r, live, &w->map, w->proc_energy)) {
 		w->error = ENOMEM;
 		return;
@@ -970,7 +972,7 @@ static void process_energy(struct pf_writer *w, const struct report *live, uint6
 	}
 }
 
-static void power_event(struct pf_writer *w, const struct report *live, const struct trace_event *ev)
+static void power_event(struct pf_writer *w, struct report *live, const struct trace_event *ev)
 {
 	const struct report *r = w->r;
 	double p = (double)ev->power.voltage_uv * (double)ev->power.current_ua * 1e-6;
@@ -1015,7 +1017,7 @@ static void power_event(struct pf_writer *w, const struct report *live, const st
 	queue_flush(w, false);
 }
 
-int pf_event(struct pf_writer *w, const struct report *live, const struct trace_event *ev)
+int pf_event(struct pf_writer *w, struct report *live, const struct trace_event *ev)
 {
 	start(w);
 	switch (ev->kind) {
@@ -1081,7 +1083,7 @@ struct pf_writer *pf_open(const struct report *r, FILE *out)
 }
 
 /* After the live report's report_finish(): the last values, then done. */
-int pf_close(struct pf_writer *w, const struct report *live)
+int pf_close(struct pf_writer *w, struct report *live)
 {
 	int cpu;
 
