@@ -97,11 +97,12 @@ static void report_error(const char *err, const char *path, const char *name)
  * (docs/report.md says what a stream output keeps).
  */
 enum report_output {
-	OUT_JSON, OUT_HTML, OUT_PROCESSES, OUT_CSV, OUT_PERFETTO, OUT_CHROME, OUT_COUNT
+	OUT_JSON, OUT_HTML, OUT_PROCESSES, OUT_CSV, OUT_PERFETTO, OUT_CHROME, OUT_FLAME,
+	OUT_COUNT
 };
 
 static const char *const output_what[OUT_COUNT] = {
-	"JSON", "HTML", "processes CSV", "CSV", "Perfetto trace", "Chrome JSON",
+	"JSON", "HTML", "processes CSV", "CSV", "Perfetto trace", "Chrome JSON", "flame graph",
 };
 
 struct report_files {
@@ -168,8 +169,8 @@ static const char *out_name(struct report_files *o, enum report_output i)
 	return o->name[i] && output_is_stdout(o->name[i]) ? "<stdout>" : o->name[i];
 }
 
-static int outputs_write(struct report_files *o, const struct report *r, const char *input,
-			 const char *name)
+static int outputs_write(struct report_files *o, const struct report *r,
+			 const struct report_perf *rp, const char *input, const char *name)
 {
 	char err[512];
 	int i, ret = 0;
@@ -179,6 +180,8 @@ static int outputs_write(struct report_files *o, const struct report *r, const c
 	else if (o->open[OUT_PROCESSES] &&
 		 report_write_processes_csv(r, o->f[OUT_PROCESSES].fp))
 		i = OUT_PROCESSES, ret = -1;
+	else if (o->open[OUT_FLAME] && report_write_flame(rp, name, o->f[OUT_FLAME].fp))
+		i = OUT_FLAME, ret = -1;
 	if (ret) {
 		fprintf(stderr, "powerpin report: writing %s %s: %s\n", output_what[i],
 			o->name[i], strerror(errno));
@@ -228,17 +231,16 @@ static bool same_output(const char *a, const char *b)
  * return -1.  @name is indexed by enum report_output (its OUT_PROCESSES
  * unused: the process table's name is derived from the CSV's).
  */
-static int outputs_distinct(const char *const *name, const char *flame)
+static int outputs_distinct(const char *const *name)
 {
-	const char *all[OUT_COUNT + 1];
+	const char *all[OUT_COUNT];
 	char *procs = name[OUT_CSV] ? processes_path(name[OUT_CSV]) : NULL;
 	int i, j, ret = 0;
 
 	memcpy(all, name, OUT_COUNT * sizeof(*all));
 	all[OUT_PROCESSES] = procs;
-	all[OUT_COUNT] = flame;
-	for (i = 0; i <= OUT_COUNT && !ret; i++)
-		for (j = i + 1; j <= OUT_COUNT && !ret; j++)
+	for (i = 0; i < OUT_COUNT && !ret; i++)
+		for (j = i + 1; j < OUT_COUNT && !ret; j++)
 			if (all[i] && all[j] && same_output(all[i], all[j])) {
 				fprintf(stderr, "powerpin report: two outputs name the same file: %s and %s\n",
 					all[i], all[j]);
@@ -443,6 +445,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'F':
 			flame = optarg;
+			o.name[OUT_FLAME] = optarg;
 			break;
 		case 'b':
 			errno = 0;
@@ -494,12 +497,11 @@ int cmd_report(int argc, char **argv)
 	}
 	for (i = 0; i < OUT_COUNT; i++)
 		to_stdout += o.name[i] && output_is_stdout(o.name[i]);
-	to_stdout += flame && output_is_stdout(flame);
 	if (to_stdout > 1) {
 		fprintf(stderr, "powerpin report: only one output can go to standard output\n");
 		return 2;
 	}
-	if (outputs_distinct(o.name, flame))
+	if (outputs_distinct(o.name))
 		return 2;
 	input = argv[optind];
 	/* a powerpind spool directory holds its capture as trace.dat */
@@ -535,13 +537,11 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	if (outputs_open(&o))
 		goto out;
-	if (outputs_write(&o, &r, input, name)) {
+	if (outputs_write(&o, &r, &rp, input, name)) {
 		outputs_abort(&o);
 		goto out;
 	}
 	if (outputs_commit(&o))
-		goto out;
-	if (flame && report_write_flame(&rp, flame, name))
 		goto out;
 	ret = 0;
 out:

@@ -120,25 +120,11 @@ int report_add_perf(struct report *r, struct report_perf *rp, const char *input,
 	return 0;
 }
 
-int report_write_flame(const struct report_perf *rp, const char *path, const char *name)
+int report_write_flame(const struct report_perf *rp, const char *name, FILE *out)
 {
-	struct output_file out;
 	char title[512];
 
 	snprintf(title, sizeof(title), "Energy: %s (%.4f J over %llu perf samples)", name,
 		 rp->energy_j, (unsigned long long)rp->used);
-	if (output_open(&out, path)) {
-		fprintf(stderr, "powerpin report: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	if (flame_write_html(&rp->flame, title, out.fp)) {
-		fprintf(stderr, "powerpin report: writing flame graph %s: %s\n", path, strerror(errno));
-		output_abort(&out);
-		return -1;
-	}
-	if (output_commit(&out)) {
-		fprintf(stderr, "powerpin report: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return flame_write_html(&rp->flame, title, out);
 }
