@@ -153,6 +153,7 @@ struct tdat {
 	const char *clock;	/* trace clock name, NULL: local */
 	const char *extra_format;	/* one more event format, of system "extra" */
 	size_t extra_format_len;
+	const char *printk;		/* the printk formats section, NULL: empty */
 };
 
 #define TDAT_OPTION_CPUSTAT	2
@@ -424,7 +425,9 @@ static inline int tdat_close(struct tdat *w, const char *path)
 	tdat_blob64(f, tdat_fmt_battery, strlen(tdat_fmt_battery));
 	tdat_blob64(f, tdat_fmt_counter, strlen(tdat_fmt_counter));
 	tdat_u32(f, 0);				/* kallsyms */
-	tdat_u32(f, 0);				/* printk formats */
+	tdat_u32(f, w->printk ? strlen(w->printk) : 0);	/* printk formats */
+	if (w->printk)
+		fwrite(w->printk, 1, strlen(w->printk), f);
 	tdat_blob64(f, w->cmdlines, w->cmdlines_len);
 	free(w->cmdlines);
 	tdat_u32(f, w->nr_cpus);

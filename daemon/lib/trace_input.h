@@ -174,6 +174,15 @@ int trace_input_read(const char *path, const struct trace_input_ops *ops, void *
  */
 bool trace_format_unsafe(const char *buf, size_t size);
 
+/*
+ * True when the printk formats section @buf (NUL-terminated) has a line
+ * libtraceevent would read past: no "ADDRESS : FORMAT" shape, or a format
+ * shorter than 3 bytes.  The trace.dat reader hands the library only the
+ * other lines (they name the strings behind events' %s pointers, which
+ * the report never prints).
+ */
+bool trace_printk_formats_unsafe(const char *buf);
+
 /* The readers behind trace_input_read, for tests. */
 int trace_input_read_text(const char *path, const struct trace_input_ops *ops, void *arg,
 			  char *err, size_t errlen);

@@ -99,6 +99,77 @@ enum tep_errno tep_parse_event(struct tep_handle *tep, const char *buf, unsigned
 	return library(tep, buf, size, sys);
 }
 
+/*
+ * The printk formats section: lines of "ADDRESS : FORMAT".  libtraceevent's
+ * tep_parse_printk_formats() copies from one byte past the ':' without
+ * looking (past the end of the buffer when a line has no ':' or ends with
+ * it), and tep_register_print_string() then reads up to three bytes before
+ * a format shorter than that.  libtracecmd calls it for the section of
+ * every trace.dat, so it is defined here too: the lines the library cannot
+ * read safely are left out (they only name the strings behind events' %s
+ * pointers, which the report never prints) and the rest passed on.
+ */
+static bool printk_line_unsafe(const char *line, const char *end)
+{
+	const char *colon, *fmt;
+
+	/* strtok_r() skips the delimiters a token starts with */
+	while (line < end && *line == ':')
+		line++;
+	if (line == end)
+		return false;	/* the library stops at such a line, safely */
+	colon = memchr(line, ':', end - line);
+	if (!colon || colon + 1 >= end)
+		return true;
+	fmt = colon + 2;	/* the library skips the space after the ':' */
+	if (fmt < end && *fmt == '"')
+		fmt++;
+	return fmt >= end || end - fmt < 3;
+}
+
+bool trace_printk_formats_unsafe(const char *buf)
+{
+	const char *line, *end;
+
+	for (line = buf; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		if (printk_line_unsafe(line, end))
+			return true;
+	}
+	return false;
+}
+
+int tep_parse_printk_formats(struct tep_handle *tep, const char *buf)
+{
+	static int (*library)(struct tep_handle *, const char *);
+	const char *line, *end;
+	char *safe, *p;
+	int ret;
+
+	if (!library)
+		library = (int (*)(struct tep_handle *, const char *))
+			  dlsym(RTLD_NEXT, "tep_parse_printk_formats");
+	if (!library)
+		return -1;
+	if (!trace_printk_formats_unsafe(buf))
+		return library(tep, buf);
+	safe = malloc(strlen(buf) + 1);
+	if (!safe)
+		return -1;
+	for (p = safe, line = buf; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		if (printk_line_unsafe(line, end))
+			continue;
+		memcpy(p, line, end - line);
+		p += end - line;
+		*p++ = '\n';
+	}
+	*p = '\0';
+	ret = library(tep, safe);
+	free(safe);
+	return ret;
+}
+
 /* Records between two trims of the input's mapped pages. */
 #define TRIM_EVERY	65536
 

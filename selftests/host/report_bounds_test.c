@@ -468,4 +468,34 @@ TEST_F(bounds, tracedat_with_cut_array_field_refused)
 	EXPECT_TRUE(file_has(err, "event format extra:crash has an array field cut off"));
 }
 
+TEST(unsafe_printk_formats)
+{
+	EXPECT_FALSE(trace_printk_formats_unsafe(""));
+	EXPECT_FALSE(trace_printk_formats_unsafe("0xffffffff82a1b2c8 : \"rcu_sched\"\n"));
+	EXPECT_FALSE(trace_printk_formats_unsafe("ffff : \"\\n\"\n\n:::\n"));
+	/* no ':' (the library copies from past the end), or nothing after it */
+	EXPECT_TRUE(trace_printk_formats_unsafe("ffffffff81000000\n"));
+	EXPECT_TRUE(trace_printk_formats_unsafe("0 : \"ok fmt\"\nffff:"));
+	/* a format shorter than 3 bytes: the library reads before it */
+	EXPECT_TRUE(trace_printk_formats_unsafe("ffff : \"\"\n"));
+	EXPECT_TRUE(trace_printk_formats_unsafe("ffff : ab\n"));
+}
+
+/* A trace.dat whose printk formats the library would read past: still read */
+TEST_F(bounds, tracedat_with_bad_printk_formats_is_read)
+{
+	struct report r;
+	struct tdat w;
+	int k;
+
+	ASSERT_EQ(0, tdat_open(&w, 1));
+	w.printk = "ffffffff81000000 : \"a good one\"\nffffffff81000008\nffffffff81000010 : \"\"\n";
+	for (k = 0; k < 10; k++)
+		tdat_battery(&w, 0, 5000000000ULL + k * 10000000ULL, 77, k + 1, 3800000, -500000, 0, 0);
+	ASSERT_EQ(0, tdat_close(&w, self->path));
+	ASSERT_EQ(0, report_path(self, &r)) TH_LOG("%s", self->err);
+	EXPECT_EQ(10U, r.samples);
+	report_free(&r);
+}
+
 TEST_HARNESS_MAIN
