@@ -323,8 +323,18 @@ static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int
 		return -1;
 	}
 	r->last_ts = rec->ts;
-	if (cpu >= 0 && cpu < r->nr_cpus)
+	if (cpu >= 0 && cpu < r->nr_cpus) {
+		/*
+		 * A CPU's records lie one after the other in its data: one at
+		 * or before the last is a corrupt page chain going round, which
+		 * libtracecmd would follow for minutes.
+		 */
+		if (rec->offset <= r->last_offset[cpu]) {
+			r->ret = -5;
+			return -1;
+		}
 		r->last_offset[cpu] = rec->offset;
+	}
 	if (rec->missed_events) {
 		memset(&ev, 0, sizeof(ev));
 		ev.kind = TRACE_EV_LOST;
@@ -673,6 +683,11 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 		snprintf(err, errlen,
 			 "%s: unreadable trace.dat (corrupt: CPU %d's data stops at a page that cannot be loaded)",
 			 path, bad_cpu);
+		return -1;
+	case -5:
+		snprintf(err, errlen,
+			 "%s: unreadable trace.dat (corrupt: a CPU's pages go round in a loop)",
+			 path);
 		return -1;
 	}
 	return r.ret;

@@ -468,6 +468,26 @@ TEST_F(bounds, tracedat_with_cut_array_field_refused)
 	EXPECT_TRUE(file_has(err, "event format extra:crash has an array field cut off"));
 }
 
+/*
+ * A trace.dat (found by the fuzzer) whose pages chain round in a loop:
+ * libtracecmd would deliver the same records for minutes; the reader sees
+ * a record at or before the previous one of its CPU and refuses the file.
+ */
+TEST_F(bounds, tracedat_pages_in_a_loop_refused)
+{
+	static const char *const loop = "selftests/fuzz/corpus/tracedat/pages-in-a-loop";
+	struct report r;
+
+	if (access(loop, R_OK))
+		SKIP(return, "%s missing (run from the tree's top)", loop);
+	snprintf(self->path, sizeof(self->path), "%s", loop);
+	/* (before, the harness's 30 s timeout ended it first) */
+	EXPECT_EQ(-1, report_path(self, &r));
+	EXPECT_NE(NULL, strstr(self->err, "corrupt: a CPU's pages go round in a loop"))
+		TH_LOG("%s", self->err);
+	report_free(&r);
+}
+
 TEST(unsafe_printk_formats)
 {
 	EXPECT_FALSE(trace_printk_formats_unsafe(""));
