@@ -3,9 +3,13 @@
 # powerpin: `make` builds the module, the userspace binaries and the tests;
 # `make demo`, `make check` and `make bench` install what they need first.
 #
-#   KVER=<abi>   kernel ABI to build the module for (default: the guest's 6.12;
+#   KVER=<abi>   kernel ABI to build the module for (default: the guest
+#                GUEST=6.12 GUEST_ARCH=x86_64 of the matrix, scripts/lib.sh;
 #                for make install, the running kernel's)
-#   KDIR=<dir>   kernel build tree (default: /lib/modules/$(KVER)/build)
+#   KDIR=<dir>   kernel build tree (default: the cache's tree of KVER, else
+#                /lib/modules/$(KVER)/build); an ARM tree is cross-built
+#   POWERPIN_ARCH=arm64|armhf   build userspace and tests for that guest
+#                architecture into build/ARCH/ (default: the host's, build/)
 #   W=1, C=1     passed to Kbuild (extra warnings, sparse)
 #   FUZZ_SECONDS=<n>  how long `make fuzz` runs each fuzzer (default 60)
 #   MODULE=no    make install: userspace only (the module comes from DKMS)
@@ -14,6 +18,7 @@ TOP     := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 B       := $(TOP)/build
 CACHE   ?= $(or $(POWERPIN_CACHE),/var/cache/powerpin)
 GUEST   ?= 6.12
+GUEST_ARCH ?= x86_64
 # A KDIR given alone names its own kernel: take KVER from the tree, so the
 # module lands in build/<that kernel>/ and never over a guest kernel's.
 ifneq ($(KDIR),)
@@ -23,8 +28,14 @@ endif
 ifneq ($(filter install uninstall,$(MAKECMDGOALS)),)
 KVER    ?= $(shell uname -r)
 endif
-KVER    ?= $(shell $(TOP)/scripts/kver $(GUEST))
-KDIR    ?= /lib/modules/$(KVER)/build
+KVER    ?= $(shell $(TOP)/scripts/kver $(GUEST) $(GUEST_ARCH))
+KDIR    ?= $(if $(wildcard $(CACHE)/kernel-$(KVER)/build/Makefile),$(CACHE)/kernel-$(KVER)/build,/lib/modules/$(KVER)/build)
+# A tree made by a newer compiler than the host's is built in its build root,
+# with the tree's own compiler; any other with ARCH=, CROSS_COMPILE= and CC=
+# for the host (an ARM tree is cross-built)
+KROOT   := $(if $(wildcard $(CACHE)/kernel-$(KVER)/buildroot/usr/src/linux-headers-$(KVER)/Makefile),$(CACHE)/kernel-$(KVER)/buildroot)
+KBUILD_ARGS := $(if $(KROOT),,$(shell $(TOP)/scripts/kbuild-args $(KDIR)))
+KMAKE   := $(if $(KROOT),$(TOP)/scripts/in-root $(KROOT) $(TOP) make -C /usr/src/linux-headers-$(KVER),$(MAKE) -C $(KDIR))
 KSRC    := $(CACHE)/ksrc
 KSELFTEST := $(KSRC)/tools/testing/selftests
 
@@ -34,12 +45,24 @@ VERSION := $(shell $(TOP)/scripts/version)
 PKGS    := libnl-genl-3.0 libnl-3.0 libtracefs libtraceevent libtracecmd minizip zlib \
 	   libprotobuf-c
 CC      ?= gcc
+PKG_CONFIG ?= pkg-config
+# A guest architecture the host cannot run: its cross compiler, with the
+# guest's root from the cache (Debian's -dev packages unpacked) as sysroot.
+POWERPIN_ARCH ?=
+ifneq ($(filter-out x86_64,$(POWERPIN_ARCH)),)
+TRIPLET := $(or $(if $(filter arm64,$(POWERPIN_ARCH)),aarch64-linux-gnu),$(if $(filter armhf,$(POWERPIN_ARCH)),arm-linux-gnueabihf),$(error POWERPIN_ARCH=$(POWERPIN_ARCH): x86_64, arm64 or armhf))
+SYSROOT := $(CACHE)/root-$(POWERPIN_ARCH)
+B       := $(TOP)/build/$(POWERPIN_ARCH)
+CC      := $(TRIPLET)-gcc --sysroot=$(SYSROOT)
+AR      := $(TRIPLET)-ar
+PKG_CONFIG := PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/$(TRIPLET)/pkgconfig:$(SYSROOT)/usr/share/pkgconfig pkg-config
+endif
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 	   -Wformat=2 -Wmissing-prototypes -D_GNU_SOURCE -fstack-protector-strong \
 	   -I$(TOP)/uapi -I$(TOP)/daemon/lib -I$(B)/gen \
-	   $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+	   $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
 # kselftest_harness.h keeps `child` across setjmp() in every TEST_F wrapper;
 # -Wextra's -Wclobbered then warns about the harness, not about the tests.
 TEST_CFLAGS := $(filter-out -Wmissing-prototypes -Wshadow,$(CFLAGS)) -Wno-clobbered -I$(KSELFTEST)
@@ -77,12 +100,12 @@ deps:
 # ---- kernel modules ---------------------------------------------------------
 # Kbuild writes objects next to the sources, so each kernel gets a shadow tree
 # of symlinks under build/ and the two kernels never share an object file.
-KBUILD_DIR ?= $(B)/kmod-$(KVER)
+KBUILD_DIR ?= $(TOP)/build/kmod-$(KVER)
 modules:
 	@test -f $(KDIR)/Makefile || { echo "powerpin: no kernel headers for $(KVER) at $(KDIR): install linux-headers-$(KVER), set KVER= or KDIR=, or make install MODULE=no for userspace only" >&2; exit 1; }
 	@$(TOP)/scripts/shadow-tree $(TOP) $(KBUILD_DIR)
-	$(MAKE) -C $(KDIR) M=$(KBUILD_DIR) CONFIG_POWERPIN_SELFTESTS=m POWERPIN_VERSION=$(VERSION) $(if $(W),W=$(W)) $(if $(C),C=$(C)) modules
-	@mkdir -p $(B)/$(KVER) && cp $(KBUILD_DIR)/kmod/powerpin.ko $(KBUILD_DIR)/selftests/gauge/*.ko $(B)/$(KVER)/
+	+$(KMAKE) M=$(KBUILD_DIR) $(KBUILD_ARGS) CONFIG_POWERPIN_SELFTESTS=m POWERPIN_VERSION=$(VERSION) $(if $(W),W=$(W)) $(if $(C),C=$(C)) modules
+	@mkdir -p $(TOP)/build/$(KVER) && cp $(KBUILD_DIR)/kmod/powerpin.ko $(KBUILD_DIR)/selftests/gauge/*.ko $(TOP)/build/$(KVER)/
 
 # ---- userspace --------------------------------------------------------------
 userspace: $(BINS) $(AGENT)

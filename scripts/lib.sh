@@ -4,32 +4,167 @@
 PP_CACHE=${POWERPIN_CACHE:-/var/cache/powerpin}
 # depmod, modprobe and mkfs.ext4 live in sbin, off a normal user's PATH
 PATH=$PATH:/usr/sbin:/sbin
-# Kernel matrix: name -> Debian meta package of the image.
-PP_KERNELS=${POWERPIN_KERNELS:-"6.1 6.12"}
+PP_MIRROR=${POWERPIN_MIRROR:-http://deb.debian.org/debian}
+PP_SECURITY_MIRROR=${POWERPIN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+PP_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 log() { printf 'powerpin: %s\n' "$*" >&2; }
 die() { printf 'powerpin: error: %s\n' "$*" >&2; exit 1; }
 
-# kernel_meta NAME: the headers meta package that tracks kernel NAME; the
-# image meta package of the same name (linux-image-*) always has the same ABI.
-kernel_meta() {
-	case "$1" in
-	6.1) echo linux-headers-amd64 ;;
-	6.12) echo linux-headers-6.12-amd64 ;;
-	*) return 1 ;;
-	esac
+# ---- the guest matrix ----------------------------------------------------------
+# One guest a line: ARCH KERNEL SOURCE.
+#   debian:SUITE:PACKAGE   Debian's kernel image meta package PACKAGE of SUITE;
+#                          scripts/deps resolves its ABI, downloads the image
+#                          and the matching headers and unpacks them into the
+#                          cache (never installs them)
+#   tree:NAME              a kernel built from source by its own script, which
+#                          leaves the same cache layout (below) and writes its
+#                          ABI to $(abi_file ARCH KERNEL); until then the guest
+#                          is skipped with what NAME_why_not (a function here)
+#                          prints
+# Every guest's kernel lives in $PP_CACHE/kernel-ABI/: root/boot/vmlinuz-ABI,
+# root/lib/modules/ABI/ (the modules, depmod'ed), build/ (the tree modules are
+# built against; a link to /usr/src/linux-headers-ABI where the host installs
+# them), where the machine needs one dtb, and where the tree needs a newer
+# compiler and C library than the host's, buildroot/: a Debian tree of the
+# kernel's suite with that compiler and the headers at
+# /usr/src/linux-headers-ABI, which modules are built in (scripts/in-root).
+PP_MATRIX="
+x86_64 5.10 debian:bullseye:linux-image-amd64
+x86_64 6.1 debian:bookworm:linux-image-amd64
+x86_64 6.12 debian:bookworm:linux-image-6.12-amd64
+x86_64 7.2 debian:sid:linux-image-amd64
+arm64 6.1 debian:bookworm:linux-image-arm64
+armhf 6.1 debian:bookworm:linux-image-armmp
+"
+
+# guests: "ARCH KERNEL" of every guest of the matrix, narrowed by
+# POWERPIN_KERNELS and POWERPIN_ARCHES (space-separated lists).
+guests() {
+	local arch kernel src
+	while read -r arch kernel src; do
+		[ -n "$arch" ] || continue
+		[ -z "${POWERPIN_KERNELS:-}" ] || in_list "$kernel" $POWERPIN_KERNELS || continue
+		[ -z "${POWERPIN_ARCHES:-}" ] || in_list "$arch" $POWERPIN_ARCHES || continue
+		echo "$arch $kernel"
+	done <<<"$PP_MATRIX"
 }
 
-# kernel_abi NAME: the ABI string (e.g. 6.1.0-56-amd64) the meta package
-# depends on: the installed meta package if there is one (offline, and what
-# the installed headers match), else the archive's.
+in_list() {
+	local x=$1; shift
+	for y in "$@"; do [ "$x" = "$y" ] && return 0; done
+	return 1
+}
+
+# guest_source ARCH KERNEL: the SOURCE column of that guest
+guest_source() {
+	awk -v a="$1" -v k="$2" '$1 == a && $2 == k { print $3; found = 1 } END { exit !found }' <<<"$PP_MATRIX"
+}
+
+# ---- architectures ---------------------------------------------------------------
+arch_ok() { case "$1" in x86_64|arm64|armhf) return 0 ;; *) return 1 ;; esac; }
+# Debian's name, the GNU triplet, the kernel's ARCH= and the qemu binary
+arch_deb() { case "$1" in x86_64) echo amd64 ;; *) echo "$1" ;; esac; }
+arch_triplet() {
+	case "$1" in
+	x86_64) echo x86_64-linux-gnu ;;
+	arm64) echo aarch64-linux-gnu ;;
+	armhf) echo arm-linux-gnueabihf ;;
+	esac
+}
+arch_kernel() { case "$1" in x86_64) echo x86 ;; armhf) echo arm ;; *) echo "$1" ;; esac; }
+arch_qemu() {
+	case "$1" in
+	x86_64) echo qemu-system-x86_64 ;;
+	arm64) echo qemu-system-aarch64 ;;
+	armhf) echo qemu-system-arm ;;
+	esac
+}
+# arch_native ARCH: true when the host runs ARCH's binaries as they are
+arch_native() { [ "$1" = x86_64 ]; }
+# arch_cross ARCH: the CROSS_COMPILE prefix (empty on the host's own)
+arch_cross() { arch_native "$1" || echo "$(arch_triplet "$1")-"; }
+
+# ---- private apt configurations -------------------------------------------------
+# papt SUITE ARCH APT-GET-ARGS...: apt-get with a configuration of its own under
+# the cache, for one suite and one architecture; the machine's own sources,
+# lists and package state are neither read nor changed.
+papt_dir() { echo "$PP_CACHE/apt/$1-$2"; }
+papt_opts() {
+	local d
+	d=$(papt_dir "$1" "$2")
+	printf '%s\n' -o "Dir::Etc::sourcelist=$d/sources.list" \
+		-o Dir::Etc::sourceparts=/dev/null -o "Dir::State::Lists=$d/lists" \
+		-o "Dir::Cache=$d/cache" -o "Dir::State::status=$d/status" \
+		-o "APT::Architecture=$2" -o "APT::Architectures=$2" \
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root \
+		-o Acquire::Languages=none -o Acquire::Check-Valid-Until=false -o Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false
+}
+papt() {
+	local suite=$1 arch=$2 opts
+	shift 2
+	mapfile -t opts < <(papt_opts "$suite" "$arch")
+	apt-get -q "${opts[@]}" "$@"
+}
+papt_cache() {
+	local suite=$1 arch=$2 opts
+	shift 2
+	mapfile -t opts < <(papt_opts "$suite" "$arch")
+	apt-cache "${opts[@]}" "$@"
+}
+
+# papt_update SUITE ARCH: write the configuration and fetch the indexes.  An
+# index that fails (the security suite's is sometimes briefly out of sync
+# with its Release file) is left out: apt then offers the main suite's
+# versions.  Fails only when the main suite itself cannot be read.
+papt_update() {
+	local suite=$1 arch=$2 d s
+	d=$(papt_dir "$suite" "$arch")
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	[ -f "$d/status" ] || : >"$d/status"
+	s="[signed-by=$PP_KEYRING]"
+	{
+		echo "deb $s $PP_MIRROR $suite main"
+		case "$suite" in
+		sid|unstable) ;;
+		*)
+			echo "deb $s $PP_MIRROR $suite-updates main"
+			if [ "$suite" = bullseye ] || [ "$suite" = bookworm ] || [ "$suite" = trixie ]; then
+				echo "deb $s $PP_SECURITY_MIRROR $suite-security main"
+			fi
+			;;
+		esac
+	} >"$d/sources.list"
+	papt "$suite" "$arch" update >"$d/update.log" 2>&1 ||
+		log "apt ($suite/$arch): some indexes failed, using the others ($(grep -m1 -E '^(E|W):' "$d/update.log"))"
+	ls "$d/lists/"*"_dists_${suite}_main_binary-${arch}_Packages"* >/dev/null 2>&1 ||
+		{ cat "$d/update.log" >&2; return 1; }
+}
+
+# ---- kernels -----------------------------------------------------------------------
+# A bookworm amd64 kernel's headers install on the host (the build tools in
+# them run here); every other kernel's are unpacked into the cache.
+kernel_host_headers() { [ "$1" = x86_64 ] && [ "${2%%:*}" = debian ] && [ "$(echo "$2" | cut -d: -f2)" = bookworm ]; }
+
+abi_file() { echo "$PP_CACHE/abi/$1-$2"; }
+
+# kernel_abi KERNEL [ARCH]: the ABI string (e.g. 6.1.0-56-amd64) of a guest's
+# kernel.  For kernels whose headers the host installs: the installed headers
+# meta package if there is one (offline, and what the headers match), else
+# the archive's.  For the others: what scripts/deps (or the tree's build
+# script) last put into the cache.
 kernel_abi() {
-	local meta abi
-	meta=$(kernel_meta "$1") || return 1
-	abi=$(dpkg-query -W -f='${Depends}' "$meta" 2>/dev/null |
-		sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
-	[ -n "$abi" ] || abi=$(apt-cache depends "$meta" 2>/dev/null |
-		sed -n 's/^ *Depends: linux-headers-\(.*\)$/\1/p' | head -n 1)
+	local kernel=$1 arch=${2:-x86_64} src meta abi
+	src=$(guest_source "$arch" "$kernel") || return 1
+	if kernel_host_headers "$arch" "$src"; then
+		meta=${src##*:}; meta=linux-headers-${meta#linux-image-}
+		abi=$(dpkg-query -W -f='${Depends}' "$meta" 2>/dev/null |
+			sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
+		[ -n "$abi" ] || abi=$(apt-cache depends "$meta" 2>/dev/null |
+			sed -n 's/^ *Depends: linux-headers-\(.*\)$/\1/p' | head -n 1)
+	else
+		abi=$(cat "$(abi_file "$arch" "$kernel")" 2>/dev/null)
+	fi
 	[ -n "$abi" ] && echo "$abi"
 }
 
@@ -60,3 +195,50 @@ linux310_dir() {
 	abi=$(cat "$(linux310_abi_file)" 2>/dev/null) && [ -n "$abi" ] &&
 		echo "$PP_CACHE/kernel-$abi"
 }
+# kernel_dir ABI: the cache directory of one kernel
+kernel_dir() { echo "$PP_CACHE/kernel-$1"; }
+
+# kernel_kdir ABI: the tree to build modules against
+kernel_kdir() {
+	if [ -e "$(kernel_dir "$1")/build/Makefile" ]; then
+		echo "$(kernel_dir "$1")/build"
+	else
+		echo "/lib/modules/$1/build"
+	fi
+}
+
+# guest_missing ARCH KERNEL: prints why the guest cannot boot (nothing, and
+# false, when it can)
+guest_missing() {
+	local arch=$1 kernel=$2 src abi
+	src=$(guest_source "$arch" "$kernel") || { echo "not in the matrix"; return 0; }
+	if ! abi=$(kernel_abi "$kernel" "$arch"); then
+		case "$src" in
+		tree:*)
+			# the tree's own words, from its lib.sh helper NAME_why_not
+			if declare -F "${src#tree:}_why_not" >/dev/null; then
+				echo "no $kernel tree: $("${src#tree:}_why_not")"
+			else
+				echo "no $kernel tree"
+			fi
+			;;
+		*) echo "kernel not fetched (run scripts/deps)" ;;
+		esac
+		return 0
+	fi
+	if [ ! -f "$(kernel_dir "$abi")/.done" ]; then
+		echo "$(kernel_dir "$abi") incomplete (run scripts/deps)"
+		return 0
+	fi
+	if ! arch_native "$arch" && [ ! -f "$(guest_root "$arch")/.done" ]; then
+		echo "no $arch root in the cache (run scripts/deps)"
+		return 0
+	fi
+	return 1
+}
+
+# ---- guest roots (architectures the host cannot share its /usr with) --------
+# guest_root ARCH: Debian's packages for ARCH (scripts/guest-packages) unpacked
+# into one merged-/usr tree; the guest mounts its usr/ as /usr, and the build
+# uses the tree as the sysroot for cross-compiling.
+guest_root() { echo "$PP_CACHE/root-$(arch_deb "$1")"; }
