@@ -59,7 +59,8 @@ PKG_CONFIG := PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) PKG_CONFIG_LIBDIR=$(SYSROOT)/usr
 endif
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
-	   -Wformat=2 -Wmissing-prototypes -D_GNU_SOURCE -fstack-protector-strong \
+	   -Wformat=2 -Wmissing-prototypes -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+	   -fstack-protector-strong \
 	   -I$(TOP)/uapi -I$(TOP)/daemon/lib -I$(B)/gen \
 	   $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
