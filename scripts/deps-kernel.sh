@@ -119,6 +119,7 @@ series_source() {
 kernel_add_drivers() {
 	local suite=$1 abi=$2 dir=$3 src series b upd
 	upd="$dir/root/lib/modules/$abi/updates"
+	[ -f "$dir/build/.config" ] || die "$dir/build/.config missing"
 	grep -q '^CONFIG_BATTERY_MAX17042=[ym]' "$dir/build/.config" && return 0
 	[ -f "$upd/max17042_battery.ko" ] && return 0
 	log "building max17042_battery for $abi"
@@ -204,6 +205,12 @@ fetch_kernel() {
 		depmod -b "$dir.tmp/root" "$abi"
 		touch "$dir.tmp/.done"
 		rm -rf "$dir" && mv "$dir.tmp" "$dir"
+	fi
+	# a cache entry from before the build link (host headers only)
+	if [ ! -e "$dir/build" ] && kernel_host_headers "$arch" "$src"; then
+		[ -f "/usr/src/linux-headers-$abi/Makefile" ] ||
+			host_apt install -y -qq --no-install-recommends "linux-headers-$abi" >/dev/null
+		ln -sfn "/usr/src/linux-headers-$abi" "$dir/build"
 	fi
 	kernel_add_drivers "$suite" "$abi" "$dir"
 	echo "$abi" >"$(abi_file "$arch" "$kernel").tmp"
