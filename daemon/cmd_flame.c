@@ -18,8 +18,12 @@
 #include "output.h"
 #include "util.h"
 
-/* An allocation log larger than this is not read. */
-#define FLAME_MAX_LOG_BYTES	(4ULL << 30)
+/*
+ * An allocation log larger than this is not read: 4 GiB, or 1 GiB in a
+ * 32-bit process (the log is read into memory).
+ */
+#define FLAME_MAX_LOG_BYTES \
+	(SIZE_MAX > (4ULL << 30) ? (size_t)(4ULL << 30) : (size_t)1 << 30)
 
 static void flame_usage(FILE *out)
 {
@@ -167,8 +171,11 @@ int cmd_flame(int argc, char **argv)
 	name = strcmp(input, "-") ? input : "<stdin>";
 	if (strcmp(input, "-") ? read_bounded_file(input, FLAME_MAX_LOG_BYTES, &buf, &len) :
 				 read_stdin(FLAME_MAX_LOG_BYTES, (char **)&buf, &len)) {
-		fprintf(stderr, "powerpin flame: %s: %s\n", name,
-			errno == EFBIG ? "larger than 4 GiB" : strerror(errno));
+		if (errno == EFBIG)
+			fprintf(stderr, "powerpin flame: %s: larger than %zu MiB\n", name,
+				FLAME_MAX_LOG_BYTES >> 20);
+		else
+			fprintf(stderr, "powerpin flame: %s: %s\n", name, strerror(errno));
 		return 1;
 	}
 	ret = alloc_log_parse(buf, len, &log, err, sizeof(err));
