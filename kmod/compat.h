@@ -164,7 +164,31 @@ static inline long compat_ptr_ioctl(struct file *file, unsigned int cmd,
  * *dev, void *data)).  6.9 made power_supply_class static and exports
  * power_supply_for_each_device() instead.
  */
-#ifdef POWERPIN_HAVE_PSY_FOR_EACH
+#if defined(POWERPIN_HAVE_PSY_FOR_EACH_PSY)
+/* 7.x walks supplies, not devices: hand each one's device to @fn */
+struct powerpin_supply_walk {
+	void *data;
+	int (*fn)(struct device *dev, void *data);
+};
+
+static inline int powerpin_supply_walk_one(struct power_supply *psy, void *data)
+{
+	struct powerpin_supply_walk *walk = data;
+
+	return walk->fn(&psy->dev, walk->data);
+}
+
+static inline int powerpin_walk_supplies(void *data,
+					 int (*fn)(struct device *dev, void *data))
+{
+	struct powerpin_supply_walk walk = { .data = data, .fn = fn };
+
+	return power_supply_for_each_psy(&walk, powerpin_supply_walk_one);
+}
+
+#define powerpin_for_each_supply(data, fn) \
+	powerpin_walk_supplies(data, fn)
+#elif defined(POWERPIN_HAVE_PSY_FOR_EACH)
 #define powerpin_for_each_supply(data, fn) \
 	power_supply_for_each_device(data, fn)
 #else
@@ -415,9 +439,17 @@ powerpin_reserve(struct trace_buffer **rb, struct trace_event_file *file,
 #ifndef POWERPIN_HAVE_FILE_OWNER_OR_CAPABLE
 static inline bool file_owner_or_capable(const struct file *file)
 {
+#if defined(POWERPIN_HAVE_INODE_OWNER_IDMAP)
+	return inode_owner_or_capable(file_mnt_idmap(file), file_inode(file));
+#elif defined(POWERPIN_HAVE_INODE_OWNER_USERNS)
+	return inode_owner_or_capable(file_mnt_user_ns((struct file *)file), file_inode(file));
+#else
 	return inode_owner_or_capable(file->f_inode);
+#endif
 }
+#endif
 
+#ifndef POWERPIN_HAVE_FILE_PERMISSION
 static inline int file_permission(struct file *file, int mask)
 {
 	return inode_permission(file_inode(file), mask);

@@ -15,6 +15,8 @@ pp_file = $(if $(wildcard $(srctree)/$(1)),-D$(2))
 
 # 6.9 made power_supply_class static, exports power_supply_for_each_device()
 ccflags-y += $(call pp_has,power_supply_for_each_device,include/linux/power_supply.h,POWERPIN_HAVE_PSY_FOR_EACH)
+# 7.x replaced it with power_supply_for_each_psy()
+ccflags-y += $(call pp_has,power_supply_for_each_psy,include/linux/power_supply.h,POWERPIN_HAVE_PSY_FOR_EACH_PSY)
 # 6.10 dropped the source argument of the trace macro __assign_str()
 ccflags-y += $(call pp_has,define __assign_str$(pp_lp)dst$(pp_rp),include/trace/stages/stage6_event_callback.h,POWERPIN_ASSIGN_STR_ONE_ARG)
 # 5.1: device_del() takes the device lock (kill_device())
@@ -53,6 +55,12 @@ ccflags-y += $(call pp_has,strscpy,include/linux/string.h,POWERPIN_HAVE_STRSCPY)
 ccflags-y += $(call pp_has,copy_struct_from_user,include/linux/uaccess.h,POWERPIN_HAVE_COPY_STRUCT_FROM_USER)
 ccflags-y += $(call pp_has,compat_ptr_ioctl,include/linux/fs.h,POWERPIN_HAVE_COMPAT_PTR_IOCTL)
 ccflags-y += $(call pp_has,file_owner_or_capable,include/linux/fs.h,POWERPIN_HAVE_FILE_OWNER_OR_CAPABLE)
+# before it (some 6.1 stable releases too): inode_owner_or_capable() takes
+# the mount's idmap (6.3), its user namespace (5.12) or the inode alone;
+# file_permission() is older than 3.10's
+ccflags-y += $(call pp_has,bool inode_owner_or_capable$(pp_lp)struct mnt_idmap,include/linux/fs.h,POWERPIN_HAVE_INODE_OWNER_IDMAP)
+ccflags-y += $(call pp_has,bool inode_owner_or_capable$(pp_lp)struct user_namespace,include/linux/fs.h,POWERPIN_HAVE_INODE_OWNER_USERNS)
+ccflags-y += $(call pp_has,int file_permission$(pp_lp),include/linux/fs.h,POWERPIN_HAVE_FILE_PERMISSION)
 ccflags-y += $(call pp_has,d_real_inode,include/linux/dcache.h,POWERPIN_HAVE_D_REAL_INODE)
 # generic netlink: ops and groups registered one by one (up to 3.12; from
 # 4.10 the family holds them), 64-bit attributes with a pad (4.7)
