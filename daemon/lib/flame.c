@@ -91,7 +91,17 @@ found:
 	return 0;
 }
 
-/* Frame by frame: ';' sorts before every other byte. */
+/* A byte's rank: the end of the stack, then ';' (a frame's end), then the rest. */
+static int frame_rank(unsigned char c)
+{
+	return c == '\0' ? 0 : c == ';' ? 1 : c + 1;
+}
+
+/*
+ * Frame by frame: a stack sorts before the stacks it is a prefix of, and
+ * a frame before the frames it is a prefix of, so stacks that share
+ * leading frames are next to each other (what the page's tree needs).
+ */
 static int cmp_frames(const void *a, const void *b)
 {
 	const unsigned char *x = (const unsigned char *)((const struct flame_stack *)a)->frames;
@@ -99,7 +109,7 @@ static int cmp_frames(const void *a, const void *b)
 
 	for (; *x && *x == *y; x++, y++)
 		;
-	return (*x == ';' ? 1 : *x + 1) - (*y == ';' ? 1 : *y + 1);
+	return frame_rank(*x) - frame_rank(*y);
 }
 
 void flame_sort(struct flame *f)

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * powerpin flame without a JVM: allocation logs in every shape
+ * tiallocsample writes them (a stack with no frames, a thread or class it
+ * could not name), stacks that are prefixes of one another, the bytes of
+ * a thread/type/size line whose thread name holds "size[", and where the
+ * output goes (-o FILE, "-", a FIFO, a symlink, a directory).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <kselftest_harness.h>
+
+#include "alloc_log.h"
+#include "flame.h"
+#include "fuzz_seed.h"
+
+#define POWERPIN	"build/bin/powerpin"
+
+FIXTURE(flame) {
+	char dir[64];
+	char log[128], out[128];
+	char text[65536];
+};
+
+FIXTURE_SETUP(flame)
+{
+	strcpy(self->dir, "/tmp/powerpin-flame-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->log, sizeof(self->log), "%s/alloc.log", self->dir);
+	snprintf(self->out, sizeof(self->out), "%s/out", self->dir);
+}
+
+FIXTURE_TEARDOWN(flame)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	fuzz_seed("alloc_log", text, strlen(text));
+	return fclose(f);
+}
+
+/* Run @cmd through sh with stdout and stderr into @out; the exit status. */
+static int run(const char *cmd, char *out, size_t outlen)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = 0, r;
+	int st;
+
+	if (!p)
+		return -1;
+	while (out && n + 1 < outlen && (r = fread(out + n, 1, outlen - 1 - n, p)) > 0)
+		n += r;
+	if (out)
+		out[n] = '\0';
+	while (fgetc(p) != EOF)
+		;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/*
+ * A log as tiallocsample itself writes one: its thread/type/size lines
+ * for a thread and class it could not name, for no class at all, a stack
+ * whose trace failed (the thread/type/size index alone), definitions
+ * interleaved with samples, a stack defined and then sampled again.
+ */
+static const char tiallocsample_log[] =
+	"+0,jthread[main], jclass[[I file: <UNKNOWN_FILE>], size[24, hex: 0x18]\n"
+	"+1,LMain;::main([Ljava/lang/String;)V\n"
+	"+2,LMain;::run()V\n"
+	"=3,0;1;2\n"
+	"3\n"
+	"+4,jthread[<UNKNOWN THREAD>], jclass[TYPE UNKNOWN], size[16, hex: 0x10]\n"
+	"=5,4\n"
+	"5\n"
+	"3\n"
+	"+6,jthread[<NULLPTR>], jclass[<NONE><<NONE>> file: <UNKNOWN_FILE>], size[1024, hex: 0x400]\n"
+	"+7,ERROR\n"
+	"=8,6;1;7\n"
+	"8\n"
+	"3\n";
+
+TEST_F(flame, reads_tiallocsample_logs)
+{
+	char cmd[512];
+
+	ASSERT_EQ(0, write_file(self->log, tiallocsample_log));
+	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded 2>&1", self->log);
+	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	/* frame order, ';' in a signature as ':' (mkflame.py --ignore_type's lines) */
+	EXPECT_STREQ("LMain:::main([Ljava/lang/String:)V;ERROR 1\n"
+		     "LMain:::main([Ljava/lang/String:)V;LMain:::run()V 3\n"
+		     "[no Java frames] 1\n", self->text);
+	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded --weight bytes 2>&1", self->log);
+	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	EXPECT_STREQ("LMain:::main([Ljava/lang/String:)V;ERROR 1024\n"
+		     "LMain:::main([Ljava/lang/String:)V;LMain:::run()V 72\n"
+		     "[no Java frames] 16\n", self->text);
+}
+
+/*
+ * Stacks that are prefixes of one another ("a;b" and "a;b;c") sort
+ * before what extends them, so each frame is one node of the graph.  The
+ * stacks are defined here in an order that a sort which takes a frame's
+ * end for a ';' leaves with "a;b;c" split in two places.
+ */
+TEST_F(flame, prefixes_sort_before_their_extensions)
+{
+	static const char log[] =
+		"+0,jthread[main], jclass[LX; file: X.java], size[16, hex: 0x10]\n"
+		"+1,a\n+2,b\n+3,c\n+4,e\n+5,d\n"
+		"=6,0;1;2;3;4\n6\n"
+		"=7,0;1;2;5\n7\n"
+		"=8,0;1;2\n8\n"
+		"=9,0;1;2;3\n9\n";
+	char cmd[512], *p;
+	int nodes = 0;
+
+	ASSERT_EQ(0, write_file(self->log, log));
+	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded 2>&1", self->log);
+	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	EXPECT_STREQ("a;b 1\na;b;c 1\na;b;c;e 1\na;b;d 1\n", self->text);
+
+	/* the page: a, b, c, e, d: five nodes, not six */
+	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s -o %s 2>&1", self->log, self->out);
+	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, read_text(self->out, self->text, sizeof(self->text)));
+	p = strstr(self->text, "\"nodes\":[");
+	ASSERT_NE(NULL, p);
+	for (p += 9; *p && *p != ']'; p++)
+		nodes += *p == '\n';
+	EXPECT_EQ(5, nodes + 1);
+}
+
+TEST_HARNESS_MAIN
