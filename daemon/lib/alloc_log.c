@@ -49,11 +49,17 @@ static int64_t read_index(const char **s, const char *end)
 	return (int64_t)v;
 }
 
+/*
+ * The size is the line's last field: a thread name or a source file name
+ * before it may hold "size[" too.
+ */
 uint64_t alloc_log_tts_size(const char *tts)
 {
-	const char *s = strstr(tts, "size[");
+	const char *s, *last = NULL;
 
-	return s ? strtoull(s + 5, NULL, 10) : 0;
+	for (s = tts; (s = strstr(s, "size[")); s++)
+		last = s;
+	return last ? strtoull(last + 5, NULL, 10) : 0;
 }
 
 static struct alloc_def *def_new(struct parse *p, int64_t idx)

@@ -164,4 +164,20 @@ TEST_F(flame, prefixes_sort_before_their_extensions)
 	EXPECT_EQ(5, nodes + 1);
 }
 
+/* A thread may be called anything: the size is the line's last field. */
+TEST_F(flame, bytes_from_the_last_size_field)
+{
+	static const char log[] =
+		"+0,jthread[size[99999, hex: 0x1869f]], jclass[LX; file: size[7.java], size[48, hex: 0x30]\n"
+		"+1,LX;::f()V\n"
+		"=2,0;1\n2\n2\n";
+	char cmd[512];
+
+	EXPECT_EQ(48ULL, alloc_log_tts_size(log + 3));
+	ASSERT_EQ(0, write_file(self->log, log));
+	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded --weight bytes 2>&1", self->log);
+	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	EXPECT_STREQ("LX:::f()V 96\n", self->text);
+}
+
 TEST_HARNESS_MAIN
