@@ -114,7 +114,8 @@ static int cmp_frames(const void *a, const void *b)
 
 void flame_sort(struct flame *f)
 {
-	qsort(f->stacks, f->nr, sizeof(*f->stacks), cmp_frames);
+	if (f->nr)	/* an empty graph has no array: qsort wants one */
+		qsort(f->stacks, f->nr, sizeof(*f->stacks), cmp_frames);
 	rehash(f, f->hcap ? f->hcap : 1024);
 }
 

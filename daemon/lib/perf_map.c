@@ -35,6 +35,8 @@ static int parse_line(struct perf_map *map, const char *s, const char *end, uint
 		end--;
 	if (s == end)
 		return 0;
+	if (memchr(s, '\0', (size_t)(end - s)))
+		goto bad;	/* a text file: a NUL would end the name early */
 	s = read_hex(s, end, &start);
 	if (!s || s == end || (*s != ' ' && *s != '\t'))
 		goto bad;
@@ -96,7 +98,8 @@ int perf_map_parse(const char *buf, size_t len, struct perf_map *map)
 		}
 		s = nl + 1;
 	}
-	qsort(map->syms, map->nr, sizeof(*map->syms), cmp_sym);
+	if (map->nr)	/* an empty map has no array: qsort wants one */
+		qsort(map->syms, map->nr, sizeof(*map->syms), cmp_sym);
 	/* of entries at one start, the later line stays */
 	for (i = 0; i < map->nr; i++) {
 		if (n && map->syms[n - 1].start == map->syms[i].start) {

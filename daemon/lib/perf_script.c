@@ -119,11 +119,13 @@ static int parse_header(struct perf_script *p, const char *s, const char *end, c
 	if (*q)
 		return bad(p, err, errlen, "no period in the sample header (perf script -F ...,period,...)");
 	t = last_token(s, &end, &n);			/* seconds.nanoseconds: */
-	if (!t || n >= sizeof(num) || t[n - 1] != ':' ||
-	    sscanf(t, "%llu.%n", &sec, &digits) < 1)
+	if (!t || n >= sizeof(num) || t[n - 1] != ':')
 		return bad(p, err, errlen, "no time in the sample header");
+	/* the line need not end in a NUL: the number is read from a copy */
 	memcpy(num, t, n - 1);
 	num[n - 1] = '\0';
+	if (!isdigit((unsigned char)num[0]) || sscanf(num, "%llu", &sec) != 1)
+		return bad(p, err, errlen, "no time in the sample header");
 	q = strchr(num, '.');
 	for (digits = 0, q = q ? q + 1 : num + strlen(num); digits < 9; digits++)
 		frac = frac * 10 + (isdigit((unsigned char)*q) ? (unsigned)(*q++ - '0') : 0);
@@ -150,9 +152,10 @@ static int parse_frame(struct perf_script *p, const char *s, const char *end, ch
 		       size_t errlen)
 {
 	struct perf_sample *c = &p->cur;
-	const char *sym, *sym_end, *dso;
+	const char *sym, *sym_end, *dso, *q;
+	char ip[20];
 	long so, dof;
-	char *q;
+	size_t n;
 
 	if (!p->open)
 		return bad(p, err, errlen, "a stack frame outside a sample");
@@ -160,10 +163,14 @@ static int parse_frame(struct perf_script *p, const char *s, const char *end, ch
 		c->frames_dropped++;
 		return 0;
 	}
-	c->frames[c->nr_frames].ip = strtoull(s, &q, 16);
-	if (q == s || (q < end && !isspace((unsigned char)*q)))
+	/* the address, read from a copy (the line need not end in a NUL) */
+	for (n = 0; s + n < end && n < sizeof(ip) - 1 && isxdigit((unsigned char)s[n]); n++)
+		ip[n] = s[n];
+	ip[n] = '\0';
+	if (!n || (s + n < end && !isspace((unsigned char)s[n])))
 		return bad(p, err, errlen, "a stack frame without an address");
-	sym = q;
+	c->frames[c->nr_frames].ip = strtoull(ip, NULL, 16);
+	sym = s + n;
 	while (sym < end && isspace((unsigned char)*sym))
 		sym++;
 	while (end > sym && isspace((unsigned char)end[-1]))
@@ -171,10 +178,18 @@ static int parse_frame(struct perf_script *p, const char *s, const char *end, ch
 	sym_end = end;
 	dso = NULL;
 	if (end > sym && end[-1] == ')') {
-		/* the dso is the last parenthesised group */
-		for (q = (char *)end - 1; q >= sym; q--) {
-			if (*q == '(' && (q == sym || q[-1] == ' ')) {
-				dso = q;
+		/*
+		 * The dso is the last parenthesised group, which may hold
+		 * parentheses of its own: "(/usr/bin/app (deleted))".
+		 */
+		int depth = 0;
+
+		for (q = end; q > sym; q--) {
+			if (q[-1] == ')') {
+				depth++;
+			} else if (q[-1] == '(' && !--depth) {
+				if (q - 1 == sym || isspace((unsigned char)q[-2]))
+					dso = q - 1;
 				break;
 			}
 		}

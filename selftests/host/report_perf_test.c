@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Energy per function without perf or a JVM: the `perf script` text
+ * parser and the perf-<pid>.map parser on lines as perf and the agent
+ * write them (and on lines that end at the edge of readable memory), and
+ * `powerpin report --perf` through a stand-in perf (POWERPIN_PERF) that
+ * prints known samples over a known capture: exact joules per function,
+ * JIT frames named through --perf-map, the flame graph, and the errors.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <kselftest_harness.h>
+
+#include "fuzz_seed.h"
+#include "perf_map.h"
+#include "perf_script.h"
+
+#define POWERPIN	"build/bin/powerpin"
+
+/* ---- perf script text ------------------------------------------------------ */
+
+struct got {
+	int n;
+	struct {
+		char comm[64], event[32], sym[4][96], dso[4][96];
+		int pid, tid;
+		uint64_t ts_ns, period, ip[4];
+		uint32_t nr_frames;
+	} s[4];
+};
+
+static int keep_sample(const struct perf_sample *s, void *arg)
+{
+	struct got *g = arg;
+	uint32_t i;
+
+	if (g->n == 4)
+		return 0;
+	snprintf(g->s[g->n].comm, sizeof(g->s[0].comm), "%s", s->comm);
+	snprintf(g->s[g->n].event, sizeof(g->s[0].event), "%s", s->event);
+	g->s[g->n].pid = s->pid;
+	g->s[g->n].tid = s->tid;
+	g->s[g->n].ts_ns = s->ts_ns;
+	g->s[g->n].period = s->period;
+	g->s[g->n].nr_frames = s->nr_frames;
+	for (i = 0; i < s->nr_frames && i < 4; i++) {
+		g->s[g->n].ip[i] = s->frames[i].ip;
+		snprintf(g->s[g->n].sym[i], 96, "%s", s->frames[i].sym);
+		snprintf(g->s[g->n].dso[i], 96, "%s", s->frames[i].dso);
+	}
+	g->n++;
+	return 0;
+}
+
+static int feed(struct perf_script *ps, const char *text, char *err, size_t errlen)
+{
+	const char *s = text, *nl;
+	int ret;
+
+	fuzz_seed("perf_script", text, strlen(text));
+	while (*s) {
+		nl = strchr(s, '\n');
+		if (!nl)
+			nl = s + strlen(s);
+		ret = perf_script_line(ps, s, (size_t)(nl - s), err, errlen);
+		if (ret)
+			return ret;
+		s = *nl ? nl + 1 : nl;
+	}
+	return perf_script_finish(ps);
+}
+
+TEST(perf_script_lines)
+{
+	static const char text[] =
+		"java 26904/26906  1690.880718963:     250000 cpu-clock:\n"
+		"\t    7f7fe941598d LWorkload;::jitHot(JI)J (/tmp/perf-26904.map)\n"
+		"\t    7f7ff0938cc9 [unknown] ([unknown])\n"
+		"\t    55d0c0de1234 std::vector<int>::push_back(int const&) (/usr/bin/a (deleted))\n"
+		"\n"
+		"Web Content 3/3  12.5:   1000000 task-clock:\n"
+		"\t    ffffffff81000000 native_safe_halt ([kernel.kallsyms])\n"
+		"\t    1234\n";
+	struct perf_script ps;
+	struct got g = { 0 };
+	char err[256];
+
+	perf_script_init(&ps, keep_sample, &g);
+	ASSERT_EQ(0, feed(&ps, text, err, sizeof(err))) TH_LOG("%s", err);
+	perf_script_free(&ps);
+	ASSERT_EQ(2, g.n);
+	EXPECT_STREQ("java", g.s[0].comm);
+	EXPECT_EQ(26904, g.s[0].pid);
+	EXPECT_EQ(26906, g.s[0].tid);
+	EXPECT_EQ(1690880718963ULL, g.s[0].ts_ns);
+	EXPECT_EQ(250000ULL, g.s[0].period);
+	EXPECT_STREQ("cpu-clock", g.s[0].event);
+	ASSERT_EQ(3U, g.s[0].nr_frames);
+	EXPECT_EQ(0x7f7fe941598dULL, g.s[0].ip[0]);
+	EXPECT_STREQ("LWorkload;::jitHot(JI)J", g.s[0].sym[0]);
+	EXPECT_STREQ("/tmp/perf-26904.map", g.s[0].dso[0]);
+	EXPECT_STREQ("[unknown]", g.s[0].sym[1]);
+	EXPECT_STREQ("[unknown]", g.s[0].dso[1]);
+	EXPECT_STREQ("std::vector<int>::push_back(int const&)", g.s[0].sym[2]);
+	EXPECT_STREQ("/usr/bin/a (deleted)", g.s[0].dso[2]);
+	/* a task name with a space, a time with fewer digits, a frame with no name */
+	EXPECT_STREQ("Web Content", g.s[1].comm);
+	EXPECT_EQ(12500000000ULL, g.s[1].ts_ns);
+	EXPECT_STREQ("task-clock", g.s[1].event);
+	ASSERT_EQ(2U, g.s[1].nr_frames);
+	EXPECT_STREQ("[kernel.kallsyms]", g.s[1].dso[0]);
+	EXPECT_EQ(0x1234ULL, g.s[1].ip[1]);
+	EXPECT_STREQ("[unknown]", g.s[1].sym[1]);
+}
+
+TEST(perf_script_bad_lines)
+{
+	static const char *const bad[] = {
+		"\t    7f7f foo (x)\n",				/* a frame before any sample */
+		"java 1/1 1.0: 5 cpu-clock\n",			/* no ':' after the event */
+		"java 1/1 1.0: five cpu-clock:\n",		/* no period */
+		"java 1/1 x.5: 5 cpu-clock:\n",			/* no time */
+		"java 1 1.5: 5 cpu-clock:\n",			/* no pid/tid */
+		"java 1/1 1.5: 5 cpu-clock:\n\t    zz foo\n",	/* no address */
+	};
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct perf_script ps;
+		struct got g = { 0 };
+
+		perf_script_init(&ps, keep_sample, &g);
+		EXPECT_EQ(-1, feed(&ps, bad[i], err, sizeof(err))) TH_LOG("case %zu", i);
+		EXPECT_EQ(0, strncmp(err, "line ", 5)) TH_LOG("case %zu: %s", i, err);
+		perf_script_free(&ps);
+	}
+}
+
+/* @text placed so that its last byte is the last readable one. */
+static char *at_the_edge(const char *text, size_t len, void **map, size_t *maplen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p;
+
+	*maplen = (size_t)page * 2;
+	*map = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*map == MAP_FAILED)
+		return NULL;
+	p = (char *)*map + page;
+	if (mprotect(p, (size_t)page, PROT_NONE))
+		return NULL;
+	memcpy(p - len, text, len);
+	return p - len;
+}
+
+/* A line is its bytes: nothing after them is read (no NUL is needed). */
+TEST(perf_script_reads_only_the_line)
+{
+	static const char header[] = "java 1/2 1690.880718963:";
+	static const char frame[] = "\t    7f7fe941598d";
+	struct perf_script ps;
+	struct got g = { 0 };
+	size_t maplen;
+	char err[256];
+	void *map;
+	char *line;
+
+	perf_script_init(&ps, keep_sample, &g);
+	line = at_the_edge("java 1/2 1690.880718963: 1 cpu-clock:", 37, &map, &maplen);
+	ASSERT_NE(NULL, line);
+	ASSERT_EQ(0, perf_script_line(&ps, line, 37, err, sizeof(err))) TH_LOG("%s", err);
+	munmap(map, maplen);
+	/* a time that ends the line: refused without reading on */
+	line = at_the_edge(header, strlen(header), &map, &maplen);
+	ASSERT_NE(NULL, line);
+	EXPECT_EQ(-1, perf_script_line(&ps, line, strlen(header), err, sizeof(err)));
+	munmap(map, maplen);
+	line = at_the_edge("java 1/2 1690.880718963: 1 cpu-clock:", 37, &map, &maplen);
+	ASSERT_EQ(0, perf_script_line(&ps, line, 37, err, sizeof(err))) TH_LOG("%s", err);
+	munmap(map, maplen);
+	/* an address that ends the line */
+	line = at_the_edge(frame, strlen(frame), &map, &maplen);
+	ASSERT_NE(NULL, line);
+	ASSERT_EQ(0, perf_script_line(&ps, line, strlen(frame), err, sizeof(err))) TH_LOG("%s", err);
+	munmap(map, maplen);
+	ASSERT_EQ(0, perf_script_finish(&ps));
+	perf_script_free(&ps);
+	ASSERT_EQ(2, g.n);
+	EXPECT_EQ(1690880718963ULL, g.s[1].ts_ns);
+	ASSERT_EQ(1U, g.s[1].nr_frames);
+	EXPECT_EQ(0x7f7fe941598dULL, g.s[1].ip[0]);
+}
+
+/* ---- perf-<pid>.map -------------------------------------------------------- */
+
+TEST(perf_map_lines_and_lookup)
+{
+	static const char text[] =
+		"0x1000 0x100 LApp;::hot()V\n"
+		"2000 10   name with  spaces  \t\n"	/* perf's form: hex without 0x */
+		"not a line\n"
+		"0x3000 0x10\n"				/* no name */
+		"0x1000 0x80 LApp;::newer()V\n"		/* the same start later: it wins */
+		"0x4000 0x10 a\0b\n"			/* a NUL: not text */
+		"\n"
+		"0x5000 0x0 empty\n";
+	struct perf_map map;
+	const struct perf_map_sym *s;
+
+	fuzz_seed("perf_map", text, sizeof(text) - 1);
+	ASSERT_EQ(0, perf_map_parse(text, sizeof(text) - 1, &map));
+	EXPECT_EQ(3UL, map.bad_lines);
+	ASSERT_EQ(3UL, map.nr);
+	s = perf_map_lookup(&map, 0x1000);
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("LApp;::newer()V", s->name);
+	EXPECT_EQ(NULL, perf_map_lookup(&map, 0x1080));	/* past the newer, shorter one */
+	EXPECT_EQ(NULL, perf_map_lookup(&map, 0xfff));
+	s = perf_map_lookup(&map, 0x200f);
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("name with  spaces", s->name);
+	EXPECT_EQ(NULL, perf_map_lookup(&map, 0x2010));
+	EXPECT_EQ(NULL, perf_map_lookup(&map, 0x5000));	/* a size of 0 holds nothing */
+	perf_map_free(&map);
+}
+
+/* ---- powerpin report --perf through a stand-in perf ------------------------- */
+
+FIXTURE(rp) {
+	char dir[64];
+	char trace[128], perf[128], script[128], data[128], maps[128], out[128];
+	char env[256];
+	char text[65536];
+};
+
+static int write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static int run(const char *cmd, char *out, size_t outlen)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = 0, r;
+	int st;
+
+	if (!p)
+		return -1;
+	while (out && n + 1 < outlen && (r = fread(out + n, 1, outlen - 1 - n, p)) > 0)
+		n += r;
+	if (out)
+		out[n] = '\0';
+	while (fgetc(p) != EOF)
+		;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* ftrace text: 4 V at -1 A (4 W discharging) every 10 ms over [1 s, 2 s], 2 CPUs */
+static int write_capture(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int i;
+
+	if (!f)
+		return -1;
+	fputs("# tracer: nop\n#\n# entries-in-buffer/entries-written: 101/101   #P:2\n", f);
+	for (i = 0; i <= 100; i++)
+		fprintf(f, "     powerpin-77    [000] .....  %d.%06d: battery: seq=%d voltage_uv=4000000 current_ua=-1000000 charge_uah=1000000 flags=0\n",
+			1 + i / 100, (i % 100) * 10000, i + 1);
+	return fclose(f);
+}
+
+/*
+ * Four 1 ms cpu-clock samples: three inside the capture (each 4 W x 1 ms
+ * over 2 CPUs = 2 mJ), one after it.  Two end in JIT code perf could not
+ * name, one was named by perf from a map itself.
+ */
+static const char samples[] =
+	"my app 100/101  1.200000000:    1000000 cpu-clock:\n"
+	"\t    1010 [unknown] ([unknown])\n"
+	"\t    400500 main (/usr/bin/app)\n"
+	"\n"
+	"my app 100/101  1.500000000:    1000000 cpu-clock:\n"
+	"\t    10ff [unknown] ([unknown])\n"
+	"\t    400500 main (/usr/bin/app)\n"
+	"\n"
+	"my app 100/102  1.700000000:    1000000 cpu-clock:\n"
+	"\t    2010 LApp;::cold()V (/tmp/perf-100.map)\n"
+	"\t    7f0010 work (/usr/lib/libw.so)\n"
+	"\t    400500 main (/usr/bin/app)\n"
+	"\n"
+	"my app 100/101  3.000000000:    1000000 cpu-clock:\n"
+	"\t    400500 main (/usr/bin/app)\n";
+
+FIXTURE_SETUP(rp)
+{
+	char map[192], text[512];
+
+	strcpy(self->dir, "/tmp/powerpin-rperf-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->trace, sizeof(self->trace), "%s/trace.txt", self->dir);
+	snprintf(self->perf, sizeof(self->perf), "%s/perf", self->dir);
+	snprintf(self->script, sizeof(self->script), "%s/script.txt", self->dir);
+	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
+	snprintf(self->maps, sizeof(self->maps), "%s/maps", self->dir);
+	snprintf(self->out, sizeof(self->out), "%s/out", self->dir);
+	snprintf(self->env, sizeof(self->env), "POWERPIN_PERF=%s", self->perf);
+	ASSERT_EQ(0, write_capture(self->trace));
+	ASSERT_EQ(0, write_file(self->script, samples, 0644));
+	ASSERT_EQ(0, write_file(self->data, "stands for a perf.data\n", 0644));
+	/* the stand-in: says how it was run, prints the samples */
+	snprintf(text, sizeof(text), "#!/bin/sh\necho \"$@\" >%s/args\ncat %s\nexit ${PERF_EXIT:-0}\n",
+		 self->dir, self->script);
+	ASSERT_EQ(0, write_file(self->perf, text, 0755));
+	ASSERT_EQ(0, mkdir(self->maps, 0755));
+	snprintf(map, sizeof(map), "%s/perf-100.map", self->maps);
+	ASSERT_EQ(0, write_file(map, "0x1000 0x100 LApp;::hot()V\n", 0644));
+}
+
+FIXTURE_TEARDOWN(rp)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+/* "name": ... "key": number in the function's JSON object */
+static double fn_field(const char *json, const char *name, const char *key)
+{
+	char pat[256];
+	const char *p = json;
+
+	snprintf(pat, sizeof(pat), "{\"name\": \"%s\"", name);
+	p = strstr(p, pat);
+	if (!p)
+		return -1;
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	p = strstr(p, pat);
+	return p ? strtod(p + strlen(pat), NULL) : -1;
+}
+
+TEST_F(rp, energy_per_function)
+{
+	char cmd[1024], json[160], flame[160];
+	unsigned long long n, used, outside, named;
+	double cpu_s, e;
+	char *p;
+
+	snprintf(json, sizeof(json), "%s/r.json", self->dir);
+	snprintf(flame, sizeof(flame), "%s/flame.html", self->dir);
+	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s --perf-map %s --json %s --flame %s 2>&1",
+		 self->env, self->trace, self->data, self->maps, json, flame);
+	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	/* perf was asked for what the parser reads */
+	snprintf(cmd, sizeof(cmd), "%s/args", self->dir);
+	ASSERT_EQ(0, read_text(cmd, self->text, sizeof(self->text)));
+	snprintf(cmd, sizeof(cmd), "script -i %s -F comm,pid,tid,time,period,event,ip,sym,dso --ns\n",
+		 self->data);
+	EXPECT_STREQ(cmd, self->text);
+
+	ASSERT_EQ(0, read_text(json, self->text, sizeof(self->text)));
+	p = strstr(self->text, "\"perf\": {");
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(6, sscanf(p, "\"perf\": {\"event\": \"cpu-clock\", \"samples\": %llu, \"samples_used\": %llu, \"samples_outside\": %llu, \"cpu_s\": %lf, \"energy_j\": %lf, \"jit_frames_named\": %llu",
+			    &n, &used, &outside, &cpu_s, &e, &named)) TH_LOG("%.300s", p);
+	EXPECT_EQ(4ULL, n);
+	EXPECT_EQ(3ULL, used);
+	EXPECT_EQ(1ULL, outside);
+	EXPECT_LT(fabs(cpu_s - 0.003), 1e-12);
+	EXPECT_LT(fabs(e - 0.006), 1e-12);
+	EXPECT_EQ(2ULL, named);
+	/* by self energy: hot (2 samples), then cold and work and main */
+	p = strstr(self->text, "\"functions\": [");
+	ASSERT_NE(NULL, p);
+	EXPECT_NE(NULL, strstr(p, "[\n    {\"name\": \"LApp;::hot()V\", \"dso\": \"JIT\", \"self_j\": 0.004, \"total_j\": 0.004, \"self_samples\": 2, \"samples\": 2}"))
+		TH_LOG("%s", p);
+	EXPECT_NE(NULL, strstr(p, "{\"name\": \"LApp;::cold()V\", \"dso\": \"JIT\", \"self_j\": 0.002"));
+	EXPECT_EQ(0.0, fn_field(p, "main", "self_j"));
+	EXPECT_LT(fabs(fn_field(p, "main", "total_j") - 0.006), 1e-12);
+	EXPECT_EQ(3.0, fn_field(p, "main", "samples"));
+	EXPECT_LT(fabs(fn_field(p, "work", "total_j") - 0.002), 1e-12);
+
+	/* the energy flame graph: stacks rooted at the process, in joules */
+	ASSERT_EQ(0, read_text(flame, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "\"my app (100)\""));
+	EXPECT_NE(NULL, strstr(self->text, "\"LApp:::hot()V\""));
+	EXPECT_NE(NULL, strstr(self->text, "\"wname\":\"J\""));
+	EXPECT_NE(NULL, strstr(self->text, "\"total\":0.006"));
+
+	/* the text and HTML tables */
+	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s --perf-map %s/perf-100.map --html %s 2>&1",
+		 self->env, self->trace, self->data, self->maps, self->out);
+	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	EXPECT_NE(NULL, strstr(self->text, "energy by function (3 perf cpu-clock samples"));
+	EXPECT_NE(NULL, strstr(self->text, "    0.0040      0.0040   66.7         2  LApp;::hot()V [JIT]"))
+		TH_LOG("%s", self->text);
+	ASSERT_EQ(0, read_text(self->out, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "<tr><td>LApp;::hot()V</td><td>JIT</td><td>0.0040</td><td>0.0040</td><td>2</td></tr>"));
+}
+
+TEST_HARNESS_MAIN
