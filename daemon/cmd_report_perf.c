@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "report_perf.h"
-#include "output.h"
 
 static const char *perf_binary(void)
 {
@@ -104,7 +104,13 @@ int report_add_perf(struct report *r, struct report_perf *rp, const char *input,
 		    const char *name, const char *perfdata, const char *perf_map)
 {
 	char err[512];
+	struct stat st;
 
+	/* a map named on the command line that is not there names nothing */
+	if (perf_map && stat(perf_map, &st)) {
+		fprintf(stderr, "powerpin report: --perf-map %s: %s\n", perf_map, strerror(errno));
+		return -1;
+	}
 	report_perf_init(rp, r, perf_map);
 	if (report_perf_power(rp, input, err, sizeof(err))) {
 		fprintf(stderr, "powerpin report: %s: %s\n", name, err);

@@ -432,4 +432,89 @@ TEST_F(rp, energy_per_function)
 	EXPECT_NE(NULL, strstr(self->text, "<tr><td>LApp;::hot()V</td><td>JIT</td><td>0.0040</td><td>0.0040</td><td>2</td></tr>"));
 }
 
+/* --flame is one of the report's outputs: written whole with the rest, or none is */
+TEST_F(rp, flame_is_committed_with_the_other_outputs)
+{
+	char cmd[1024], json[160];
+	struct stat st;
+
+	snprintf(json, sizeof(json), "%s/r.json", self->dir);
+	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s --json %s --flame %s/no/such/dir/f.html 2>&1",
+		 self->env, self->trace, self->data, json, self->dir);
+	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "f.html: No such file or directory")) TH_LOG("%s", self->text);
+	EXPECT_NE(0, stat(json, &st)) TH_LOG("the JSON was written though the flame graph failed");
+
+	/* "-" is standard output, and then the text summary is not printed */
+	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s --flame - 2>/dev/null",
+		 self->env, self->trace, self->data);
+	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_EQ(0, strncmp(self->text, "<!DOCTYPE html>", 15)) TH_LOG("%.200s", self->text);
+	EXPECT_EQ(NULL, strstr(self->text, "energy by function"));
+	/* and only one output may be */
+	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s --flame - --json - 2>&1",
+		 self->env, self->trace, self->data);
+	EXPECT_EQ(2, run(cmd, self->text, sizeof(self->text)));
+}
+
+/* @in with every '@' replaced by @dir */
+static void at_is_dir(const char *in, const char *dir, char *out, size_t len)
+{
+	size_t n = 0, d = strlen(dir);
+
+	for (; *in && n + d + 1 < len; in++) {
+		if (*in == '@') {
+			memcpy(out + n, dir, d);
+			n += d;
+		} else {
+			out[n++] = *in;
+		}
+	}
+	out[n] = '\0';
+}
+
+TEST_F(rp, errors)
+{
+	static const struct {
+		const char *args, *env, *says;
+		int status;
+	} cases[] = {
+		/* usage */
+		{ "--flame @/f.html", "", "--flame and --perf-map go with --perf", 2 },
+		{ "--perf-map @", "", "--flame and --perf-map go with --perf", 2 },
+		/* a map that is not there */
+		{ "--perf @/perf.data --perf-map @/nope", "", "--perf-map @/nope: No such file", 1 },
+		/* no perf.data */
+		{ "--perf @/none.data", "", "none.data: No such file", 1 },
+		/* perf script fails */
+		{ "--perf @/perf.data", "PERF_EXIT=3", "perf script failed (exit 3)", 1 },
+	};
+	char cmd[1024], args[512], says[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		at_is_dir(cases[i].args, self->dir, args, sizeof(args));
+		at_is_dir(cases[i].says, self->dir, says, sizeof(says));
+		snprintf(cmd, sizeof(cmd), "%s %s " POWERPIN " report %s %s 2>&1", self->env,
+			 cases[i].env, self->trace, args);
+		EXPECT_EQ(cases[i].status, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", args);
+		EXPECT_NE(NULL, strstr(self->text, says)) TH_LOG("%s: %s", args, self->text);
+	}
+
+	/* an event that does not count time */
+	ASSERT_EQ(0, write_file(self->script, "app 1/1 1.5: 1000 cycles:\n\t    10 f (/x)\n", 0644));
+	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s 2>&1", self->env, self->trace,
+		 self->data);
+	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "'cycles' does not count time")) TH_LOG("%s", self->text);
+	/* no sample inside the capture */
+	ASSERT_EQ(0, write_file(self->script, "app 1/1 9.5: 1000 cpu-clock:\n\t    10 f (/x)\n", 0644));
+	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "falls inside the capture")) TH_LOG("%s", self->text);
+	/* text that is not perf script's */
+	ASSERT_EQ(0, write_file(self->script, "\t    10 f (/x)\n", 0644));
+	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "line 1: a stack frame outside a sample")) TH_LOG("%s", self->text);
+}
+
 TEST_HARNESS_MAIN
