@@ -180,4 +180,74 @@ TEST_F(flame, bytes_from_the_last_size_field)
 	EXPECT_STREQ("LX:::f()V 96\n", self->text);
 }
 
+static const char small_log[] =
+	"+0,jthread[main], jclass[LX; file: X.java], size[16, hex: 0x10]\n"
+	"+1,LX;::f()V\n=2,0;1\n2\n";
+
+/* -o follows the project's output rules: "-", a FIFO, a symlink, a directory */
+TEST_F(flame, output_files)
+{
+	char cmd[1024], target[160], link[160], fifo[160];
+	struct stat st;
+
+	ASSERT_EQ(0, write_file(self->log, small_log));
+	/* "-" is standard output */
+	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded -o - 2>/dev/null", self->log);
+	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_STREQ("LX:::f()V 1\n", self->text);
+
+	/* a symlink: its target replaced, the link kept */
+	snprintf(target, sizeof(target), "%s/target", self->dir);
+	snprintf(link, sizeof(link), "%s/link", self->dir);
+	ASSERT_EQ(0, write_file(target, "old\n"));
+	ASSERT_EQ(0, symlink("target", link));
+	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded -o %s 2>&1", self->log, link);
+	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, lstat(link, &st));
+	EXPECT_TRUE(S_ISLNK(st.st_mode));
+	ASSERT_EQ(0, read_text(target, self->text, sizeof(self->text)));
+	EXPECT_STREQ("LX:::f()V 1\n", self->text);
+
+	/* a FIFO is written through, not replaced */
+	snprintf(fifo, sizeof(fifo), "%s/fifo", self->dir);
+	ASSERT_EQ(0, mkfifo(fifo, 0600));
+	snprintf(cmd, sizeof(cmd), "cat %s & " POWERPIN " flame %s --folded -o %s; wait", fifo,
+		 self->log, fifo);
+	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_STREQ("LX:::f()V 1\n", self->text);
+	ASSERT_EQ(0, stat(fifo, &st));
+	EXPECT_TRUE(S_ISFIFO(st.st_mode));
+
+	/* a directory: refused, exit 1 */
+	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s -o %s 2>&1", self->log, self->dir);
+	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "Is a directory")) TH_LOG("%s", self->text);
+
+	/* a damaged log leaves the old file as it was */
+	ASSERT_EQ(0, write_file(self->log, "+0,t\n=1,0\n1\nx\n"));
+	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded -o %s 2>&1", self->log, target);
+	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "line 4:")) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, read_text(target, self->text, sizeof(self->text)));
+	EXPECT_STREQ("LX:::f()V 1\n", self->text);
+}
+
+/* Usage errors exit 2, --help 0 on stdout. */
+TEST_F(flame, usage)
+{
+	static const char *const bad[] = { "", "a b", "--weight size x", "--bogus x", "-o" };
+	char cmd[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), POWERPIN " flame %s 2>&1", bad[i]);
+		EXPECT_EQ(2, run(cmd, self->text, sizeof(self->text))) TH_LOG("'%s'", bad[i]);
+	}
+	EXPECT_EQ(0, run(POWERPIN " flame --help 2>/dev/null", self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "--weight count|bytes"));
+	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s/none.log 2>&1", self->dir);
+	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "No such file")) TH_LOG("%s", self->text);
+}
+
 TEST_HARNESS_MAIN
