@@ -188,7 +188,10 @@ static jint agent_start(JavaVM *vm, const char *options, bool attach)
 		return JNI_ERR;
 	}
 	if (agent_options_parse(options, &agent.opt, err, sizeof(err))) {
-		agent_say("%s", err);
+		char *line, *save = NULL;
+
+		for (line = strtok_r(err, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			agent_say("%s", line);
 		return JNI_ERR;
 	}
 	if (get_env(vm, &agent.jvmti) || open_outputs(agent.jvmti) ||

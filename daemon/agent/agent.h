@@ -50,7 +50,8 @@ struct agent_options {
  * Parse @opts (NULL or "" for the defaults): tiallocsample's positional
  * "sample_rate,stack_depth_limit,log_path" (the path is the rest of the
  * string, commas included), or named "key=value" options separated by
- * commas.  Returns 0, or -1 with a message naming the bad option in @err.
+ * commas.  Returns 0, or -1 with a line in @err naming each bad option
+ * (lines separated by '\n').
  */
 int agent_options_parse(const char *opts, struct agent_options *o, char *err, size_t errlen);
 void agent_options_free(struct agent_options *o);

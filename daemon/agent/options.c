@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,27 +84,47 @@ static int set_path(char **dst, const char *v, const char *what, char *err, size
 	return 0;
 }
 
-/* tiallocsample's "N,D,PATH"; returns 1 if @opts has that form. */
-static int parse_positional(const char *opts, struct agent_options *o, char *err, size_t errlen)
+/* Messages about the option string, one line each, into a caller's buffer. */
+struct bad_options {
+	char *err;
+	size_t errlen, used;
+	int nr;
+};
+
+/* Add the message in @one as a line of its own. */
+static void bad(struct bad_options *b, const char *one)
+{
+	int n;
+
+	b->nr++;
+	if (b->used >= b->errlen)
+		return;
+	n = snprintf(b->err + b->used, b->errlen - b->used, "%s%s", b->used ? "\n" : "", one);
+	b->used = n < 0 ? b->errlen : b->used + (size_t)n;
+}
+
+/* tiallocsample's "N,D,PATH"; false if @opts does not have that form. */
+static bool parse_positional(const char *opts, struct agent_options *o, struct bad_options *b)
 {
 	const char *c1 = strchr(opts, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
-	char num[32];
+	char *rate, *depth, one[PATH_MAX + 128];
 
 	if (!c2 || !all_digits(opts, c1 - opts) || !all_digits(c1 + 1, c2 - c1 - 1))
-		return 0;
-	if ((size_t)(c1 - opts) >= sizeof(num) || (size_t)(c2 - c1 - 1) >= sizeof(num)) {
-		snprintf(err, errlen, "bad option '%s': numbers out of range", opts);
-		return -1;
-	}
-	snprintf(num, sizeof(num), "%.*s", (int)(c1 - opts), opts);
-	if (set_alloc(o, num, "sample_rate ", err, errlen))
-		return -1;
-	snprintf(num, sizeof(num), "%.*s", (int)(c2 - c1 - 1), c1 + 1);
-	if (set_depth(o, num, "stack_depth_limit ", err, errlen))
-		return -1;
-	if (set_path(&o->log_path, c2 + 1, "log_path", err, errlen))
-		return -1;
-	return 1;
+		return false;
+	rate = strndup(opts, (size_t)(c1 - opts));
+	depth = strndup(c1 + 1, (size_t)(c2 - c1 - 1));
+	/* each of the three is checked, and each that is wrong is named */
+	if (!rate || !depth)
+		bad(b, "out of memory");
+	else if (set_alloc(o, rate, "sample_rate ", one, sizeof(one)))
+		bad(b, one);
+	if (rate && depth && set_depth(o, depth, "stack_depth_limit ", one, sizeof(one)))
+		bad(b, one);
+	if (set_path(&o->log_path, c2 + 1, "log_path", one, sizeof(one)))
+		bad(b, one);
+	free(rate);
+	free(depth);
+	return true;
 }
 
 static int parse_named(char *opt, struct agent_options *o, char *err, size_t errlen)
@@ -150,41 +171,38 @@ static int parse_named(char *opt, struct agent_options *o, char *err, size_t err
 
 int agent_options_parse(const char *opts, struct agent_options *o, char *err, size_t errlen)
 {
-	char *copy, *tok, *save = NULL;
-	int ret;
+	struct bad_options b = { .err = err, .errlen = errlen };
+	char *copy, *tok, *save = NULL, one[PATH_MAX + 256];
+	size_t len;
 
 	memset(o, 0, sizeof(*o));
 	o->alloc = AGENT_DEFAULT_ALLOC;
 	o->depth = AGENT_DEFAULT_DEPTH;
 	o->perfmap = AGENT_PERFMAP_AUTO;
 	o->markers = true;
+	if (errlen)
+		err[0] = '\0';
 	if (!opts || !*opts)
 		return 0;
-	ret = parse_positional(opts, o, err, errlen);
-	if (ret)
+	if (parse_positional(opts, o, &b))
 		goto out;
+	len = strlen(opts);
+	if (opts[0] == ',' || opts[len - 1] == ',' || strstr(opts, ",,")) {
+		snprintf(one, sizeof(one), "bad option string '%s': an empty option", opts);
+		bad(&b, one);
+	}
 	copy = strdup(opts);
 	if (!copy) {
-		snprintf(err, errlen, "out of memory");
-		ret = -1;
+		bad(&b, "out of memory");
 		goto out;
 	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		ret = parse_named(tok, o, err, errlen);
-		if (ret)
-			break;
-	}
-	if (!ret && opts[strlen(opts) - 1] == ',') {
-		snprintf(err, errlen, "bad option string '%s': ends with a comma", opts);
-		ret = -1;
-	}
-	if (!ret && (strstr(opts, ",,") || opts[0] == ',')) {
-		snprintf(err, errlen, "bad option string '%s': an empty option", opts);
-		ret = -1;
-	}
+	/* every option is looked at, so that every bad one is named */
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (parse_named(tok, o, one, sizeof(one)))
+			bad(&b, one);
 	free(copy);
 out:
-	if (ret < 0) {
+	if (b.nr) {
 		agent_options_free(o);
 		return -1;
 	}

@@ -271,36 +271,55 @@ TEST_F_TIMEOUT(java, log_parses_after_kill_9, 300)
 	EXPECT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
 }
 
-TEST_F_TIMEOUT(java, bad_options_fail_the_agent_with_one_line, 300)
+/* Lines of @text that start with @prefix. */
+static int count_lines(const char *text, const char *prefix)
+{
+	const char *line;
+	int n = 0;
+
+	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		n += !strncmp(line, prefix, strlen(prefix));
+	return n;
+}
+
+TEST_F_TIMEOUT(java, bad_options_fail_the_agent_with_one_line_each, 300)
 {
 	static const struct {
-		const char *opts, *says;
+		const char *opts, *says, *says2;
 	} bad[] = {
-		{ "bogus=1", "bad option 'bogus=1'" },
-		{ "alloc=0", "bad option 'alloc=0'" },
-		{ "alloc=ten", "bad option 'alloc=ten'" },
-		{ "depth=0", "bad option 'depth=0'" },
-		{ "depth=99999", "bad option 'depth=99999'" },
-		{ "markers=maybe", "bad option 'markers=maybe'" },
-		{ "log=", "bad option 'log='" },
-		{ "perfmap=auto,nonsense", "bad option 'nonsense'" },
-		{ "0,10,/tmp/x.log", "bad option 'sample_rate 0'" },
-		{ "alloc=5,,depth=3", "an empty option" },
+		{ "bogus=1", "bad option 'bogus=1'", NULL },
+		{ "alloc=0", "bad option 'alloc=0'", NULL },
+		{ "alloc=ten", "bad option 'alloc=ten'", NULL },
+		{ "depth=0", "bad option 'depth=0'", NULL },
+		{ "depth=99999", "bad option 'depth=99999'", NULL },
+		{ "markers=maybe", "bad option 'markers=maybe'", NULL },
+		{ "log=", "bad option 'log='", NULL },
+		{ "perfmap=auto,nonsense", "bad option 'nonsense'", NULL },
+		{ "0,10,/tmp/x.log", "bad option 'sample_rate 0'", NULL },
+		{ "alloc=5,,depth=3", "an empty option", NULL },
+		{ "100", "bad option '100'", NULL },
+		/* two bad options: a line for each */
+		{ "alloc=0,depth=5000", "bad option 'alloc=0'", "bad option 'depth=5000'" },
+		{ "0,0,/tmp/x.log", "bad option 'sample_rate 0'", "bad option 'stack_depth_limit 0'" },
+		{ "log=,markers=yes", "bad option 'log='", "bad option 'markers=yes'" },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char cmd[4096], *line;
-		int lines = 0;
+		char cmd[4096];
 
 		snprintf(cmd, sizeof(cmd), "%s '-agentpath:%s=%s' -version 2>&1", env.java,
 			 env.agent, bad[i].opts);
 		EXPECT_NE(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", bad[i].opts);
 		EXPECT_NE(NULL, strstr(self->text, bad[i].says))
 			TH_LOG("%s: %s", bad[i].opts, self->text);
-		for (line = self->text; (line = strstr(line, "powerpin agent:")); line++)
-			lines++;
-		EXPECT_EQ(1, lines) TH_LOG("%s: %s", bad[i].opts, self->text);
+		if (bad[i].says2)
+			EXPECT_NE(NULL, strstr(self->text, bad[i].says2))
+				TH_LOG("%s: %s", bad[i].opts, self->text);
+		EXPECT_EQ(bad[i].says2 ? 2 : 1, count_lines(self->text, "powerpin agent:"))
+			TH_LOG("%s: %s", bad[i].opts, self->text);
+		/* the VM says the agent failed */
+		EXPECT_NE(NULL, strstr(self->text, "agent library failed")) TH_LOG("%s", self->text);
 	}
 }
 
