@@ -22,7 +22,7 @@ static struct {
 	bool started;
 	jvmtiEnv *jvmti;
 	struct agent_options opt;
-	bool alloc_events, map, markers;
+	bool alloc_events, map, markers, gc_events;
 } agent;
 
 void agent_say(const char *fmt, ...)
@@ -120,7 +120,8 @@ static int open_outputs(jvmtiEnv *jvmti)
 	return 0;
 }
 
-static int setup_events(jvmtiEnv *jvmti, bool attach)
+/* Capabilities and callbacks; no event is enabled yet. */
+static int setup_events(jvmtiEnv *jvmti)
 {
 	jvmtiCapabilities pot, want, have;
 	jvmtiEventCallbacks cb;
@@ -128,8 +129,10 @@ static int setup_events(jvmtiEnv *jvmti, bool attach)
 
 	memset(&want, 0, sizeof(want));
 	memset(&cb, 0, sizeof(cb));
-	if ((*jvmti)->GetPotentialCapabilities(jvmti, &pot) != JVMTI_ERROR_NONE)
+	if ((*jvmti)->GetPotentialCapabilities(jvmti, &pot) != JVMTI_ERROR_NONE) {
+		agent_say("the VM does not say what it can do (GetPotentialCapabilities)");
 		return -1;
+	}
 	if (alloc)
 		alloc_sampler_wanted(&pot, &want);
 	if (agent.map)
@@ -164,11 +167,33 @@ static int setup_events(jvmtiEnv *jvmti, bool attach)
 		markers_callbacks(&cb);
 	cb.VMInit = on_vm_init;
 	cb.VMDeath = on_vm_death;
-	if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)) != JVMTI_ERROR_NONE)
+	if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb)) != JVMTI_ERROR_NONE) {
+		agent_say("the VM refused the agent's event callbacks");
 		return -1;
+	}
+	agent.gc_events = agent.markers && have.can_generate_garbage_collection_events;
+	return 0;
+}
+
+/* The outputs take their places: the log is emptied, the map gets its name. */
+static int commit_outputs(void)
+{
+	char err[PATH_MAX + 128];
+
+	if (agent.map && perf_map_commit(err, sizeof(err))) {
+		agent_say("%s", err);
+		return -1;
+	}
+	if (agent.opt.log_path)
+		alloc_writer_commit();
+	return 0;
+}
+
+static int enable_events(jvmtiEnv *jvmti, bool attach)
+{
 	if ((agent.alloc_events && alloc_sampler_enable(jvmti)) ||
 	    (agent.map && perf_map_enable(jvmti)) ||
-	    (agent.markers && have.can_generate_garbage_collection_events && markers_enable(jvmti)) ||
+	    (agent.gc_events && markers_enable(jvmti)) ||
 	    (!attach && (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
 							  JVMTI_EVENT_VM_INIT, NULL)) ||
 	    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL)) {
@@ -176,6 +201,25 @@ static int setup_events(jvmtiEnv *jvmti, bool attach)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * A start that failed: every output as it was before, the environment
+ * given back (with its capabilities and events), so that a later attach
+ * starts afresh.
+ */
+static void abort_start(void)
+{
+	if (agent.opt.log_path)
+		alloc_writer_abort(agent.jvmti, agent.opt.log_path);
+	if (agent.map)
+		perf_map_abort(agent.jvmti);
+	if (agent.markers)
+		markers_close();
+	if (agent.jvmti)
+		(*agent.jvmti)->DisposeEnvironment(agent.jvmti);
+	agent_options_free(&agent.opt);
+	memset(&agent, 0, sizeof(agent));
 }
 
 static jint agent_start(JavaVM *vm, const char *options, bool attach)
@@ -194,15 +238,9 @@ static jint agent_start(JavaVM *vm, const char *options, bool attach)
 			agent_say("%s", line);
 		return JNI_ERR;
 	}
-	if (get_env(vm, &agent.jvmti) || open_outputs(agent.jvmti) ||
-	    setup_events(agent.jvmti, attach)) {
-		/* leave no half-written outputs behind a failed start */
-		if (agent.opt.log_path)
-			alloc_writer_close(agent.jvmti);
-		if (agent.map)
-			perf_map_close(agent.jvmti);
-		if (agent.markers)
-			markers_close();
+	if (get_env(vm, &agent.jvmti) || open_outputs(agent.jvmti) || setup_events(agent.jvmti) ||
+	    commit_outputs() || enable_events(agent.jvmti, attach)) {
+		abort_start();
 		return JNI_ERR;
 	}
 	agent.started = true;

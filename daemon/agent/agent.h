@@ -70,6 +70,8 @@ void agent_method_name(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID m, char *buf, siz
 
 /* alloc_writer.c */
 int alloc_writer_open(jvmtiEnv *jvmti, const char *path, char *err, size_t errlen);
+void alloc_writer_commit(void);
+void alloc_writer_abort(jvmtiEnv *jvmti, const char *path);
 void alloc_writer_record(jvmtiEnv *jvmti, JNIEnv *jni, const char *tts,
 			 const jvmtiFrameInfo *frames, int nframes);
 void alloc_writer_close(jvmtiEnv *jvmti);
@@ -88,6 +90,8 @@ void alloc_sampler_stop(jvmtiEnv *jvmti);
 /* perf_map.c */
 int perf_map_default_path(char *buf, size_t len);
 int perf_map_open(jvmtiEnv *jvmti, const char *path, char *err, size_t errlen);
+int perf_map_commit(char *err, size_t errlen);
+void perf_map_abort(jvmtiEnv *jvmti);
 void perf_map_callbacks(jvmtiEventCallbacks *cb);
 int perf_map_enable(jvmtiEnv *jvmti);
 /* Live phase: the keeper thread (needs JNI) and events for earlier code. */

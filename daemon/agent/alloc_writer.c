@@ -40,6 +40,7 @@ static struct {
 	jrawMonitorID lock;
 	int fd;
 	bool failed;		/* a write failed: said once, log closed */
+	bool created;		/* by alloc_writer_open(): removed if the start fails */
 	uint32_t next_index;
 	struct intern *strings;
 	uint32_t nr_strings, cap_strings;
@@ -262,10 +263,17 @@ void alloc_writer_record(jvmtiEnv *jvmti, JNIEnv *jni, const char *tts,
 	free(stack);
 }
 
+/*
+ * Open the log for writing, but leave what is there until
+ * alloc_writer_commit(): a start that fails later must not have emptied
+ * an earlier log.
+ */
 int alloc_writer_open(jvmtiEnv *jvmti, const char *path, char *err, size_t errlen)
 {
-	/* truncated, as tiallocsample does; written as records arrive */
-	w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w.fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	w.created = w.fd >= 0;
+	if (w.fd < 0 && errno == EEXIST)
+		w.fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (w.fd < 0) {
 		snprintf(err, errlen, "cannot write log '%s': %s", path, strerror(errno));
 		return -1;
@@ -273,11 +281,32 @@ int alloc_writer_open(jvmtiEnv *jvmti, const char *path, char *err, size_t errle
 	if ((*jvmti)->CreateRawMonitor(jvmti, "powerpin allocation log", &w.lock) !=
 	    JVMTI_ERROR_NONE) {
 		snprintf(err, errlen, "cannot create a raw monitor for the log");
-		close(w.fd);
-		w.fd = -1;
+		alloc_writer_abort(jvmti, path);
 		return -1;
 	}
 	return 0;
+}
+
+/* The agent starts: the log begins empty, as tiallocsample's does. */
+void alloc_writer_commit(void)
+{
+	/* a FIFO or a terminal has nothing to truncate */
+	if (ftruncate(w.fd, 0) == 0)
+		lseek(w.fd, 0, SEEK_SET);
+}
+
+/* The agent does not start: the log is as it was (gone if it was not there). */
+void alloc_writer_abort(jvmtiEnv *jvmti, const char *path)
+{
+	if (w.fd >= 0)
+		close(w.fd);
+	if (w.created)
+		unlink(path);
+	if (w.lock)
+		(*jvmti)->DestroyRawMonitor(jvmti, w.lock);
+	w.fd = -1;
+	w.lock = NULL;
+	w.created = false;
 }
 
 /* At VM death: every record is already in the file; stop taking more. */

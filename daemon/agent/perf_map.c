@@ -39,6 +39,8 @@ static struct {
 	jrawMonitorID lock;
 	int fd;
 	char *path;
+	char *tmp;		/* the file until the agent starts */
+	bool committed;		/* the file has its name */
 	struct code_sym *syms;
 	uint32_t nr, cap;
 	uint32_t *hash;		/* by start: index + 1 */
@@ -326,15 +328,21 @@ int perf_map_default_path(char *buf, size_t len)
 	return snprintf(buf, len, "%s/perf-%d.map", dir, (int)getpid()) < (int)len ? 0 : -1;
 }
 
+/*
+ * Make the map's file, as a temporary file beside @path: perf_map_commit()
+ * puts it in place when the agent starts, perf_map_abort() removes it
+ * when it does not, and whatever was at @path stays as it was.
+ */
 int perf_map_open(jvmtiEnv *jvmti, const char *path, char *err, size_t errlen)
 {
 	m.path = strdup(path);
-	if (!m.path) {
+	if (!m.path || asprintf(&m.tmp, "%s.tmp.XXXXXX", path) < 0) {
+		m.tmp = NULL;
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		goto err;
 	}
-	m.fd = create_file(path);
-	if (m.fd < 0) {
+	m.fd = mkostemp(m.tmp, O_CLOEXEC);
+	if (m.fd < 0 || fchmod(m.fd, 0644)) {
 		snprintf(err, errlen, "cannot write perf map '%s': %s", path, strerror(errno));
 		goto err;
 	}
@@ -344,14 +352,38 @@ int perf_map_open(jvmtiEnv *jvmti, const char *path, char *err, size_t errlen)
 	}
 	return 0;
 err:
+	perf_map_abort(jvmti);
+	return -1;
+}
+
+/* The agent starts: the (still empty) map goes where it was asked for. */
+int perf_map_commit(char *err, size_t errlen)
+{
+	/* a symlink planted at the name is replaced, not followed */
+	if (rename(m.tmp, m.path)) {
+		snprintf(err, errlen, "cannot write perf map '%s': %s", m.path, strerror(errno));
+		return -1;
+	}
+	free(m.tmp);
+	m.tmp = NULL;
+	m.committed = true;
+	return 0;
+}
+
+/* The agent does not start: no map of ours is left, nothing of the path changed. */
+void perf_map_abort(jvmtiEnv *jvmti)
+{
 	if (m.fd >= 0) {
 		close(m.fd);
-		unlink(path);
+		/* the temporary file, or the map once it took the name */
+		unlink(m.committed ? m.path : m.tmp);
 	}
-	m.fd = -1;
+	if (m.lock)
+		(*jvmti)->DestroyRawMonitor(jvmti, m.lock);
+	free(m.tmp);
 	free(m.path);
-	m.path = NULL;
-	return -1;
+	memset(&m, 0, sizeof(m));
+	m.fd = -1;
 }
 
 void perf_map_callbacks(jvmtiEventCallbacks *cb)

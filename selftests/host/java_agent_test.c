@@ -96,6 +96,33 @@ static const char *frame_text(const struct alloc_log *log, const struct alloc_de
 	return log->defs[log->pool[d->first + k]].text;
 }
 
+/* Lines of @text that start with @prefix. */
+static int count_lines(const char *text, const char *prefix)
+{
+	const char *line;
+	int n = 0;
+
+	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		n += !strncmp(line, prefix, strlen(prefix));
+	return n;
+}
+
+/* @path's text, NUL-ended, into @buf (cut at @len - 1 bytes). */
+static int read_text(const char *path, char *buf, size_t len)
+{
+	char *b;
+	size_t n;
+
+	if (read_all(path, &b, &n))
+		return -1;
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(buf, b, n);
+	buf[n] = '\0';
+	free(b);
+	return 0;
+}
+
 TEST_F_TIMEOUT(java, positional_options_log_top_stack_is_the_hot_spot, 300)
 {
 	struct alloc_log log;
@@ -250,6 +277,54 @@ TEST_F_TIMEOUT(java, attach_with_jcmd_replays_compiled_code_and_samples, 300)
 	free(buf);
 }
 
+/*
+ * Attaching with a bad option: jcmd is told the agent failed, the program
+ * says which option in one line and runs on untouched; attaching again
+ * with good options then works.
+ */
+TEST_F_TIMEOUT(java, attach_with_a_bad_option_fails_and_a_good_one_follows, 300)
+{
+	struct java_bg bg = { .stdin_fd = -1 };
+	char cmd[4096];
+	int i;
+
+	ASSERT_EQ(0, java_start(&bg, &env, "-XX:+EnableDynamicAgentLoading", "0 0", self->out));
+	ASSERT_EQ(0, java_wait_for(&bg, "round 10", 60));
+	snprintf(cmd, sizeof(cmd), "%s %d JVMTI.agent_load %s '\"alloc=0,log=%s,perfmap=%s\"'",
+		 env.jcmd, (int)bg.pid, env.agent, self->log, self->map);
+	run_cmd(cmd, self->text, sizeof(self->text));
+	EXPECT_NE(NULL, strstr(self->text, "return code: -1")) TH_LOG("%s", self->text);
+	/* nothing was opened for it */
+	EXPECT_NE(0, access(self->log, F_OK));
+	EXPECT_NE(0, access(self->map, F_OK));
+	ASSERT_EQ(0, java_wait_for(&bg, "powerpin agent: bad option 'alloc=0'", 10));
+	/* the program goes on */
+	snprintf(cmd, sizeof(cmd), "round %d", 10 + 20);
+	ASSERT_EQ(0, java_wait_for(&bg, cmd, 60));
+
+	snprintf(cmd, sizeof(cmd), "%s %d JVMTI.agent_load %s '\"alloc=100,log=%s,perfmap=%s,markers=off\"'",
+		 env.jcmd, (int)bg.pid, env.agent, self->log, self->map);
+	EXPECT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "return code: 0")) TH_LOG("%s", self->text);
+	for (i = 0; i < 200; i++) {
+		struct stat st;
+
+		if (!stat(self->log, &st) && st.st_size > 4096)
+			break;
+		usleep(50000);
+	}
+	EXPECT_LT(i, 200) TH_LOG("no samples after the second attach");
+	/* a third attach is refused: one agent per VM */
+	snprintf(cmd, sizeof(cmd), "%s %d JVMTI.agent_load %s '\"alloc=100\"'", env.jcmd,
+		 (int)bg.pid, env.agent);
+	run_cmd(cmd, self->text, sizeof(self->text));
+	EXPECT_NE(NULL, strstr(self->text, "return code: -1")) TH_LOG("%s", self->text);
+	EXPECT_EQ(0, java_stop(&bg));
+	ASSERT_EQ(0, read_text(bg.out, self->text, sizeof(self->text)));
+	EXPECT_EQ(2, count_lines(self->text, "powerpin agent:")) TH_LOG("%s", self->text);
+	EXPECT_NE(NULL, strstr(self->text, "powerpin agent: already running")) TH_LOG("%s", self->text);
+}
+
 TEST_F_TIMEOUT(java, log_parses_after_kill_9, 300)
 {
 	struct java_bg bg = { .stdin_fd = -1 };
@@ -269,17 +344,6 @@ TEST_F_TIMEOUT(java, log_parses_after_kill_9, 300)
 	snprintf(cmd, sizeof(cmd), "%s flame %s --folded -o %s/folded 2>&1", env.powerpin,
 		 self->log, self->dir);
 	EXPECT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
-}
-
-/* Lines of @text that start with @prefix. */
-static int count_lines(const char *text, const char *prefix)
-{
-	const char *line;
-	int n = 0;
-
-	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-		n += !strncmp(line, prefix, strlen(prefix));
-	return n;
 }
 
 TEST_F_TIMEOUT(java, bad_options_fail_the_agent_with_one_line_each, 300)
@@ -332,16 +396,41 @@ TEST_F_TIMEOUT(java, unwritable_paths_fail_the_agent, 300)
 		{ "10,10,/nonexistent-dir/alloc.log", "cannot write log '/nonexistent-dir/alloc.log'" },
 		{ "perfmap=/nonexistent-dir/perf.map", "cannot write perf map '/nonexistent-dir/perf.map'" },
 	};
-	size_t i;
+	char cmd[4096], *buf;
+	size_t i, len;
+	FILE *f;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char cmd[4096];
-
 		snprintf(cmd, sizeof(cmd), "%s '-agentpath:%s=%s' -version 2>&1", env.java,
 			 env.agent, bad[i].opts);
 		EXPECT_NE(0, run_cmd(cmd, self->text, sizeof(self->text)));
 		EXPECT_NE(NULL, strstr(self->text, bad[i].says)) TH_LOG("%s", self->text);
+		EXPECT_EQ(1, count_lines(self->text, "powerpin agent:")) TH_LOG("%s", self->text);
+		EXPECT_NE(NULL, strstr(self->text, "agent library failed")) TH_LOG("%s", self->text);
 	}
+
+	/* a start that fails leaves an earlier log as it was ... */
+	f = fopen(self->log, "w");
+	ASSERT_NE(NULL, f);
+	fputs("an earlier log\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s '-agentpath:%s=log=%s,perfmap=/nonexistent-dir/perf.map' -version 2>&1",
+		 env.java, env.agent, self->log);
+	EXPECT_NE(0, run_cmd(cmd, self->text, sizeof(self->text)));
+	ASSERT_EQ(0, read_all(self->log, &buf, &len));
+	EXPECT_EQ(15UL, len);
+	EXPECT_EQ(0, memcmp(buf, "an earlier log\n", 15));
+	free(buf);
+	/* ... and no new file behind: the directory holds that log alone */
+	unlink(self->log);
+	snprintf(cmd, sizeof(cmd), "%s '-agentpath:%s=log=%s/new.log,perfmap=/nonexistent-dir/perf.map' -version >/dev/null 2>&1 && exit 9; ls -A %s",
+		 env.java, env.agent, self->dir, self->dir);
+	EXPECT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text)));
+	EXPECT_STREQ("", self->text);
+	snprintf(cmd, sizeof(cmd), "%s '-agentpath:%s=log=/nonexistent-dir/a.log,perfmap=%s' -version >/dev/null 2>&1; ls -A %s",
+		 env.java, env.agent, self->map, self->dir);
+	EXPECT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text)));
+	EXPECT_EQ(NULL, strstr(self->text, "perf.map")) TH_LOG("%s", self->text);
 }
 
 TEST_F_TIMEOUT(java, no_tracefs_is_said_once, 300)
