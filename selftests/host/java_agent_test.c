@@ -11,10 +11,12 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
+#include <regex.h>
 
 #include <kselftest_harness.h>
 
 #include "alloc_log.h"
+#include "fuzz_seed.h"
 #include "java_helpers.h"
 #include "perf_map.h"
 
@@ -73,6 +75,7 @@ static int parse_log(const char *path, struct alloc_log *log, char *err, size_t 
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	fuzz_seed("alloc_log", buf, len);
 	ret = alloc_log_parse(buf, len, log, err, errlen);
 	free(buf);
 	return ret;
@@ -171,6 +174,7 @@ TEST_F_TIMEOUT(java, named_options_depth_map_and_markers_off, 300)
 	alloc_log_free(&log);
 
 	ASSERT_EQ(0, read_all(self->map, &buf, &len));
+	fuzz_seed("perf_map", buf, len);
 	ASSERT_EQ(0, perf_map_parse(buf, len, &map));
 	free(buf);
 	EXPECT_EQ(0UL, map.bad_lines);
@@ -449,71 +453,241 @@ TEST_F_TIMEOUT(java, no_tracefs_is_said_once, 300)
 	EXPECT_EQ(1, n) TH_LOG("%s", self->text);
 }
 
-/* mkflame.py's reading of the log, written again here: folded stack -> count */
+/*
+ * tiallocsample's log format read again here, strictly and without the
+ * project's parser, as tiallocsample writes it (ti_alloc_sample.cc) and
+ * as mkflame.py reads it:
+ *
+ * - definitions are numbered 0, 1, 2, ... in the order they appear (one
+ *   counter for "+" and "=" lines);
+ * - "+N,jthread[T], jclass[SIG file: F], size[D, hex: 0xH]" with H the
+ *   lower-case hex of D, or "+N,Lpkg/Cls;::name(sig)ret" (or "ERROR");
+ * - "=N,t;f;...": t a thread/type/size line, the f frames, outermost
+ *   first; the stack is defined at its first sample, so the next line is
+ *   "N";
+ * - "N" samples a stack; every line ends with a newline.
+ *
+ * The folded stacks are mkflame.py --ignore_type's: frames joined by
+ * ';', a ';' inside a frame written ':', weighed by samples or by bytes.
+ */
 struct fold {
 	char *stack;
 	uint64_t count, bytes;
 };
 
-static size_t fold_log(const struct alloc_log *log, struct fold *out, size_t max)
+struct ti_log {
+	char **text;		/* by index: the "+" text, or NULL */
+	char **stack;		/* by index: the folded frames of a "=" line, or NULL */
+	uint64_t *size;		/* by index: bytes of a "=" line's allocation */
+	size_t nr;
+	struct fold folds[4096];
+	size_t nr_folds;
+	uint64_t samples;
+};
+
+static void ti_free(struct ti_log *t)
 {
-	static char s[65536];
-	size_t n = 0, j, o;
-	uint32_t i, k;
+	size_t i;
 
-	for (i = 0; i < log->nr_defs; i++) {
-		const struct alloc_def *d = &log->defs[i];
-
-		if (d->kind != ALLOC_DEF_STACK || !d->samples)
-			continue;
-		/* frames joined by ';', a ';' inside a signature turned into ':' */
-		for (o = 0, k = 1; k < d->nr; k++) {
-			const char *f = frame_text(log, d, k);
-
-			if (k > 1)
-				s[o++] = ';';
-			for (; *f && o < sizeof(s) - 2; f++)
-				s[o++] = *f == ';' ? ':' : *f;
-		}
-		s[o] = '\0';
-		if (!o)
-			strcpy(s, "[no Java frames]");
-		for (j = 0; j < n; j++)
-			if (!strcmp(out[j].stack, s))
-				break;
-		if (j == n) {
-			if (n == max)
-				continue;
-			out[n].stack = strdup(s);
-			out[n].count = out[n].bytes = 0;
-			n++;
-		}
-		out[j].count += d->samples;
-		out[j].bytes += d->samples * alloc_log_tts_size(frame_text(log, d, 0));
+	for (i = 0; i < t->nr; i++) {
+		free(t->text[i]);
+		free(t->stack[i]);
 	}
-	return n;
+	for (i = 0; i < t->nr_folds; i++)
+		free(t->folds[i].stack);
+	free(t->text);
+	free(t->stack);
+	free(t->size);
+	memset(t, 0, sizeof(*t));
 }
 
-TEST_F_TIMEOUT(java, flame_matches_the_log, 300)
+static bool ti_match(const char *re, const char *s, regmatch_t *m, size_t nm)
 {
-	static struct fold folds[4096];
-	struct alloc_log log;
-	char opts[256], cmd[4096], err[256], path[160], *buf, *line, *save = NULL;
-	size_t n, len, i, seen = 0;
+	regex_t r;
+	bool ok;
+
+	if (regcomp(&r, re, REG_EXTENDED))
+		return false;
+	ok = !regexec(&r, s, nm, m, 0);
+	regfree(&r);
+	return ok;
+}
+
+static int ti_define(struct ti_log *t, unsigned long n, char *text, char *stack, uint64_t size)
+{
+	if (n != t->nr)
+		return -1;	/* not the next number */
+	t->text = realloc(t->text, (t->nr + 1) * sizeof(*t->text));
+	t->stack = realloc(t->stack, (t->nr + 1) * sizeof(*t->stack));
+	t->size = realloc(t->size, (t->nr + 1) * sizeof(*t->size));
+	if (!t->text || !t->stack || !t->size)
+		return -1;
+	t->text[n] = text;
+	t->stack[n] = stack;
+	t->size[n] = size;
+	t->nr++;
+	return 0;
+}
+
+/* "=N,t;f;f": the frames folded, the size of t; NULL with @why when wrong. */
+static char *ti_stack(struct ti_log *t, const char *list, uint64_t *size, const char **why)
+{
+	static const char tts_re[] =
+		"^jthread\\[.*\\], jclass\\[.+ file: .+\\], size\\[([0-9]+), hex: 0x([0-9a-f]+)\\]$";
+	static const char frame_re[] = "^(L[^;]+;::[^(]+\\([^)]*\\)[^ ]+|ERROR)$";
+	char *out = calloc(1, 1), *end;
+	size_t len = 0, k = 0;
+	regmatch_t m[3];
+	const char *p = list;
+
+	for (; out; k++) {
+		unsigned long e = strtoul(p, &end, 10);
+		const char *f;
+
+		if (end == p || e >= t->nr || !t->text[e]) {
+			*why = "a stack element that is not a \"+\" line defined before";
+			break;
+		}
+		f = t->text[e];
+		if (!k) {
+			char dec[32], hex[32];
+
+			if (!ti_match(tts_re, f, m, 3)) {
+				*why = "a stack's first element is not a thread/type/size line";
+				break;
+			}
+			snprintf(dec, sizeof(dec), "%.*s", (int)(m[1].rm_eo - m[1].rm_so), f + m[1].rm_so);
+			snprintf(hex, sizeof(hex), "%.*s", (int)(m[2].rm_eo - m[2].rm_so), f + m[2].rm_so);
+			*size = strtoull(dec, NULL, 10);
+			if (strtoull(hex, NULL, 16) != *size) {
+				*why = "a size whose hex is not its decimal";
+				break;
+			}
+		} else {
+			size_t n = strlen(f), i;
+
+			if (!ti_match(frame_re, f, NULL, 0)) {
+				*why = "a frame that is not Lpkg/Cls;::name(sig)ret";
+				break;
+			}
+			out = realloc(out, len + n + 2);
+			if (!out)
+				break;
+			if (len)
+				out[len++] = ';';
+			for (i = 0; i < n; i++)
+				out[len++] = f[i] == ';' ? ':' : f[i];
+			out[len] = '\0';
+		}
+		if (!*end)
+			return out;
+		if (*end != ';') {
+			*why = "stack elements not separated by ';'";
+			break;
+		}
+		p = end + 1;
+	}
+	free(out);
+	return NULL;
+}
+
+static int ti_sample(struct ti_log *t, unsigned long n)
+{
+	size_t j;
+
+	if (n >= t->nr || !t->stack[n])
+		return -1;
+	for (j = 0; j < t->nr_folds; j++)
+		if (!strcmp(t->folds[j].stack, t->stack[n][0] ? t->stack[n] : "[no Java frames]"))
+			break;
+	if (j == t->nr_folds) {
+		if (j == 4096)
+			return -1;
+		t->folds[j].stack = strdup(t->stack[n][0] ? t->stack[n] : "[no Java frames]");
+		t->nr_folds++;
+	}
+	t->folds[j].count++;
+	t->folds[j].bytes += t->size[n];
+	t->samples++;
+	return 0;
+}
+
+/* Read @path as above; 0, or -1 with the line and what is wrong in @why. */
+static int ti_read(const char *path, struct ti_log *t, char *why, size_t whylen)
+{
+	char *buf, *line, *nl;
+	const char *what = NULL;
+	unsigned long lineno = 0, want_sample = ULONG_MAX;
+	size_t len;
+	regmatch_t m[3];
+
+	memset(t, 0, sizeof(*t));
+	if (read_all(path, &buf, &len) || !len || buf[len - 1] != '\n') {
+		snprintf(why, whylen, "%s: unreadable, empty, or its last line is not whole", path);
+		return -1;
+	}
+	buf[len - 1] = '\0';	/* lines end at '\n', the last one here */
+	for (line = buf; line && !what; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		if (want_sample != ULONG_MAX) {
+			if (strtoul(line, NULL, 10) != want_sample || !ti_match("^[0-9]+$", line, NULL, 0))
+				what = "a stack definition not followed by its sample";
+			else if (ti_sample(t, want_sample))
+				what = "a sample of something that is not a stack";
+			want_sample = ULONG_MAX;
+		} else if (ti_match("^\\+([0-9]+),(.+)$", line, m, 3)) {
+			if (ti_define(t, strtoul(line + 1, NULL, 10), strdup(line + m[2].rm_so), NULL, 0))
+				what = "a definition out of sequence";
+		} else if (ti_match("^=([0-9]+),([0-9]+(;[0-9]+)*)$", line, m, 3)) {
+			unsigned long n = strtoul(line + 1, NULL, 10);
+			uint64_t size = 0;
+			char *stack = ti_stack(t, line + m[2].rm_so, &size, &what);
+
+			if (stack && ti_define(t, n, NULL, stack, size))
+				what = "a definition out of sequence";
+			want_sample = n;
+		} else if (ti_match("^[0-9]+$", line, NULL, 0)) {
+			if (ti_sample(t, strtoul(line, NULL, 10)))
+				what = "a sample of something that is not a stack";
+		} else {
+			what = "not a tiallocsample line";
+		}
+	}
+	free(buf);
+	if (!what && want_sample != ULONG_MAX)
+		what = "the last stack definition has no sample";
+	if (what) {
+		snprintf(why, whylen, "%s line %lu: %s", path, lineno, what);
+		ti_free(t);
+		return -1;
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(java, log_has_tiallocsamples_format_and_flame_matches_it, 300)
+{
+	struct ti_log t;
+	char opts[256], cmd[4096], why[512], path[160], *line, *save = NULL, *buf;
+	size_t i, len, seen = 0;
 	int bytes;
 
 	snprintf(opts, sizeof(opts), "50,16,%s", self->log);
 	ASSERT_EQ(0, run_workload(opts, "20 5", self->text, sizeof(self->text)));
-	ASSERT_EQ(0, parse_log(self->log, &log, err, sizeof(err))) TH_LOG("%s", err);
-	n = fold_log(&log, folds, 4096);
-	alloc_log_free(&log);
-	ASSERT_GT(n, 1UL);
+	ASSERT_EQ(0, ti_read(self->log, &t, why, sizeof(why))) TH_LOG("%s", why);
+	ASSERT_GT(t.nr_folds, 1UL);
+	ASSERT_GT(t.samples, 1000ULL);
 	for (bytes = 0; bytes < 2; bytes++) {
 		snprintf(path, sizeof(path), "%s/folded", self->dir);
 		snprintf(cmd, sizeof(cmd), "%s flame %s --folded --weight %s -o %s 2>&1",
 			 env.powerpin, self->log, bytes ? "bytes" : "count", path);
 		ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
 		ASSERT_EQ(0, read_all(path, &buf, &len));
+		ASSERT_GT(len, 0UL);
+		ASSERT_EQ('\n', buf[len - 1]);
+		buf[len - 1] = '\0';
 		seen = 0;
 		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			char *sp = strrchr(line, ' ');
@@ -522,18 +696,17 @@ TEST_F_TIMEOUT(java, flame_matches_the_log, 300)
 			ASSERT_NE(NULL, sp);
 			*sp = '\0';
 			w = strtoull(sp + 1, NULL, 10);
-			for (i = 0; i < n; i++)
-				if (!strcmp(folds[i].stack, line))
+			for (i = 0; i < t.nr_folds; i++)
+				if (!strcmp(t.folds[i].stack, line))
 					break;
-			ASSERT_LT(i, n) TH_LOG("not in the log: %s", line);
-			EXPECT_EQ(bytes ? folds[i].bytes : folds[i].count, w) TH_LOG("%s", line);
+			ASSERT_LT(i, t.nr_folds) TH_LOG("not in the log: %s", line);
+			EXPECT_EQ(bytes ? t.folds[i].bytes : t.folds[i].count, w) TH_LOG("%s", line);
 			seen++;
 		}
-		EXPECT_EQ(n, seen);
 		free(buf);
+		EXPECT_EQ(t.nr_folds, seen);
 	}
-	for (i = 0; i < n; i++)
-		free(folds[i].stack);
+	ti_free(&t);
 
 	/* the page: data for every frame, the hot spot among them */
 	snprintf(path, sizeof(path), "%s/flame.html", self->dir);
