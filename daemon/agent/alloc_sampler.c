@@ -126,9 +126,22 @@ static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
 	inside = false;
 }
 
+/*
+ * POWERPIN_AGENT_ALLOC_EVENTS=vm takes allocations through VMObjectAlloc,
+ * every Nth, as on ART, even where the VM could sample them: ART's path,
+ * run on OpenJDK (which reports there only what the VM allocates itself:
+ * reflection, clone(), JNI, and in compiled code not even those).
+ */
+static bool vm_events_asked(void)
+{
+	const char *e = getenv("POWERPIN_AGENT_ALLOC_EVENTS");
+
+	return e && !strcmp(e, "vm");
+}
+
 void alloc_sampler_wanted(const jvmtiCapabilities *potential, jvmtiCapabilities *want)
 {
-	if (potential->can_generate_sampled_object_alloc_events)
+	if (potential->can_generate_sampled_object_alloc_events && !vm_events_asked())
 		want->can_generate_sampled_object_alloc_events = 1;
 	else if (potential->can_generate_vm_object_alloc_events)
 		want->can_generate_vm_object_alloc_events = 1;

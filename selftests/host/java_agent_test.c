@@ -731,6 +731,40 @@ TEST_F_TIMEOUT(java, log_has_tiallocsamples_format_and_flame_matches_it, 300)
 	EXPECT_NE(NULL, strstr(self->text, "matched ")) TH_LOG("%.2000s", self->text);
 }
 
+/*
+ * ART's path on OpenJDK: every allocation reaches VMObjectAlloc and every
+ * Nth on a thread is recorded, as tiallocsample does.  OpenJDK reports
+ * there what the VM allocates itself; with -Xint, each Object.clone() of
+ * the workload's cloneHotSpot is one event, so 100,000 clones sampled
+ * 1 in 10 are exactly 10,000 samples of that stack (sampling by bytes
+ * would give about as many, but hardly ever exactly).
+ */
+TEST_F_TIMEOUT(java, vm_object_alloc_takes_every_nth, 300)
+{
+	static const char stack[] = "LWorkload:::main([Ljava/lang/String:)V;"
+		"LWorkload:::cloneHotSpot(I)V;Ljava/lang/Object:::clone()Ljava/lang/Object:";
+	struct ti_log t;
+	char cmd[8192], why[512];
+	size_t i;
+
+	snprintf(cmd, sizeof(cmd), "POWERPIN_AGENT_ALLOC_EVENTS=vm %s -Xint '-agentpath:%s=10,8,%s' -cp %s Workload clone 100000 2>&1 </dev/null",
+		 env.java, env.agent, self->log, env.classes);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_NE(NULL, strstr(self->text, "done")) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, ti_read(self->log, &t, why, sizeof(why))) TH_LOG("%s", why);
+	for (i = 0; i < t.nr_folds; i++)
+		if (!strcmp(t.folds[i].stack, stack))
+			break;
+	ASSERT_LT(i, t.nr_folds) TH_LOG("no samples of the clones");
+	EXPECT_EQ(10000ULL, t.folds[i].count);
+	/* an int[4] is 32 bytes: 16 of header, 16 of ints */
+	EXPECT_EQ(320000ULL, t.folds[i].bytes);
+	ti_free(&t);
+	ASSERT_EQ(0, read_text(self->log, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, ",jthread[main], jclass[[I file: <UNKNOWN_FILE>], size[32, hex: 0x20]\n"))
+		TH_LOG("%.2000s", self->text);
+}
+
 TEST_F_TIMEOUT(java, flame_refuses_damaged_logs_and_writes_nothing, 300)
 {
 	static const struct {

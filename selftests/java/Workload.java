@@ -15,6 +15,11 @@
  * ROUNDS 0 runs until a line arrives on standard input or it closes,
  * printing "round N" every 10 rounds.
  *
+ *   java Workload clone N
+ *
+ * clones an int[4] N times in cloneHotSpot (with -Xint each clone is one
+ * VMObjectAlloc event), prints "done" and leaves through System.exit.
+ *
  *   java Workload unload
  *
  * loads Unloadable through a class loader of its own, runs its method
@@ -47,6 +52,14 @@ public final class Workload {
 	static void allocElsewhere(int n) {
 		for (int i = 0; i < n; i++)
 			sink = new int[4];
+	}
+
+	/* allocations the VM makes itself (Object.clone): what VMObjectAlloc reports on OpenJDK */
+	static void cloneHotSpot(int n) {
+		int[] a = new int[4];
+
+		for (int i = 0; i < n; i++)
+			sink = a.clone();
 	}
 
 	static long jitHot(long seed, int n) {
@@ -93,6 +106,11 @@ public final class Workload {
 		if (args.length > 0 && args[0].equals("unload")) {
 			unload();
 			return;
+		}
+		if (args.length > 1 && args[0].equals("clone")) {
+			cloneHotSpot(Integer.parseInt(args[1]));
+			System.out.println("done");
+			System.exit(0);
 		}
 		int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 200;
 		int gcEvery = args.length > 1 ? Integer.parseInt(args[1]) : 50;
