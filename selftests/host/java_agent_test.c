@@ -438,6 +438,26 @@ TEST_F_TIMEOUT(java, unwritable_paths_fail_the_agent, 300)
 }
 
 /*
+ * On Android (ANDROID_ROOT set, as in every Android process) the map of
+ * a program that is not an app goes to /data/local/tmp, where simpleperf
+ * looks; this machine has no such directory, so the agent says where it
+ * wanted to write.
+ */
+TEST_F_TIMEOUT(java, perf_map_goes_where_simpleperf_looks_on_android, 300)
+{
+	char cmd[4096];
+
+	if (!access("/data/local/tmp", F_OK))
+		SKIP(return, "this machine has a /data/local/tmp");
+	snprintf(cmd, sizeof(cmd), "ANDROID_ROOT=/system %s '-agentpath:%s=markers=off' -version 2>&1",
+		 env.java, env.agent);
+	EXPECT_NE(0, run_cmd(cmd, self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "cannot write perf map '/data/local/tmp/perf-"))
+		TH_LOG("%s", self->text);
+	EXPECT_EQ(1, count_lines(self->text, "powerpin agent:")) TH_LOG("%s", self->text);
+}
+
+/*
  * Without tracefs: said once, however many collections there are.  Where
  * tracefs is mounted and the test runs as root, the JVM runs in a mount
  * namespace of its own with empty directories over both places.
