@@ -5,6 +5,9 @@
  * sampling 1 in 1, 1 in 100 and 1 in 10,000 allocations into a log,
  * against the same workload without the agent, in the same run.  Each
  * configuration runs RUNS times, interleaved, and the median counts.
+ * Throughput is measured per second of the allocating thread's CPU time
+ * (the agent samples on that thread, so its cost is in it; a busy machine
+ * is not), and per second of wall time beside it.
  * Target: under 5% overhead (ratio >= 0.95) at 1 in 10,000.
  */
 #include <stdio.h>
@@ -13,7 +16,7 @@
 
 #include "java_helpers.h"
 
-#define RUNS		3
+#define RUNS		5
 
 static const struct {
 	const char *name;
@@ -28,20 +31,23 @@ static const struct {
 
 #define NCONFIG	(sizeof(configs) / sizeof(configs[0]))
 
-static double run_once(const struct java_env *e, size_t c, const char *log)
+/* Objects per CPU second into *cpu, per wall second returned; -1 on failure. */
+static double run_once(const struct java_env *e, size_t c, const char *log, double *cpu)
 {
-	char cmd[4096], out[65536], *p;
+	char cmd[4096], out[65536], *p, *q;
 
 	if (configs[c].every)
-		snprintf(cmd, sizeof(cmd), "%s '-agentpath:%s=alloc=%lu,log=%s' -cp %s Workload %d 20 2>&1 </dev/null",
+		snprintf(cmd, sizeof(cmd), "%s '-agentpath:%s=alloc=%lu,log=%s' -cp %s Workload %d 20 cpu 2>&1 </dev/null",
 			 e->java, e->agent, configs[c].every, log, e->classes, configs[c].rounds);
 	else
-		snprintf(cmd, sizeof(cmd), "%s -cp %s Workload %d 20 2>&1 </dev/null", e->java,
+		snprintf(cmd, sizeof(cmd), "%s -cp %s Workload %d 20 cpu 2>&1 </dev/null", e->java,
 			 e->classes, configs[c].rounds);
-	if (run_cmd(cmd, out, sizeof(out)) || !(p = strstr(out, "ops_per_s "))) {
+	if (run_cmd(cmd, out, sizeof(out)) || !(p = strstr(out, "ops_per_s ")) ||
+	    !(q = strstr(out, "ops_per_cpu_s "))) {
 		fprintf(stderr, "bench java_agent: %s failed:\n%s\n", configs[c].name, out);
 		return -1;
 	}
+	*cpu = strtod(q + 14, NULL);
 	return strtod(p + 10, NULL);
 }
 
@@ -54,7 +60,7 @@ static int cmp_double(const void *a, const void *b)
 
 int main(void)
 {
-	double ops[NCONFIG][RUNS], median[NCONFIG];
+	double ops[NCONFIG][RUNS], cpu[NCONFIG][RUNS], median[NCONFIG], cpu_median[NCONFIG];
 	char log[] = "/tmp/powerpin-bench-alloc.log";
 	struct java_env env;
 	const char *why = java_env_find(&env);
@@ -67,20 +73,23 @@ int main(void)
 	}
 	for (r = 0; r < RUNS; r++)
 		for (c = 0; c < NCONFIG; c++) {
-			ops[c][r] = run_once(&env, c, log);
+			ops[c][r] = run_once(&env, c, log, &cpu[c][r]);
 			if (ops[c][r] < 0)
 				return 1;
 		}
 	unlink(log);
 	for (c = 0; c < NCONFIG; c++) {
 		qsort(ops[c], RUNS, sizeof(double), cmp_double);
+		qsort(cpu[c], RUNS, sizeof(double), cmp_double);
 		median[c] = ops[c][RUNS / 2];
+		cpu_median[c] = cpu[c][RUNS / 2];
 	}
 	for (c = 0; c < NCONFIG; c++)
-		printf("bench java_agent: %-12s %12.0f objects/s (median of %d; %0.f..%0.f), ratio to no agent %.3f\n",
-		       configs[c].name, median[c], RUNS, ops[c][0], ops[c][RUNS - 1],
-		       median[c] / median[0]);
-	printf("bench java_agent: overhead at 1 in 10,000 %.1f%% (target < 5%%): %s\n",
-	       100 * (1 - median[1] / median[0]), median[1] / median[0] >= 0.95 ? "met" : "missed");
+		printf("bench java_agent: %-12s %12.0f objects/CPU s (median of %d; %.0f..%.0f), ratio %.3f; wall %12.0f objects/s, ratio %.3f\n",
+		       configs[c].name, cpu_median[c], RUNS, cpu[c][0], cpu[c][RUNS - 1],
+		       cpu_median[c] / cpu_median[0], median[c], median[c] / median[0]);
+	printf("bench java_agent: overhead at 1 in 10,000 %.1f%% of the allocating thread's CPU time (wall %.1f%%) (target < 5%%): %s\n",
+	       100 * (1 - cpu_median[1] / cpu_median[0]), 100 * (1 - median[1] / median[0]),
+	       cpu_median[1] / cpu_median[0] >= 0.95 ? "met" : "missed");
 	return 0;
 }

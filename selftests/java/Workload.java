@@ -5,12 +5,14 @@
  * (allocElsewhere), a method the JIT compiles early (jitHot: most of the CPU
  * time), and a forced GC every few rounds.
  *
- *   java Workload [ROUNDS] [GC_EVERY] [wait]
+ *   java Workload [ROUNDS] [GC_EVERY] [wait|cpu]
  *
  * Prints "ready PID" (and with "wait", blocks until a line arrives on
  * standard input, so an agent can be attached), then runs and prints
  * "ops_per_s N" (allocations per second over the second half of the rounds,
- * once the JIT has settled) and "done", and
+ * once the JIT has settled), with "cpu" "ops_per_cpu_s N" (the same per
+ * second of the main thread's CPU time, which the agent's sampling is
+ * part of and other programs on the machine are not), and "done", and
  * leaves through System.exit.
  * ROUNDS 0 runs until a line arrives on standard input or it closes,
  * printing "round N" every 10 rounds.
@@ -102,6 +104,10 @@ public final class Workload {
 			;
 	}
 
+	static long cpuTime(java.lang.management.ThreadMXBean cpu) {
+		return cpu != null ? cpu.getCurrentThreadCpuTime() : 0;
+	}
+
 	public static void main(String[] args) throws Exception {
 		if (args.length > 0 && args[0].equals("unload")) {
 			unload();
@@ -115,6 +121,9 @@ public final class Workload {
 		int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 200;
 		int gcEvery = args.length > 1 ? Integer.parseInt(args[1]) : 50;
 		boolean wait = args.length > 2 && args[2].equals("wait");
+		/* java.management needs the JDK's configuration in /etc: only when asked */
+		java.lang.management.ThreadMXBean cpu = args.length > 2 && args[2].equals("cpu") ?
+			java.lang.management.ManagementFactory.getThreadMXBean() : null;
 		long ops = 0;
 
 		System.out.println("ready " + ProcessHandle.current().pid());
@@ -134,6 +143,7 @@ public final class Workload {
 			t.start();
 		}
 		long t0 = System.nanoTime(), tHalf = t0, opsHalf = 0;
+		long c0 = cpuTime(cpu), cHalf = c0;
 		for (int r = 1; rounds == 0 ? !stop : r <= rounds; r++) {
 			allocHotSpot(100000);
 			allocElsewhere(5000);
@@ -141,6 +151,7 @@ public final class Workload {
 			ops += 105000;
 			if (r == rounds / 2) {
 				tHalf = System.nanoTime();
+				cHalf = cpuTime(cpu);
 				opsHalf = ops;
 			}
 			if (gcEvery > 0 && r % gcEvery == 0)
@@ -150,12 +161,15 @@ public final class Workload {
 				System.out.flush();
 			}
 		}
-		long t1 = System.nanoTime();
-		if (tHalf == t0 || t1 == tHalf) {
+		long t1 = System.nanoTime(), c1 = cpuTime(cpu);
+		if (tHalf == t0 || t1 == tHalf || c1 == cHalf) {
 			tHalf = t0;
+			cHalf = c0;
 			opsHalf = 0;
 		}
 		System.out.println("ops_per_s " + (long)((ops - opsHalf) / ((t1 - tHalf) / 1e9)));
+		if (cpu != null)
+			System.out.println("ops_per_cpu_s " + (long)((ops - opsHalf) / ((c1 - cHalf) / 1e9)));
 		System.out.println("done");
 		System.out.flush();
 		System.exit(0);
