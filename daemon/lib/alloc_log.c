@@ -216,7 +216,7 @@ int alloc_log_parse(const char *buf, size_t len, struct alloc_log *log, char *er
 		s = nl + 1;
 	}
 	if (!log->lines && !log->cut_line) {
-		snprintf(err, errlen, "empty log");
+		snprintf(err, errlen, "line 1: empty log");
 		alloc_log_free(log);
 		return -1;
 	}

@@ -250,4 +250,21 @@ TEST_F(flame, usage)
 	EXPECT_NE(NULL, strstr(self->text, "No such file")) TH_LOG("%s", self->text);
 }
 
+/* An empty log, or one without a sample: refused, with a line number, nothing written. */
+TEST_F(flame, empty_logs)
+{
+	static const char *const logs[] = { "", "+0,jthread[main], jclass[LX; file: X.java], size[16, hex: 0x10]\n" };
+	static const char *const says[] = { "line 1: empty log", "no samples" };
+	char cmd[512];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, write_file(self->log, logs[i]));
+		snprintf(cmd, sizeof(cmd), POWERPIN " flame %s -o %s 2>&1", self->log, self->out);
+		EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+		EXPECT_NE(NULL, strstr(self->text, says[i])) TH_LOG("%s", self->text);
+		EXPECT_NE(0, access(self->out, F_OK));
+	}
+}
+
 TEST_HARNESS_MAIN
