@@ -770,6 +770,21 @@ TEST_F_TIMEOUT(java, log_has_tiallocsamples_format_and_flame_matches_it, 300)
  * 1 in 10 are exactly 10,000 samples of that stack (sampling by bytes
  * would give about as many, but hardly ever exactly).
  */
+/* main returns (no System.exit): at VMDeath the log is whole, in tiallocsample's format */
+TEST_F_TIMEOUT(java, log_whole_when_main_returns, 300)
+{
+	struct ti_log t;
+	char cmd[8192], why[512];
+
+	snprintf(cmd, sizeof(cmd), "%s '-agentpath:%s=10,32,%s' -cp %s Workload unload 2>&1 </dev/null",
+		 env.java, env.agent, self->log, env.classes);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_NE(NULL, strstr(self->text, "loaded")) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, ti_read(self->log, &t, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_GT(t.samples, 100ULL);
+	ti_free(&t);
+}
+
 TEST_F_TIMEOUT(java, vm_object_alloc_takes_every_nth, 300)
 {
 	static const char stack[] = "LWorkload:::main([Ljava/lang/String:)V;"
