@@ -563,7 +563,7 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 	if (!powerpin_gate_would_record()) {
 		powerpin_capture_close(run);
 		powerpin_sleep_until(run, ktime_add_ns(ktime_get(), powerpin_poll_ns(run)),
-				     powerpin_poll_ns(run) / 10);
+				     div_u64(powerpin_poll_ns(run), 10));
 		return;
 	}
 	if (!run->open)
