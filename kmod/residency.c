@@ -396,7 +396,8 @@ static int residency_walk(struct residency_walk *w, pgoff_t first, pgoff_t end)
 			if (pos >= end)
 				break;
 		}
-		chunk_last = min(end - 1, pos + chunk - 1);
+		/* pos + chunk would wrap a 32-bit pgoff_t near the largest file */
+		chunk_last = end - pos > chunk ? pos + chunk - 1 : end - 1;
 		if (w->mode == POWERPIN_RES_BITMAP) {
 			w->chunk_first = pos;
 			w->chunk_has_bits = false;
