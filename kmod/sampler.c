@@ -17,9 +17,11 @@
  * Timing.  The k-th deadline of a capture is start + k * period on
  * CLOCK_MONOTONIC.  A wake-up that finds several deadlines passed (slow
  * bus, busy CPU, a system freeze) takes one sample, flagged LATE, and
- * counts the others in "missed"; the next deadline is then at least half a
- * period away, so late samples never come in a burst.  A new period starts
- * a new series of deadlines one new period after the change.
+ * counts the others in "missed".  The deadline after a sample is always at
+ * least half a period away (one that is nearer is missed too), so two
+ * samples are never closer than half a period: late samples never come in
+ * a burst.  A new period starts a new series of deadlines one new period
+ * after the change.
  *
  * Supply.  Nothing of a supply is held between two samples: each sample
  * looks the supply up by name (a device reference, no use count), reads it
@@ -84,6 +86,7 @@ struct powerpin_capture {
 	char bound[POWERPIN_SUPPLY_NAME_MAX];	/* supply read last, "" if none */
 	ktime_t next;			/* next deadline */
 	bool late;			/* deadlines missed since the last sample */
+	bool late_after;		/* missed one after the sample being taken */
 	bool have_prev;
 	s64 prev_voltage_uv, prev_current_ua, prev_charge_uah;
 	u64 capture_samples;
@@ -430,6 +433,7 @@ static void powerpin_capture_open(struct powerpin_capture *run)
 	run->open = true;
 	run->capture_samples = 0;
 	run->late = false;
+	run->late_after = false;
 	run->have_prev = false;
 	run->next = ktime_get();
 	powerpin_set_state(run->bound[0] ? POWERPIN_STATE_SAMPLING :
@@ -489,25 +493,28 @@ static void powerpin_add_missed(u64 n)
 /*
  * The deadline run->next has come (@now >= run->next): the sample about to
  * be taken stands for the latest deadline that has passed; the others are
- * missed.  After a late wake-up the next deadline is at least half a period
- * away, counting the one in between as missed too, so a late sample is
- * never followed at once by another.
+ * missed, and that sample is LATE.  The next deadline is at least half a
+ * period after @now: one that is nearer (the thread woke more than half a
+ * period late) is missed too and makes the sample after it LATE, so no two
+ * samples are ever closer than half a period.
  */
 static void powerpin_account_deadlines(struct powerpin_capture *run,
 				       ktime_t now)
 {
 	u64 due = div64_u64(ktime_to_ns(ktime_sub(now, run->next)),
 			    run->period_ns) + 1;
+	u64 missed = due - 1;
 
 	run->next = ktime_add_ns(run->next, due * run->period_ns);
-	if (due == 1)
-		return;
+	if (missed)
+		run->late = true;
 	if (ktime_to_ns(ktime_sub(run->next, now)) < run->period_ns / 2) {
 		run->next = ktime_add_ns(run->next, run->period_ns);
-		due++;
+		run->late_after = true;
+		missed++;
 	}
-	powerpin_add_missed(due - 1);
-	run->late = true;
+	if (missed)
+		powerpin_add_missed(missed);
 }
 
 /*
@@ -581,6 +588,11 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 	}
 	powerpin_account_deadlines(run, now);
 	powerpin_take_sample(run);
+	/* a deadline missed after this sample makes the next one LATE */
+	if (run->late_after) {
+		run->late = true;
+		run->late_after = false;
+	}
 }
 
 static int powerpin_sampler_thread(void *unused)
