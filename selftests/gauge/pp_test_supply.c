@@ -9,6 +9,9 @@
  * Parameters (/sys/module/pp_test_supply/parameters/):
  *   read_delay_ms  every property read sleeps this long first (0)
  *   reads          property reads so far (read-only)
+ *   slow_every, slow_us
+ *                  every slow_every-th CAPACITY read (one per sample) also
+ *                  sleeps slow_us, on a high-resolution timer (0: none)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,7 +32,25 @@ static unsigned int reads;
 module_param(reads, uint, 0444);
 MODULE_PARM_DESC(reads, "Property reads so far");
 
+static unsigned int slow_every;
+module_param(slow_every, uint, 0644);
+MODULE_PARM_DESC(slow_every, "Every slow_every-th CAPACITY read sleeps slow_us (0: none)");
+
+static unsigned int slow_us;
+module_param(slow_us, uint, 0644);
+MODULE_PARM_DESC(slow_us, "How long a slow CAPACITY read sleeps, in microseconds");
+
+static unsigned int capacity_reads;
 static struct power_supply *pp_test_psy;
+
+/* A slow read now and then: the reader wakes late for its next deadline. */
+static void pp_test_maybe_slow(void)
+{
+	unsigned int every = READ_ONCE(slow_every), us = READ_ONCE(slow_us);
+
+	if (every && ++capacity_reads % every == 0 && us)
+		usleep_range(us, us + 50);
+}
 
 static const enum power_supply_property pp_test_props[] = {
 	POWER_SUPPLY_PROP_PRESENT,
@@ -55,6 +76,7 @@ static int pp_test_get_property(struct power_supply *psy,
 		val->intval = PP_TEST_CURRENT_UA;
 		return 0;
 	case POWER_SUPPLY_PROP_CAPACITY:
+		pp_test_maybe_slow();
 		val->intval = PP_TEST_CAPACITY;
 		return 0;
 	default:

@@ -3,7 +3,8 @@
  * The sampler's timing rules: no gauge transfer while the system is frozen
  * for suspend (pm_test=freezer, echo freeze > /sys/power/state) and one
  * LATE sample after thaw; no burst after a late wake-up (the sampler's CPU
- * taken by a SCHED_FIFO task); a new period starts one new period after
+ * taken by a SCHED_FIFO task) nor after a read that ends more than half a
+ * period past the next deadline; a new period starts one new period after
  * the change.
  *
  * Events are read from the text trace with trace_clock "mono", so their
@@ -24,6 +25,8 @@
 #include "sampler_helpers.h"
 
 #define PERIOD_S	0.010
+
+#define TEST_BATTERY_PARAMS	"/sys/module/pp_test_supply/parameters"
 
 /* Stop sampling without closing the capture: a supply that is not there. */
 static void park_sampler(void)
@@ -103,6 +106,8 @@ FIXTURE_TEARDOWN(timing)
 	write_str("/sys/power/pm_test", "none");
 	write_str(TRACING "/events/enable", "0");
 	write_str(PARAMS "/supply", "max170xx_battery");
+	if (!access(TEST_BATTERY_PARAMS, F_OK))
+		system("rmmod pp_test_supply");
 	write_str(PARAMS "/period_us", "100000");
 	write_str(TRACING "/tracing_on", self->tracing_on[0] ? self->tracing_on : "1");
 	write_str(TRACING "/trace_clock", "local");
@@ -288,6 +293,59 @@ TEST_F_TIMEOUT(timing, no_burst_after_late_wakeup, 120)
 	TH_LOG("%d samples, %d late, %lld missed", n, late, m1 - m0);
 	EXPECT_GE(late, 9);
 	EXPECT_GE(m1 - m0, late);
+	free(e);
+}
+
+/*
+ * Every 4th read of the test battery (pp_test_supply.ko) takes 16 ms at a
+ * 10 ms period: the thread gets back 6 ms past the next deadline, more
+ * than half a period late but before the one after.  It samples at once
+ * for the deadline that passed, and the one 4 ms later is missed, not
+ * sampled: no two samples are ever closer than half a period, and the
+ * deadlines skipped so are counted and flagged.
+ */
+TEST_F_TIMEOUT(timing, no_burst_after_slow_read, 120)
+{
+	struct battery_ev *e = NULL;
+	long long s0, m0, m1;
+	int n, slow = 0, late = 0;
+	struct utsname u;
+	char cmd[320];
+
+	ASSERT_EQ(0, uname(&u));
+	snprintf(cmd, sizeof(cmd), "build/%s/pp_test_supply.ko", u.release);
+	if (access(cmd, F_OK))
+		SKIP(return, "no test battery for this kernel");
+	snprintf(cmd, sizeof(cmd),
+		 "insmod build/%s/pp_test_supply.ko slow_every=4 slow_us=16000", u.release);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, write_str(PARAMS "/supply", "pp_test_battery"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	s0 = status_ll("samples");
+	m0 = status_ll("missed");
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 80, 30.0));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	m1 = status_ll("missed");
+
+	n = trace_file_events(TRACING "/trace", &e);
+	ASSERT_GT(n, 40);
+	for (int k = 1; k < n; k++) {
+		if (e[k - 1].read_ns >= 15000000)
+			slow++;
+		if (e[k].flags & POWERPIN_SAMPLE_LATE)
+			late++;
+		EXPECT_GE(e[k].start - e[k - 1].start, PERIOD_S / 2 - 0.001)
+			TH_LOG("samples %u and %u %.3f ms apart (the first read for %.3f ms)",
+			       e[k - 1].seq, e[k].seq, (e[k].start - e[k - 1].start) * 1e3,
+			       e[k - 1].read_ns / 1e6);
+	}
+	TH_LOG("%d samples, %d slow reads, %d late, %lld missed", n, slow, late, m1 - m0);
+	EXPECT_GE(slow, 10);
+	/* each slow read costs at least the deadline after the next one */
+	EXPECT_GE(m1 - m0, slow);
+	/* ... and flags the sample after that one (the last may not have come) */
+	EXPECT_GE(late, slow - 1);
 	free(e);
 }
 
