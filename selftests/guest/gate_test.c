@@ -337,40 +337,51 @@ TEST_F_TIMEOUT(gate, bpf_raw_tracepoint, 120)
 
 /*
  * Top level: tracing_on 0 -> 1 gives the first sample within 100 ms at
- * every period, the shortest to the longest, each tried several times with
+ * every period, the shortest to the longest, each tried five times with
  * the guest idle in between (a sleeping thread's timer slack shows then).
+ * The thread looks at the gate every 10..50 ms; a host that stalls the
+ * guest for a moment (qemu TCG on a loaded machine) can make one trial
+ * late, so four of the five must be within 100 ms: a poll slower than
+ * that (a minute's period / 100 was 600 ms) rarely gets four.
  */
-TEST_F_TIMEOUT(gate, start_latency, 120)
+TEST_F_TIMEOUT(gate, start_latency, 180)
 {
 	static const char * const periods[] = { "1000", "10000", "1000000", "60000000" };
+	const int trials = 5;
 
 	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
 	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
 		double worst = 0;
+		int prompt = 0;
 
 		ASSERT_EQ(0, write_str(PARAMS "/period_us", periods[i]));
-		for (int trial = 0; trial < 4; trial++) {
+		for (int trial = 0; trial < trials; trial++) {
 			struct battery_ev *e = NULL;
 			double t_on;
+			long long s0;
 			int n;
 
 			ASSERT_EQ(0, write_str(TRACING "/trace", ""));
 			/* let the thread settle into its tracing_on poll */
 			sleep_s(0.5 + 0.037 * trial);
+			s0 = status_ll("samples");
 			t_on = now_mono();
 			ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
-			sleep_s(0.3);
+			ASSERT_TRUE(wait_status_ge("samples", s0 + 1, 2.0))
+				TH_LOG("period %s us: no sample", periods[i]);
 			ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
 			n = trace_file_events(TRACING "/trace", &e);
-			ASSERT_GT(n, 0) TH_LOG("period %s us: no sample", periods[i]);
+			ASSERT_GT(n, 0) TH_LOG("period %s us: no sample written", periods[i]);
 			EXPECT_GE(e[0].start, t_on);
+			if (e[0].ts - t_on <= 0.100)
+				prompt++;
 			if (e[0].ts - t_on > worst)
 				worst = e[0].ts - t_on;
 			free(e);
 		}
-		TH_LOG("period %s us: first sample at most %.1f ms after tracing_on 1",
-		       periods[i], worst * 1e3);
-		EXPECT_LE(worst, 0.100);
+		TH_LOG("period %s us: %d of %d first samples within 100 ms of tracing_on 1, the latest after %.1f ms",
+		       periods[i], prompt, trials, worst * 1e3);
+		EXPECT_GE(prompt, trials - 1);
 	}
 }
 
