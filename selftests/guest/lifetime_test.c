@@ -7,8 +7,8 @@
  * (supply=""), which follows the power_supply core's scope rule and waits
  * for a busy battery instead of passing over it; the gauge driver's module,
  * and the module of a battery registered with no parent, unloaded in the
- * middle of a read.  The kernel log must stay clean
- * (run-guest checks it after this binary).
+ * middle of a read; and powerpin.ko itself unloaded under its consumers.
+ * The kernel log must stay clean (run-guest checks it after this binary).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -177,6 +177,20 @@ static int hid_stack_unload(struct __test_metadata *_metadata)
 	return ret;
 }
 
+#define INST	TRACING "/instances/pplife"
+
+/* Load this kernel's powerpin.ko again (default parameters). */
+static int powerpin_reload(void)
+{
+	struct utsname u;
+	char cmd[320];
+
+	if (uname(&u))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "insmod build/%s/powerpin.ko", u.release);
+	return system(cmd);
+}
+
 FIXTURE(life) {
 	struct uhid_battery hid;
 	char tracing_on[8];
@@ -200,6 +214,12 @@ FIXTURE_TEARDOWN(life)
 {
 	write_str(TRACING "/tracing_on", "0");
 	uhid_battery_destroy(&self->hid);
+	if (access(STATUS, F_OK))
+		powerpin_reload();
+	write_str(INST "/events/enable", "0");
+	rmdir(INST);
+	write_str(TRACING "/events/sched/sched_process_fork/trigger",
+		  "!enable_event:powerpin:battery");
 	write_str(TRACING "/events/enable", "0");
 	emu_reset();
 	emu_ensure_bound();
@@ -456,6 +476,84 @@ TEST_F_TIMEOUT(life, parentless_supply_unloaded_during_read, 120)
 	}
 	free(e);
 	EXPECT_EQ(lost0 + 1, status_ll("supply_lost"));
+}
+
+/* perf record -a on powerpin:battery for @secs, in a child; its pid. */
+static pid_t perf_record_start(double secs)
+{
+	char len[16];
+	pid_t pid;
+	int fd;
+
+	snprintf(len, sizeof(len), "%.1f", secs);
+	pid = fork();
+	if (pid)
+		return pid;
+	fd = open("/dev/null", O_WRONLY);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	execlp("perf", "perf", "record", "-q", "-a", "-e", "powerpin:battery",
+	       "-o", "/tmp/powerpin-life.perf", "--", "sleep", len, (char *)NULL);
+	_exit(127);
+}
+
+/*
+ * powerpin.ko itself unloaded while its events are in use.  A perf event
+ * and an enable_event trigger hold the module: its unload is refused while
+ * they are there, and it goes on sampling.  Events enabled in a tracefs
+ * instance that records, and at the top level, hold nothing: the unload
+ * goes through while the thread samples at 1 ms, the events are
+ * unregistered after the module's exit through its class reg callback,
+ * the instance outlives them, and the module loaded again samples for it.
+ */
+TEST_F_TIMEOUT(life, module_unloaded_under_its_consumers, 180)
+{
+	long long s0;
+	pid_t perf;
+	int status;
+
+	if (system("perf version >/dev/null 2>&1") == 0) {
+		perf = perf_record_start(4.0);
+		ASSERT_GT(perf, 0);
+		ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 10, 10.0));
+		EXPECT_NE(0, system("rmmod powerpin 2>/dev/null"))
+			TH_LOG("unloaded under perf");
+		ASSERT_EQ(0, access(STATUS, F_OK));
+		s0 = status_ll("samples");
+		EXPECT_TRUE(wait_status_ge("samples", s0 + 10, 10.0));
+		ASSERT_EQ(perf, waitpid(perf, &status, 0));
+		EXPECT_EQ(0, WEXITSTATUS(status));
+		unlink("/tmp/powerpin-life.perf");
+	} else {
+		TH_LOG("perf is not installed: its part skipped");
+	}
+
+	if (!write_str(TRACING "/events/sched/sched_process_fork/trigger",
+		       "enable_event:powerpin:battery")) {
+		EXPECT_NE(0, system("rmmod powerpin 2>/dev/null"))
+			TH_LOG("unloaded under an enable_event trigger");
+		ASSERT_EQ(0, access(STATUS, F_OK));
+		ASSERT_EQ(0, write_str(TRACING "/events/sched/sched_process_fork/trigger",
+				       "!enable_event:powerpin:battery"));
+	}
+
+	ASSERT_EQ(0, write_str(PARAMS "/period_us", "1000"));
+	ASSERT_EQ(0, mkdir(INST, 0755));
+	ASSERT_EQ(0, write_str(INST "/tracing_on", "1"));
+	ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/counter/enable", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 20, 10.0));
+	ASSERT_EQ(0, system("rmmod powerpin"));
+	EXPECT_NE(0, access(STATUS, F_OK));
+	EXPECT_NE(0, access(INST "/events/powerpin", F_OK));
+	ASSERT_EQ(0, access(INST "/tracing_on", F_OK));
+
+	ASSERT_EQ(0, powerpin_reload());
+	ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", 5, 10.0));
+	ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "0"));
+	EXPECT_EQ(0, rmdir(INST));
+	EXPECT_EQ(0, status_ll("event_enabled"));
 }
 
 TEST_HARNESS_MAIN
