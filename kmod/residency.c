@@ -287,6 +287,7 @@ static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 {
 	XA_STATE(xas, powerpin_page_cache(w->mapping), first);
 	pgoff_t stop = last + 1, entry_first, entry_last;
+	pgoff_t next = first;	/* the first index not yet accounted */
 	void *entry;
 
 	*step = RESIDENCY_NEXT;
@@ -297,7 +298,15 @@ static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 		/* Never dereference @entry: the folio is not pinned. */
 		if (xas_retry(&xas, entry))
 			continue;
-		residency_extent(&xas, first, last, &entry_first, &entry_last);
+		/*
+		 * A folio that grew into a large one behind the walk (or
+		 * entries a concurrent split or merge moved) can be met again
+		 * from an index past its start: count each index once.
+		 */
+		residency_extent(&xas, next, last, &entry_first, &entry_last);
+		if (entry_first > entry_last)
+			continue;
+		next = entry_last + 1;
 		value = xa_is_value(entry);
 		*step = residency_account(w, entry_first, entry_last, value);
 		if (*step != RESIDENCY_NEXT) {
