@@ -23,6 +23,7 @@
 
 #include <kselftest_harness.h>
 
+#include "gauge_driver.h"
 #include "genl.h"
 
 #define TRACING "/sys/kernel/tracing"
@@ -31,19 +32,12 @@
 
 /*
  * VCELL 0xd000 -> 4160000 uV; Current 0xf830 (-2000) -> -312500 uA, or
- * -312000 uA from Linux 3.10's driver (156 uA per step, not 156.25)
+ * -312000 uA from the drivers before 5.11 (156 uA per step, not 156.25)
  */
 #define PIN_VCELL "53248"
 #define PIN_CURRENT "63536"
 #define EXPECT_VOLTAGE_UV 4160000LL
-#define EXPECT_CURRENT_UA (driver_310() ? -312000LL : -312500LL)
-
-static int driver_310(void)
-{
-	struct utsname uts;
-
-	return !uname(&uts) && atoi(uts.release) < 4;
-}
+#define EXPECT_CURRENT_UA gauge_current_ua(0xf830)
 
 static int read_file(const char *path, char *buf, size_t len)
 {

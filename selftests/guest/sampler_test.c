@@ -29,6 +29,7 @@
 
 #include <kselftest_harness.h>
 
+#include "gauge_driver.h"
 #include "genl.h"
 #include "trace_clock.h"
 
@@ -42,11 +43,12 @@
 /* Pinned register values and what the driver makes of them. */
 #define VCELL_RAW	0xd000		/* 53248 * 625 / 8 */
 #define VCELL_UV	4160000
-/* 156.25 uA a step; Linux 3.10's driver takes 156 (integer 1562500 / r_sns) */
+/* 156.25 uA a step; 156 before 5.11 (gauge_driver.h) */
 #define CURRENT_RAW	0xf380		/* -3200 steps */
-#define CURRENT_UA	current_ua(-3200)
+#define CURRENT_UA	gauge_current_ua(CURRENT_RAW)
 #define AVGCURRENT_RAW	0xf9c0		/* -1600 steps */
-#define AVGCURRENT_UA	current_ua(-1600)
+#define AVGCURRENT_UA	gauge_current_ua(AVGCURRENT_RAW)
+#define POWER_UW	(VCELL_UV * CURRENT_UA / 1000000)	/* 4.16 V * -0.5 A */
 #define REPSOC_RAW	0x4b00		/* 75 % */
 #define TEMP_RAW	0x1900		/* 25.0 degC = 250 deci-degC */
 #define QH_RAW		0x1000
@@ -59,16 +61,6 @@ struct battery_ev {
 	unsigned long long read_ns;
 	unsigned int flags;
 };
-
-/* What the driver reads for @steps of the Current register. */
-static long long current_ua(long long steps)
-{
-	struct utsname uts;
-
-	if (!uname(&uts) && atoi(uts.release) < 4)
-		return steps * 156;
-	return steps * 15625 / 100;
-}
 
 static int write_str(const char *path, const char *val)
 {
@@ -555,7 +547,7 @@ TEST_F(sampler, values_constant)
 		ASSERT_EQ(sys_iavg, e[k].current_avg_ua);
 		ASSERT_EQ(sys_cap, e[k].capacity);
 		ASSERT_EQ(sys_temp, e[k].temp_dc);
-		ASSERT_EQ(-2080000, e[k].power_uw);	/* 4.16 V * -0.5 A */
+		ASSERT_EQ(POWER_UW, e[k].power_uw);
 		ASSERT_GT(e[k].read_ns, 0ULL);
 		ASSERT_EQ(0UL, e[k].flags & (POWERPIN_SAMPLE_MISSING |
 					     POWERPIN_SAMPLE_READ_ERROR |
@@ -566,7 +558,7 @@ TEST_F(sampler, values_constant)
 	ASSERT_TRUE(seq_strictly_increasing(e, n, 1));
 	EXPECT_EQ(e[n - 1].seq, status_ll("last_seq"));
 	EXPECT_EQ(VCELL_UV, status_ll("last_voltage_uv"));
-	EXPECT_EQ(-2080000, status_ll("last_power_uw"));
+	EXPECT_EQ(POWER_UW, status_ll("last_power_uw"));
 
 	/* powerpin:counter: one value per property per sample */
 	cv = calloc(n + 16, sizeof(*cv));
@@ -580,7 +572,7 @@ TEST_F(sampler, values_constant)
 	EXPECT_EQ(n, trace_counters("charge_uah", cv, n + 16));
 	EXPECT_EQ(sys_c, cv[0]);
 	EXPECT_EQ(n, trace_counters("power_uw", cv, n + 16));
-	EXPECT_EQ(-2080000, cv[0]);
+	EXPECT_EQ(POWER_UW, cv[0]);
 	free(cv);
 	free(e);
 }
@@ -588,6 +580,9 @@ TEST_F(sampler, values_constant)
 /* Square-wave load: each sample is one of the two levels, both appear. */
 TEST_F(sampler, values_square)
 {
+	/* -1 A and -0.2 A as the driver reports them */
+	const long long low_ua = gauge_reported_current_ua(-1000000);
+	const long long high_ua = gauge_reported_current_ua(-200000);
 	struct battery_ev *e = NULL;
 	int n, lows = 0, highs = 0;
 
@@ -607,12 +602,12 @@ TEST_F(sampler, values_square)
 	ASSERT_GE(n, 60);
 	for (int k = 0; k < n; k++) {
 		ASSERT_EQ(VCELL_UV, e[k].voltage_uv);
-		if (e[k].current_ua == current_ua(-6400)) {
+		if (e[k].current_ua == low_ua) {
 			lows++;
-			ASSERT_EQ(-4160000, e[k].power_uw);
+			ASSERT_EQ(VCELL_UV * low_ua / 1000000, e[k].power_uw);
 		} else {
-			ASSERT_EQ(current_ua(-1280), e[k].current_ua);
-			ASSERT_EQ(-832000, e[k].power_uw);
+			ASSERT_EQ(high_ua, e[k].current_ua);
+			ASSERT_EQ(VCELL_UV * high_ua / 1000000, e[k].power_uw);
 			highs++;
 		}
 		ASSERT_EQ(0UL, e[k].flags & POWERPIN_SAMPLE_READ_ERROR);
@@ -1210,7 +1205,7 @@ TEST_F_TIMEOUT(sampler, trace_cmd_report, 120)
 		ASSERT_EQ(VCELL_UV, e[k].voltage_uv);
 		ASSERT_EQ(CURRENT_UA, e[k].current_ua);
 		ASSERT_EQ(AVGCURRENT_UA, e[k].current_avg_ua);
-		ASSERT_EQ(-2080000, e[k].power_uw);
+		ASSERT_EQ(POWER_UW, e[k].power_uw);
 		ASSERT_EQ(75, e[k].capacity);
 		ASSERT_EQ(250, e[k].temp_dc);
 	}

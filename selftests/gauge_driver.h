@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the running kernel's max17042_battery driver reports for a register
+ * value, for the guest tests that pin registers in the emulator or set its
+ * model and compare with sysfs or the trace.
+ *
+ * Linux 5.11 changed two conversions (the series that also added
+ * CHARGE_TERM_CURRENT; the drivers of 3.10.105 and Debian's 5.10, 6.1, 6.12
+ * and 7.2 were read):
+ *  - CURRENT_NOW, CURRENT_AVG: before, raw * (1562500 / r_sns), the
+ *    quotient truncated first (156 uA per bit at 10 mOhm, not 156.25);
+ *    since, raw * 1562500 / r_sns;
+ *  - CHARGE_COUNTER: before, QH * 1000 / 2, unsigned and ignoring r_sns;
+ *    since, sign-extended QH * 5000000 / r_sns.
+ * 3.10's driver has no CHARGE_NOW and no TIME_TO_EMPTY_NOW.
+ * r_sns is the driver's default 10000 micro-ohm: the guest has no device
+ * tree or platform data for the chip.
+ */
+#ifndef POWERPIN_GAUGE_DRIVER_H
+#define POWERPIN_GAUGE_DRIVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#define GAUGE_R_SNS_UOHM	10000LL
+
+/* Is the running kernel at least @major.@minor? */
+static inline bool gauge_kernel_at_least(int major, int minor)
+{
+	static int k_major = -1, k_minor;
+	struct utsname u;
+
+	if (k_major < 0 &&
+	    (uname(&u) || sscanf(u.release, "%d.%d", &k_major, &k_minor) != 2)) {
+		k_major = 99;
+		k_minor = 0;
+	}
+	return k_major > major || (k_major == major && k_minor >= minor);
+}
+
+/* Is the running kernel's driver from before 5.11 (3.10, 5.10)? */
+static inline bool gauge_driver_before_5_11(void)
+{
+	return !gauge_kernel_at_least(5, 11);
+}
+
+/* Does the running kernel's driver have power_supply property @prop? */
+static inline bool gauge_driver_has(const char *prop)
+{
+	if (gauge_kernel_at_least(4, 0))
+		return true;
+	return strcmp(prop, "charge_now") && strcmp(prop, "time_to_empty_now");
+}
+
+/*
+ * Does the driver refuse TTE 0xffff (the chip's "not meaningful", while
+ * charging) with -ENODATA?  7.2's does; 6.12's converts it like any value
+ * (the kernels between were not read: 6.13 is the first that could).
+ */
+static inline bool gauge_tte_ffff_is_enodata(void)
+{
+	return gauge_kernel_at_least(6, 13);
+}
+
+/* Current, AvgCurrent register -> uA */
+static inline long long gauge_current_ua(uint32_t raw)
+{
+	long long s = (int16_t)raw;
+
+	if (gauge_driver_before_5_11())
+		return s * (1562500 / GAUGE_R_SNS_UOHM);
+	return s * 1562500LL / GAUGE_R_SNS_UOHM;
+}
+
+/* QH register -> uAh */
+static inline long long gauge_charge_counter_uah(uint32_t raw)
+{
+	if (gauge_driver_before_5_11())
+		return (long long)(raw & 0xffff) * 1000 / 2;
+	return (long long)(int16_t)raw * 5000000LL / GAUGE_R_SNS_UOHM;
+}
+
+/*
+ * The Current register the emulator's model writes for @ua: 156.25 uA a
+ * bit, truncated toward zero
+ */
+static inline uint32_t gauge_emu_current_raw(long long ua)
+{
+	long long raw = ua * 4 / 625;
+
+	if (raw > INT16_MAX)
+		raw = INT16_MAX;
+	if (raw < INT16_MIN)
+		raw = INT16_MIN;
+	return (uint16_t)raw;
+}
+
+/* What sysfs and powerpin report while the emulator's model draws @ua */
+static inline long long gauge_reported_current_ua(long long ua)
+{
+	return gauge_current_ua(gauge_emu_current_raw(ua));
+}
+
+#endif /* POWERPIN_GAUGE_DRIVER_H */
