@@ -10,6 +10,7 @@
  * middle of a read; and powerpin.ko itself unloaded under its consumers.
  * The kernel log must stay clean (run-guest checks it after this binary).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -33,7 +34,7 @@
 /*
  * A mouse (so hid-input registers an input device) with a Battery Strength
  * feature report: Generic Device Controls page (0x06), usage 0x20, report
- * id 2, one byte 0..100.  hid-input then registers hid-<uniq>-battery and
+ * id 2, one byte 0..100.  hid-input then registers hid-<uniq>-battery[-2] and
  * asks for report 2 (UHID_GET_REPORT) each time its capacity is read.
  */
 static const uint8_t hid_battery_rdesc[] = {
@@ -60,7 +61,7 @@ struct uhid_battery {
 	atomic_int stop;
 	atomic_int reply_delay_ms;	/* hold each answer this long */
 	atomic_int get_reports;
-	char psy[96];			/* power_supply name */
+	char psy[256];			/* power_supply name */
 };
 
 static int uhid_write(int fd, const struct uhid_event *ev)
@@ -97,11 +98,38 @@ static void *uhid_answer(void *arg)
 	return NULL;
 }
 
+/*
+ * The name hid-input gave the battery of the device with @uniq, into @psy:
+ * hid-<uniq>-battery, or hid-<uniq>-battery-<report id> (one
+ * supply per battery report, as 7.2 names it).  0 or -ENOENT.
+ */
+static int uhid_battery_find(const char *uniq, char *psy, size_t len)
+{
+	char prefix[96];
+	size_t plen;
+	struct dirent *d;
+	DIR *dir = opendir(PSY_DIR);
+	int ret = -ENOENT;
+
+	if (!dir)
+		return -ENOENT;
+	plen = snprintf(prefix, sizeof(prefix), "hid-%s-battery", uniq);
+	while ((d = readdir(dir))) {
+		if (strncmp(d->d_name, prefix, plen) ||
+		    (d->d_name[plen] && d->d_name[plen] != '-'))
+			continue;
+		snprintf(psy, len, "%s", d->d_name);
+		ret = 0;
+		break;
+	}
+	closedir(dir);
+	return ret;
+}
+
 /* Create the device; its battery appears as b->psy.  0 or -errno. */
 static int uhid_battery_create(struct uhid_battery *b, const char *uniq)
 {
 	struct uhid_event ev;
-	char path[160];
 	double end;
 
 	memset(b, 0, sizeof(*b));
@@ -123,11 +151,10 @@ static int uhid_battery_create(struct uhid_battery *b, const char *uniq)
 	memcpy(ev.u.create2.rd_data, hid_battery_rdesc, sizeof(hid_battery_rdesc));
 	if (uhid_write(b->fd, &ev))
 		return -EIO;
-	snprintf(b->psy, sizeof(b->psy), "hid-%s-battery", uniq);
-	snprintf(path, sizeof(path), PSY_DIR "/%s", b->psy);
-	for (end = now_mono() + 10; access(path, F_OK) && now_mono() < end; )
-		sleep_s(0.01);
-	return access(path, F_OK) ? -ENODEV : 0;
+	for (end = now_mono() + 10; now_mono() < end; sleep_s(0.01))
+		if (!uhid_battery_find(uniq, b->psy, sizeof(b->psy)))
+			return 0;
+	return -ENODEV;
 }
 
 static void uhid_battery_destroy(struct uhid_battery *b)
