@@ -271,3 +271,11 @@ linux310_dir() {
 	abi=$(cat "$(linux310_abi_file)" 2>/dev/null) && [ -n "$abi" ] &&
 		echo "$PP_CACHE/kernel-$abi"
 }
+# the matrix's tree:linux-3.10 guest: why it cannot boot (guest_missing)
+linux-3.10_why_not() {
+	if linux310_tree >/dev/null; then
+		echo "$(linux310_tree) not built yet (run scripts/deps)"
+	else
+		linux310_why_not
+	fi
+}
