@@ -243,34 +243,6 @@ guest_missing() {
 # into one merged-/usr tree; the guest mounts its usr/ as /usr, and the build
 # uses the tree as the sysroot for cross-compiling.
 guest_root() { echo "$PP_CACHE/root-$(arch_deb "$1")"; }
-
-# ---- Linux 3.10 (Nexus 6 generation), 32-bit ARM -----------------------------
-# No archive has a 3.10 kernel: the guest is built by scripts/linux-3.10 from
-# a tree the user already has.
-linux310_src_default() { echo "$PP_CACHE/linux-3.10-src"; }
-# linux310_tree: the 3.10 source tree to use, or fail
-linux310_tree() {
-	local t=${POWERPIN_LINUX_3_10:-$(linux310_src_default)}
-	[ -f "$t/Makefile" ] && grep -qx 'VERSION = 3' "$t/Makefile" &&
-		grep -qx 'PATCHLEVEL = 10' "$t/Makefile" || return 1
-	(cd "$t" && pwd -P)
-}
-# linux310_why_not: one line saying why there is no 3.10 tree
-linux310_why_not() {
-	if [ -n "${POWERPIN_LINUX_3_10:-}" ]; then
-		echo "POWERPIN_LINUX_3_10=$POWERPIN_LINUX_3_10 is not a Linux 3.10 source tree"
-	else
-		echo "set POWERPIN_LINUX_3_10=DIR or put a tree at $(linux310_src_default)"
-	fi
-}
-# linux310_abi_file: where scripts/linux-3.10 writes the release it built
-linux310_abi_file() { echo "$PP_CACHE/abi/armhf-3.10"; }
-# linux310_dir: the cache directory of the built kernel (empty: none built)
-linux310_dir() {
-	local abi
-	abi=$(cat "$(linux310_abi_file)" 2>/dev/null) && [ -n "$abi" ] &&
-		echo "$PP_CACHE/kernel-$abi"
-}
 # the matrix's tree:linux-3.10 guest: why it cannot boot (guest_missing)
 linux-3.10_why_not() {
 	if linux310_tree >/dev/null; then
