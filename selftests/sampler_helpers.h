@@ -314,6 +314,20 @@ static inline int tracing_reset(void)
 }
 
 /*
+ * Why perf cannot record powerpin:battery here (NULL: it can).  perf 6.x
+ * records with a "dummy" software event that 3.10 does not have.
+ */
+static inline const char *perf_cannot_record(void)
+{
+	if (system("perf version >/dev/null 2>&1"))
+		return "perf is not installed (linux-perf)";
+	if (system("perf record -q -a -e powerpin:battery -o /dev/null -- true 2>&1 |"
+		   " grep -q 'event is not supported'") == 0)
+		return "this perf cannot record on this kernel";
+	return NULL;
+}
+
+/*
  * modprobe @name from the guest kernel's own module tree (vm-run keeps it
  * in the cache, as scripts/guest-init does).  0, or the exit status.
  */

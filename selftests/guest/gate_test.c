@@ -156,16 +156,13 @@ TEST_F_TIMEOUT(gate, trace_cmd_instance, 120)
 TEST_F_TIMEOUT(gate, perf, 120)
 {
 	const char *data = "/tmp/powerpin-gate.perf";
+	const char *no_perf = perf_cannot_record();
 	long long s0, s1;
 	char cmd[256];
 	int n;
 
-	if (system("perf version >/dev/null 2>&1"))
-		SKIP(return, "perf is not installed (linux-perf)");
-	/* perf 6.x records with a "dummy" event that 3.10 does not have */
-	if (system("perf record -q -a -e powerpin:battery -o /dev/null -- true 2>&1 |"
-		   " grep -q 'event is not supported'") == 0)
-		SKIP(return, "this perf cannot record on this kernel");
+	if (no_perf)
+		SKIP(return, "%s", no_perf);
 	s0 = status_ll("samples");
 	snprintf(cmd, sizeof(cmd),
 		 "perf record -q -a -e powerpin:battery -o %s -- sleep 1 >/dev/null 2>&1",
