@@ -635,7 +635,8 @@ TEST_F_TIMEOUT(sampler, count_10ms_3s, 120)
 	const double period = 0.010, window = 3.0 - 0.005;
 	struct battery_ev *e = NULL;
 	long long s0, m0, s1, m1, samples, missed, dn, late = 0;
-	double t0, t1, t_first, t_last;
+	double t0, t1, t_first, t_last, drift;
+	bool clock_steady;
 	char state[32];
 	int n;
 
@@ -669,10 +670,20 @@ TEST_F_TIMEOUT(sampler, count_10ms_3s, 120)
 	missed = m1 - m0;
 	dn = samples + missed;
 	t_last = ev_start(&e[n - 1]);
+	/*
+	 * Gaps and deadlines are read on the trace clock: where it moved
+	 * against CLOCK_MONOTONIC (the thread's clock) during the window, they
+	 * say nothing about the thread.
+	 */
+	drift = trace_clock_drift_s();
+	clock_steady = fabs(drift) < period / 4;
+	if (!clock_steady)
+		TH_LOG("the trace clock moved %.1f ms against CLOCK_MONOTONIC during the window: gaps and deadlines not checked on it",
+		       drift * 1e3);
 	for (int k = 1; k < n; k++) {
 		if (e[k].flags & POWERPIN_SAMPLE_LATE)
 			late++;
-		else
+		else if (clock_steady)
 			EXPECT_LT(ev_start(&e[k]) - ev_start(&e[k - 1]), 2.5 * period)
 				TH_LOG("samples %u and %u %.1f ms apart, not flagged LATE",
 				       e[k - 1].seq, e[k].seq,
@@ -686,7 +697,8 @@ TEST_F_TIMEOUT(sampler, count_10ms_3s, 120)
 	EXPECT_GE(samples - n, 0);
 	ASSERT_TRUE(seq_strictly_increasing(e, n, 1));
 	/* every deadline up to the last sample is sampled or missed ... */
-	EXPECT_GE(dn, (long long)floor((t_last - t_first) / period));
+	if (clock_steady)
+		EXPECT_GE(dn, (long long)floor((t_last - t_first) / period));
 	/* ... and none after tracing_on 0 is (one may straddle it) */
 	EXPECT_LE(dn, (long long)floor((t1 - t_first) / period) + 2);
 	/* every LATE sample stands after at least one missed deadline */
@@ -694,7 +706,8 @@ TEST_F_TIMEOUT(sampler, count_10ms_3s, 120)
 	/* sampling happens: most deadlines get their sample, even on a busy host */
 	EXPECT_GE(samples * 2, dn) TH_LOG("%lld of %lld deadlines missed", missed, dn);
 	/* 300 when this test's own sleep and the thread's last wake-up were on time */
-	if (fabs(t1 - t_first - window) < period / 2 && t1 - t_last < 1.5 * period) {
+	if (clock_steady && fabs(t1 - t_first - window) < period / 2 &&
+	    t1 - t_last < 1.5 * period) {
 		EXPECT_LE(llabs(dn - 300), 1);
 	} else {
 		TH_LOG("tracing_on 0 %.1f ms late, last sample %.1f ms before it: window checked, not 300",
