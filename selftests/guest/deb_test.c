@@ -86,6 +86,8 @@ FIXTURE_SETUP(deb)
 	/* everything below stays in this namespace: /usr gets an overlay */
 	ASSERT_EQ(0, unshare(CLONE_NEWNS));
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	/* overlayfs is a module in Debian's kernels: load it from the cache */
+	sh("modprobe -q -d \"$PP_CACHE/kernel-$PP_KVER/root\" overlay");
 	ASSERT_EQ(0, sh("mkdir -p /tmp/deb_test.ov/upper /tmp/deb_test.ov/work && "
 			"mount -t overlay overlay -o lowerdir=/usr,upperdir=/tmp/deb_test.ov/upper,"
 			"workdir=/tmp/deb_test.ov/work /usr"));

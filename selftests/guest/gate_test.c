@@ -306,23 +306,29 @@ static long long bpf_run_cnt(int prog_fd)
 /*
  * A BPF raw tracepoint is a probe neither tracefs nor perf knows of: it
  * sees every call, so the sampler samples for it, and the program ran
- * exactly once per sample counted.  Detached: quiet again.
+ * exactly once per sample counted.  Both counts are read with the sampler
+ * parked, so no sample is half done at either end.  Detached: quiet again.
  */
 TEST_F_TIMEOUT(gate, bpf_raw_tracepoint, 120)
 {
 	int link, prog;
-	long long s0, s1;
+	long long s0, s1, c0;
 
 	if (access("/proc/sys/kernel/bpf_stats_enabled", F_OK))
 		SKIP(return, "no BPF raw tracepoints in this kernel (4.17+)");
 	ASSERT_EQ(0, write_str("/proc/sys/kernel/bpf_stats_enabled", "1"));
-	s0 = status_ll("samples");
+	park_sampler();
 	link = bpf_raw_tp_attach("battery", &prog);
 	ASSERT_GE(link, 0) TH_LOG("raw tracepoint: %s", strerror(-link));
+	sleep_s(0.1);
+	s0 = status_ll("samples");
+	c0 = bpf_run_cnt(prog);
+	ASSERT_LE(0, c0);
+	ASSERT_EQ(0, write_str(PARAMS "/supply", "max170xx_battery"));
 	ASSERT_TRUE(wait_status_ge("samples", s0 + 20, 10.0));
 	park_sampler();
 	s1 = status_ll("samples");
-	EXPECT_EQ(s1 - s0, bpf_run_cnt(prog));
+	EXPECT_EQ(s1 - s0, bpf_run_cnt(prog) - c0);
 	close(link);
 	close(prog);
 	write_str("/proc/sys/kernel/bpf_stats_enabled", "0");
