@@ -729,7 +729,7 @@ static inline int powerpin_genl_check_attr(const struct nlattr *nla,
 		return len == fixed_len[pt->type] ? 0 : -EINVAL;
 	case NLA_NUL_STRING:
 		str_len = strnlen(nla_data(nla), len);
-		if (str_len == len || (pt->len && str_len > pt->len))
+		if (str_len == (size_t)len || (pt->len && str_len > pt->len))
 			return -EINVAL;
 		return 0;
 	default:
@@ -937,7 +937,7 @@ static inline ssize_t powerpin_attr_write(struct file *file,
 					  const struct powerpin_debugfs_attr *attr)
 {
 	char buf[24];
-	size_t size = min(sizeof(buf) - 1, len);
+	size_t size = min_t(size_t, sizeof(buf) - 1, len);
 	u64 val;
 	int ret;
 
@@ -953,7 +953,7 @@ static inline ssize_t powerpin_attr_write(struct file *file,
 	if (ret)
 		return ret;
 	ret = attr->set(file_inode(file)->i_private, val);
-	return ret ? ret : len;
+	return ret ? (ssize_t)ret : (ssize_t)len;
 }
 
 #define POWERPIN_DEBUGFS_ATTRIBUTE(__fops, __get, __set, __fmt, __signed) \

@@ -75,3 +75,8 @@ ccflags-y += $(call pp_has,void fsleep,include/linux/delay.h,POWERPIN_HAVE_FSLEE
 ccflags-y += $(call pp_has,div64_u64_rem,include/linux/math64.h,POWERPIN_HAVE_DIV64_U64_REM)
 ccflags-y += $(call pp_has,mul_u64_u64_div_u64,include/linux/math64.h,POWERPIN_HAVE_MUL_U64_U64_DIV_U64)
 ccflags-y += $(call pp_has,kcpustat_cpu_fetch,include/linux/kernel_stat.h,POWERPIN_HAVE_KCPUSTAT_CPU_FETCH)
+
+# Before 5.0 the alias module_init() and module_exit() declare does not copy
+# the function's attributes (__copy), so gcc 9 and newer warn about every
+# module's __init and __exit functions there.
+ccflags-y += $(if $(shell grep -qsE '__copy$(pp_lp)initfn$(pp_rp)' $(srctree)/include/linux/module.h $(srctree)/include/linux/init.h && echo y),,-Wno-missing-attributes)

@@ -507,11 +507,11 @@ static int residency_query(struct powerpin_residency *res)
 
 	size = i_size_read(inode);
 	res->file_size = size;
-	if (res->offset > size) {
+	if (res->offset > (u64)size) {
 		ret = -ENXIO;
 		goto out_fput;
 	}
-	end = res->length ? min_t(u64, res->offset + res->length, size) : size;
+	end = res->length ? min_t(u64, res->offset + res->length, size) : (u64)size;
 	first = res->offset >> PAGE_SHIFT;
 	end_index = DIV_ROUND_UP_ULL(end, PAGE_SIZE);	/* exclusive */
 

@@ -508,7 +508,7 @@ static void powerpin_account_deadlines(struct powerpin_capture *run,
 	run->next = ktime_add_ns(run->next, due * run->period_ns);
 	if (missed)
 		run->late = true;
-	if (ktime_to_ns(ktime_sub(run->next, now)) < run->period_ns / 2) {
+	if (ktime_to_ns(ktime_sub(run->next, now)) < (s64)(run->period_ns / 2)) {
 		run->next = ktime_add_ns(run->next, run->period_ns);
 		run->late_after = true;
 		missed++;

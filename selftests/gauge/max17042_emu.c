@@ -760,7 +760,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(emu_warn_fops, NULL, emu_warn_set, "%llu\n");
 static void emu_debugfs_init(void)
 {
 	struct dentry *dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	int i;
+	unsigned int i;
 
 	emu.dir = dir;
 	for (i = 0; i < ARRAY_SIZE(emu_knobs); i++)
