@@ -106,27 +106,6 @@ static inline int trace_clock_use_mono(const char *dir)
 	return strcmp(dir, TRACE_CLOCK_TOP) ? 0 : trace_clock_calibrate();
 }
 
-/*
- * How far the trace clock has moved against CLOCK_MONOTONIC since it was
- * calibrated, in seconds (0 with "mono"), measured again now; the offset
- * trace_ts_mono() adds is kept.  "global" is sched_clock, which need not
- * keep pace with CLOCK_MONOTONIC: on 3.10's vexpress-a15 under qemu it is
- * the board's 24 MHz counter, a different clock from the arch timer.
- * Leaves the top level's tracing_on 0 and its buffer empty.
- */
-static inline double trace_clock_drift_s(void)
-{
-	double calibrated = trace_clock_offset_s, drift;
-
-	if (calibrated == 0)
-		return 0;
-	if (trace_clock_calibrate())
-		return 0;
-	drift = trace_clock_offset_s - calibrated;
-	trace_clock_offset_s = calibrated;
-	return drift;
-}
-
 /* A trace timestamp (seconds) on CLOCK_MONOTONIC. */
 static inline double trace_ts_mono(double ts)
 {
