@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd_helpers.h"
 #include "util.h"
 
 struct java_env {
@@ -77,25 +78,6 @@ static inline const char *java_env_find(struct java_env *e)
 	if (access(e->java, X_OK))
 		return "no java in this system (install openjdk-17-jdk-headless)";
 	return NULL;
-}
-
-/* Run @cmd through sh; stdout and stderr into @out (NUL-ended).  Exit status or -1. */
-static inline int run_cmd(const char *cmd, char *out, size_t outlen)
-{
-	FILE *p = popen(cmd, "r");
-	size_t n = 0, r;
-	int st;
-
-	if (!p)
-		return -1;
-	while (out && n + 1 < outlen && (r = fread(out + n, 1, outlen - 1 - n, p)) > 0)
-		n += r;
-	if (out)
-		out[n] = '\0';
-	while (fgetc(p) != EOF)
-		;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static inline int read_all(const char *path, char **buf, size_t *len)

@@ -17,6 +17,7 @@
 #include <kselftest_harness.h>
 
 #include "alloc_log.h"
+#include "cmd_helpers.h"
 #include "flame.h"
 #include "fuzz_seed.h"
 
@@ -56,39 +57,6 @@ static int write_file(const char *path, const char *text)
 	return fclose(f);
 }
 
-/* Run @cmd through sh with stdout and stderr into @out; the exit status. */
-static int run(const char *cmd, char *out, size_t outlen)
-{
-	FILE *p = popen(cmd, "r");
-	size_t n = 0, r;
-	int st;
-
-	if (!p)
-		return -1;
-	while (out && n + 1 < outlen && (r = fread(out + n, 1, outlen - 1 - n, p)) > 0)
-		n += r;
-	if (out)
-		out[n] = '\0';
-	while (fgetc(p) != EOF)
-		;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int read_text(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
 
 /*
  * A log as tiallocsample itself writes one: its thread/type/size lines
@@ -118,13 +86,13 @@ TEST_F(flame, reads_tiallocsample_logs)
 
 	ASSERT_EQ(0, write_file(self->log, tiallocsample_log));
 	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded 2>&1", self->log);
-	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
 	/* frame order, ';' in a signature as ':' (mkflame.py --ignore_type's lines) */
 	EXPECT_STREQ("LMain:::main([Ljava/lang/String:)V;ERROR 1\n"
 		     "LMain:::main([Ljava/lang/String:)V;LMain:::run()V 3\n"
 		     "[no Java frames] 1\n", self->text);
 	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded --weight bytes 2>&1", self->log);
-	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
 	EXPECT_STREQ("LMain:::main([Ljava/lang/String:)V;ERROR 1024\n"
 		     "LMain:::main([Ljava/lang/String:)V;LMain:::run()V 72\n"
 		     "[no Java frames] 16\n", self->text);
@@ -150,12 +118,12 @@ TEST_F(flame, prefixes_sort_before_their_extensions)
 
 	ASSERT_EQ(0, write_file(self->log, log));
 	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded 2>&1", self->log);
-	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
 	EXPECT_STREQ("a;b 1\na;b;c 1\na;b;c;e 1\na;b;d 1\n", self->text);
 
 	/* the page: a, b, c, e, d: five nodes, not six */
 	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s -o %s 2>&1", self->log, self->out);
-	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
 	ASSERT_EQ(0, read_text(self->out, self->text, sizeof(self->text)));
 	p = strstr(self->text, "\"nodes\":[");
 	ASSERT_NE(NULL, p);
@@ -176,7 +144,7 @@ TEST_F(flame, bytes_from_the_last_size_field)
 	EXPECT_EQ(48ULL, alloc_log_tts_size(log + 3));
 	ASSERT_EQ(0, write_file(self->log, log));
 	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded --weight bytes 2>&1", self->log);
-	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
 	EXPECT_STREQ("LX:::f()V 96\n", self->text);
 }
 
@@ -193,7 +161,7 @@ TEST_F(flame, output_files)
 	ASSERT_EQ(0, write_file(self->log, small_log));
 	/* "-" is standard output */
 	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded -o - 2>/dev/null", self->log);
-	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text)));
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text)));
 	EXPECT_STREQ("LX:::f()V 1\n", self->text);
 
 	/* a symlink: its target replaced, the link kept */
@@ -202,7 +170,7 @@ TEST_F(flame, output_files)
 	ASSERT_EQ(0, write_file(target, "old\n"));
 	ASSERT_EQ(0, symlink("target", link));
 	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded -o %s 2>&1", self->log, link);
-	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
 	ASSERT_EQ(0, lstat(link, &st));
 	EXPECT_TRUE(S_ISLNK(st.st_mode));
 	ASSERT_EQ(0, read_text(target, self->text, sizeof(self->text)));
@@ -213,20 +181,20 @@ TEST_F(flame, output_files)
 	ASSERT_EQ(0, mkfifo(fifo, 0600));
 	snprintf(cmd, sizeof(cmd), "cat %s & " POWERPIN " flame %s --folded -o %s; wait", fifo,
 		 self->log, fifo);
-	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text)));
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text)));
 	EXPECT_STREQ("LX:::f()V 1\n", self->text);
 	ASSERT_EQ(0, stat(fifo, &st));
 	EXPECT_TRUE(S_ISFIFO(st.st_mode));
 
 	/* a directory: refused, exit 1 */
 	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s -o %s 2>&1", self->log, self->dir);
-	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "Is a directory")) TH_LOG("%s", self->text);
 
 	/* a damaged log leaves the old file as it was */
 	ASSERT_EQ(0, write_file(self->log, "+0,t\n=1,0\n1\nx\n"));
 	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s --folded -o %s 2>&1", self->log, target);
-	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "line 4:")) TH_LOG("%s", self->text);
 	ASSERT_EQ(0, read_text(target, self->text, sizeof(self->text)));
 	EXPECT_STREQ("LX:::f()V 1\n", self->text);
@@ -241,12 +209,12 @@ TEST_F(flame, usage)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(cmd, sizeof(cmd), POWERPIN " flame %s 2>&1", bad[i]);
-		EXPECT_EQ(2, run(cmd, self->text, sizeof(self->text))) TH_LOG("'%s'", bad[i]);
+		EXPECT_EQ(2, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("'%s'", bad[i]);
 	}
-	EXPECT_EQ(0, run(POWERPIN " flame --help 2>/dev/null", self->text, sizeof(self->text)));
+	EXPECT_EQ(0, run_cmd(POWERPIN " flame --help 2>/dev/null", self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "--weight count|bytes"));
 	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s/none.log 2>&1", self->dir);
-	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "No such file")) TH_LOG("%s", self->text);
 }
 
@@ -261,7 +229,7 @@ TEST_F(flame, empty_logs)
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, write_file(self->log, logs[i]));
 		snprintf(cmd, sizeof(cmd), POWERPIN " flame %s -o %s 2>&1", self->log, self->out);
-		EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+		EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text)));
 		EXPECT_NE(NULL, strstr(self->text, says[i])) TH_LOG("%s", self->text);
 		EXPECT_NE(0, access(self->out, F_OK));
 	}

@@ -110,22 +110,6 @@ static int count_lines(const char *text, const char *prefix)
 	return n;
 }
 
-/* @path's text, NUL-ended, into @buf (cut at @len - 1 bytes). */
-static int read_text(const char *path, char *buf, size_t len)
-{
-	char *b;
-	size_t n;
-
-	if (read_all(path, &b, &n))
-		return -1;
-	if (n > len - 1)
-		n = len - 1;
-	memcpy(buf, b, n);
-	buf[n] = '\0';
-	free(b);
-	return 0;
-}
-
 TEST_F_TIMEOUT(java, positional_options_log_top_stack_is_the_hot_spot, 300)
 {
 	struct alloc_log log;

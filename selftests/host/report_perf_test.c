@@ -19,6 +19,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "fuzz_seed.h"
 #include "perf_map.h"
 #include "perf_script.h"
@@ -254,38 +255,6 @@ static int write_file(const char *path, const char *text, mode_t mode)
 	return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-static int run(const char *cmd, char *out, size_t outlen)
-{
-	FILE *p = popen(cmd, "r");
-	size_t n = 0, r;
-	int st;
-
-	if (!p)
-		return -1;
-	while (out && n + 1 < outlen && (r = fread(out + n, 1, outlen - 1 - n, p)) > 0)
-		n += r;
-	if (out)
-		out[n] = '\0';
-	while (fgetc(p) != EOF)
-		;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int read_text(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
 
 /* ftrace text: 4 V at -1 A (4 W discharging) every 10 ms over [1 s, 2 s], 2 CPUs */
 static int write_capture(const char *path)
@@ -384,7 +353,7 @@ TEST_F(rp, energy_per_function)
 	snprintf(flame, sizeof(flame), "%s/flame.html", self->dir);
 	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s --perf-map %s --json %s --flame %s 2>&1",
 		 self->env, self->trace, self->data, self->maps, json, flame);
-	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
 	/* perf was asked for what the parser reads */
 	snprintf(cmd, sizeof(cmd), "%s/args", self->dir);
 	ASSERT_EQ(0, read_text(cmd, self->text, sizeof(self->text)));
@@ -424,7 +393,7 @@ TEST_F(rp, energy_per_function)
 	/* the text and HTML tables */
 	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s --perf-map %s/perf-100.map --html %s 2>&1",
 		 self->env, self->trace, self->data, self->maps, self->out);
-	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
 	EXPECT_NE(NULL, strstr(self->text, "energy by function (3 perf cpu-clock samples"));
 	EXPECT_NE(NULL, strstr(self->text, "    0.0040      0.0040   66.7         2  LApp;::hot()V [JIT]"))
 		TH_LOG("%s", self->text);
@@ -441,20 +410,20 @@ TEST_F(rp, flame_is_committed_with_the_other_outputs)
 	snprintf(json, sizeof(json), "%s/r.json", self->dir);
 	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s --json %s --flame %s/no/such/dir/f.html 2>&1",
 		 self->env, self->trace, self->data, json, self->dir);
-	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "f.html: No such file or directory")) TH_LOG("%s", self->text);
 	EXPECT_NE(0, stat(json, &st)) TH_LOG("the JSON was written though the flame graph failed");
 
 	/* "-" is standard output, and then the text summary is not printed */
 	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s --flame - 2>/dev/null",
 		 self->env, self->trace, self->data);
-	ASSERT_EQ(0, run(cmd, self->text, sizeof(self->text)));
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text)));
 	EXPECT_EQ(0, strncmp(self->text, "<!DOCTYPE html>", 15)) TH_LOG("%.200s", self->text);
 	EXPECT_EQ(NULL, strstr(self->text, "energy by function"));
 	/* and only one output may be */
 	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s --flame - --json - 2>&1",
 		 self->env, self->trace, self->data);
-	EXPECT_EQ(2, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_EQ(2, run_cmd(cmd, self->text, sizeof(self->text)));
 }
 
 /* @in with every '@' replaced by @dir */
@@ -497,7 +466,7 @@ TEST_F(rp, errors)
 		at_is_dir(cases[i].says, self->dir, says, sizeof(says));
 		snprintf(cmd, sizeof(cmd), "%s %s " POWERPIN " report %s %s 2>&1", self->env,
 			 cases[i].env, self->trace, args);
-		EXPECT_EQ(cases[i].status, run(cmd, self->text, sizeof(self->text))) TH_LOG("%s", args);
+		EXPECT_EQ(cases[i].status, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", args);
 		EXPECT_NE(NULL, strstr(self->text, says)) TH_LOG("%s: %s", args, self->text);
 	}
 
@@ -505,15 +474,15 @@ TEST_F(rp, errors)
 	ASSERT_EQ(0, write_file(self->script, "app 1/1 1.5: 1000 cycles:\n\t    10 f (/x)\n", 0644));
 	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s 2>&1", self->env, self->trace,
 		 self->data);
-	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "'cycles' does not count time")) TH_LOG("%s", self->text);
 	/* no sample inside the capture */
 	ASSERT_EQ(0, write_file(self->script, "app 1/1 9.5: 1000 cpu-clock:\n\t    10 f (/x)\n", 0644));
-	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "falls inside the capture")) TH_LOG("%s", self->text);
 	/* text that is not perf script's */
 	ASSERT_EQ(0, write_file(self->script, "\t    10 f (/x)\n", 0644));
-	EXPECT_EQ(1, run(cmd, self->text, sizeof(self->text)));
+	EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "line 1: a stack frame outside a sample")) TH_LOG("%s", self->text);
 }
 

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the host tests that run the command-line tools: a command's
+ * output and exit status, a small file's text.
+ */
+#ifndef POWERPIN_CMD_HELPERS_H
+#define POWERPIN_CMD_HELPERS_H
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Run @cmd through sh; stdout and stderr into @out (NUL-ended).  Exit status or -1. */
+static inline int run_cmd(const char *cmd, char *out, size_t outlen)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = 0, r;
+	int st;
+
+	if (!p)
+		return -1;
+	while (out && n + 1 < outlen && (r = fread(out + n, 1, outlen - 1 - n, p)) > 0)
+		n += r;
+	if (out)
+		out[n] = '\0';
+	while (fgetc(p) != EOF)
+		;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Up to @len - 1 bytes of @path into @buf, NUL-ended; 0 or -1. */
+static inline int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+#endif /* POWERPIN_CMD_HELPERS_H */
