@@ -30,14 +30,10 @@
 #include <kselftest_harness.h>
 
 #include "gauge_driver.h"
+#include "sampler_helpers.h"
 #include "genl.h"
 #include "trace_clock.h"
 
-#define TRACING	"/sys/kernel/tracing"
-#define EMU	"/sys/kernel/debug/max17042_emu"
-#define PSY	"/sys/class/power_supply/max170xx_battery"
-#define PARAMS	"/sys/module/powerpin/parameters"
-#define STATUS	"/sys/kernel/debug/powerpin/status"
 #define KTHREAD_COMM "powerpin-sample"
 
 /* Pinned register values and what the driver makes of them. */
@@ -52,177 +48,6 @@
 #define REPSOC_RAW	0x4b00		/* 75 % */
 #define TEMP_RAW	0x1900		/* 25.0 degC = 250 deci-degC */
 #define QH_RAW		0x1000
-
-struct battery_ev {
-	double ts;
-	unsigned int seq;
-	long long voltage_uv, current_ua, charge_uah, power_uw, current_avg_ua;
-	int capacity, temp_dc;
-	unsigned long long read_ns;
-	unsigned int flags;
-};
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	return err;
-}
-
-static int write_ll(const char *path, long long val)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%lld", val);
-	return write_str(path, buf);
-}
-
-static int read_str(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-static long long read_ll(const char *path)
-{
-	char buf[64];
-
-	if (read_str(path, buf, sizeof(buf)))
-		return -999999999;
-	return strtoll(buf, NULL, 0);
-}
-
-/* One "key value" line of the sampler's debugfs status file. */
-static int status_str(const char *key, char *out, size_t len)
-{
-	char line[256];
-	size_t klen = strlen(key);
-	FILE *f = fopen(STATUS, "r");
-	int ret = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, klen) || line[klen] != ' ')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(out, len, "%s", line + klen + 1);
-		ret = 0;
-		break;
-	}
-	fclose(f);
-	return ret;
-}
-
-static long long status_ll(const char *key)
-{
-	char buf[128];
-
-	if (status_str(key, buf, sizeof(buf)))
-		return -999999999;
-	return strtoll(buf, NULL, 0);
-}
-
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_s(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/* Poll until status @key >= @want; false after @timeout_s. */
-static int wait_status_ge(const char *key, long long want, double timeout_s)
-{
-	double end = now_mono() + timeout_s;
-
-	while (now_mono() < end) {
-		if (status_ll(key) >= want)
-			return 1;
-		sleep_s(0.005);
-	}
-	return status_ll(key) >= want;
-}
-
-static int parse_battery(const char *p, struct battery_ev *e)
-{
-	return sscanf(p, "seq=%u voltage_uv=%lld current_ua=%lld charge_uah=%lld power_uw=%lld current_avg_ua=%lld capacity=%d temp_dc=%d read_ns=%llu flags=%x",
-		      &e->seq, &e->voltage_uv, &e->current_ua, &e->charge_uah,
-		      &e->power_uw, &e->current_avg_ua, &e->capacity,
-		      &e->temp_dc, &e->read_ns, &e->flags) == 10;
-}
-
-/* Timestamp of a trace line, written just before ": <event>: ". */
-static double line_ts(const char *line, const char *at)
-{
-	const char *p = at;
-
-	while (p > line && (isdigit((unsigned char)p[-1]) || p[-1] == '.'))
-		p--;
-	return trace_ts_mono(strtod(p, NULL));
-}
-
-/*
- * All powerpin:battery events of a text trace stream; returns the count or
- * -1 on a line that names the event but does not parse.
- */
-static int read_battery_events(FILE *f, struct battery_ev **out)
-{
-	struct battery_ev *evs = NULL;
-	size_t n = 0, cap = 0;
-	char line[1024];
-
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, ": battery:"), *fields;
-
-		if (!p)
-			continue;
-		/* trace-cmd report pads the event name with blanks */
-		fields = p + strlen(": battery:");
-		while (*fields == ' ')
-			fields++;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			evs = realloc(evs, cap * sizeof(*evs));
-			if (!evs)
-				return -1;
-		}
-		if (!parse_battery(fields, &evs[n])) {
-			fprintf(stderr, "# unparsed: %s", line);
-			free(evs);
-			return -1;
-		}
-		evs[n].ts = line_ts(line, p);
-		n++;
-	}
-	*out = evs;
-	return n;
-}
 
 static int trace_events(struct battery_ev **out)
 {
@@ -281,20 +106,6 @@ static int seq_strictly_increasing(const struct battery_ev *e, int n, int step_o
 			return 0;
 	}
 	return 1;
-}
-
-static void emu_unpin_all(void)
-{
-	static const char * const pins[] = {
-		"vcell_raw", "current_raw", "avgcurrent_raw", "qh_raw",
-		"repsoc_raw", "repcap_raw", "fullcap_raw", "temp_raw",
-	};
-	char path[128];
-
-	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++) {
-		snprintf(path, sizeof(path), EMU "/%s", pins[i]);
-		write_str(path, "-1");
-	}
 }
 
 static int emu_pin_battery(void)
@@ -361,15 +172,6 @@ static int ensure_bound(void)
 	while (access(PSY "/voltage_now", F_OK) && now_mono() < end)
 		sleep_s(0.01);
 	return access(PSY "/voltage_now", F_OK) ? -1 : 0;
-}
-
-static void emu_reset(void)
-{
-	write_str(EMU "/fail_every", "0");
-	write_str(EMU "/latency_us", "0");
-	write_str(EMU "/mode", "constant");
-	write_str(EMU "/refresh_us", "175800");
-	emu_unpin_all();
 }
 
 FIXTURE(sampler) {
