@@ -188,6 +188,15 @@ linux310_why_not() {
 		echo "set POWERPIN_LINUX_3_10=DIR or put a tree at $(linux310_src_default)"
 	fi
 }
+# linux310_recipe: the hash of what the 3.10 build takes from the project
+# (linux-3.10.d/: patches and config).  The build records it; a kernel built
+# from another recipe is not booted, since without the tree it cannot be
+# rebuilt and it may lack a fix the rig relies on.
+linux310_recipe() {
+	local d
+	d="$(dirname "${BASH_SOURCE[0]}")/linux-3.10.d"
+	cat "$d"/*.patch "$d/config" | sha1sum | cut -c1-16
+}
 # linux310_abi_file: where scripts/linux-3.10 writes the release it built
 linux310_abi_file() { echo "$PP_CACHE/abi/armhf-3.10"; }
 # linux310_dir: the cache directory of the built kernel (empty: none built)
@@ -229,6 +238,11 @@ guest_missing() {
 	fi
 	if [ ! -f "$(kernel_dir "$abi")/.done" ]; then
 		echo "$(kernel_dir "$abi") incomplete (run scripts/deps)"
+		return 0
+	fi
+	if [ "$src" = tree:linux-3.10 ] &&
+	   [ "$(cat "$(kernel_dir "$abi")/recipe" 2>/dev/null)" != "$(linux310_recipe)" ]; then
+		echo "$(kernel_dir "$abi") was built from an older scripts/linux-3.10.d/ ($(linux-3.10_why_not))"
 		return 0
 	fi
 	if ! arch_native "$arch" && [ ! -f "$(guest_root "$arch")/.done" ]; then
