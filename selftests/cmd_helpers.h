@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers for the host tests that run the command-line tools: a command's
- * output and exit status, a small file's text.
+ * Helpers for the tests that run the command-line tools or read sysfs and
+ * tracefs: a command's output and exit status, a small file's text.
  */
 #ifndef POWERPIN_CMD_HELPERS_H
 #define POWERPIN_CMD_HELPERS_H
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,6 +45,15 @@ static inline int read_text(const char *path, char *buf, size_t len)
 	if (n < 0)
 		return -1;
 	buf[n] = '\0';
+	return 0;
+}
+
+/* read_text(), cut at the first newline: a sysfs or tracefs value; 0 or -1. */
+static inline int read_line(const char *path, char *buf, size_t len)
+{
+	if (read_text(path, buf, len))
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "gauge_driver.h"
 #include "genl.h"
 
@@ -38,21 +39,6 @@
 #define PIN_CURRENT "63536"
 #define EXPECT_VOLTAGE_UV 4160000LL
 #define EXPECT_CURRENT_UA gauge_current_ua(0xf830)
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
 
 static int write_file(const char *path, const char *s)
 {
@@ -91,7 +77,7 @@ static bool file_has(const char *path, const char *needle)
 {
 	char buf[16384];
 
-	return !read_file(path, buf, sizeof(buf)) && strstr(buf, needle);
+	return !read_text(path, buf, sizeof(buf)) && strstr(buf, needle);
 }
 
 /* The one capture-* directory in @spool with @file in it, or NULL. */
@@ -134,7 +120,7 @@ static long long summary_value(const char *dir, const char *key)
 	char path[1024], buf[1024], *p;
 
 	snprintf(path, sizeof(path), "%s/summary.txt", dir);
-	if (read_file(path, buf, sizeof(buf)))
+	if (read_text(path, buf, sizeof(buf)))
 		return -999;
 	p = strstr(buf, key);
 	if (!p || p[strlen(key)] != '=')
@@ -284,7 +270,7 @@ static char event_state(const char *event)
 	char path[256], buf[16];
 
 	snprintf(path, sizeof(path), TRACING "/events/%s/enable", event);
-	return read_file(path, buf, sizeof(buf)) ? '?' : buf[0];
+	return read_text(path, buf, sizeof(buf)) ? '?' : buf[0];
 }
 
 static int set_event(const char *event, const char *on)
@@ -332,7 +318,7 @@ static pid_t start_daemon(struct __test_metadata *_metadata,
 		char buf[65536], *p = buf;
 		int n = 0;
 
-		if (!read_file(self->log, buf, sizeof(buf)))
+		if (!read_text(self->log, buf, sizeof(buf)))
 			while ((p = strstr(p, needle))) {
 				n++;
 				p++;
@@ -378,7 +364,7 @@ FIXTURE_SETUP(ppd)
 		 "# daemon_test\nreport = yes\npin_file = %s\n", self->pinned);
 	ASSERT_EQ(0, write_file(self->conf, buf));
 
-	ASSERT_EQ(0, read_file("/sys/module/powerpin/parameters/period_us",
+	ASSERT_EQ(0, read_text("/sys/module/powerpin/parameters/period_us",
 			       self->period, sizeof(self->period)));
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
 	ASSERT_EQ(0, write_file(EMU "/vcell_raw", PIN_VCELL));
@@ -386,7 +372,7 @@ FIXTURE_SETUP(ppd)
 	self->pid = start_daemon(_metadata, self);
 	ASSERT_LT(0, self->pid);
 	/* the daemon enabled the event, so the gate only waits for tracing_on */
-	ASSERT_EQ(0, read_file(TRACING "/events/powerpin/battery/enable", buf, sizeof(buf)));
+	ASSERT_EQ(0, read_text(TRACING "/events/powerpin/battery/enable", buf, sizeof(buf)));
 	ASSERT_EQ('1', buf[0]);
 }
 
@@ -421,10 +407,10 @@ TEST_F_TIMEOUT(ppd, end_to_end, 300)
 	struct stat st;
 	char *dir;
 
-	ASSERT_EQ(0, read_file("/sys/module/powerpin/parameters/period_us",
+	ASSERT_EQ(0, read_text("/sys/module/powerpin/parameters/period_us",
 			       sysfs, sizeof(sysfs)));
 	period_us = atoll(sysfs);
-	ASSERT_EQ(0, read_file(SUPPLY "/voltage_now", sysfs, sizeof(sysfs)));
+	ASSERT_EQ(0, read_text(SUPPLY "/voltage_now", sysfs, sizeof(sysfs)));
 	ASSERT_EQ(EXPECT_VOLTAGE_UV, atoll(sysfs));
 
 	g = pp_genl_open();
@@ -567,7 +553,7 @@ TEST_F_TIMEOUT(ppd, module_reload_under_daemon, 300)
 	/* the daemon notices and enables the new module's events */
 	end = now_s() + 10;
 	while (now_s() < end &&
-	       (read_file(TRACING "/events/powerpin/battery/enable", buf, sizeof(buf)) ||
+	       (read_text(TRACING "/events/powerpin/battery/enable", buf, sizeof(buf)) ||
 		buf[0] != '1'))
 		usleep(50000);
 	ASSERT_EQ('1', buf[0]);

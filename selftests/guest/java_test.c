@@ -35,22 +35,6 @@ static int write_str(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
-static int read_str(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 FIXTURE(jvm) {
 	char dir[64], dat[128], log[128], perf[128], mode[32];
 	char text[65536];
@@ -93,14 +77,14 @@ FIXTURE_SETUP(jvm)
 	snprintf(self->dat, sizeof(self->dat), "%s/trace.dat", self->dir);
 	snprintf(self->log, sizeof(self->log), "%s/alloc.log", self->dir);
 	snprintf(self->perf, sizeof(self->perf), "%s/perf.data", self->dir);
-	ASSERT_EQ(0, read_str(EMU "/mode", self->mode, sizeof(self->mode)));
+	ASSERT_EQ(0, read_line(EMU "/mode", self->mode, sizeof(self->mode)));
 	ASSERT_EQ(0, write_str(EMU "/mode", "cpu"));
 
 	trace = start(rec);
 	ASSERT_LT(0, trace);
 	for (i = 0; i < 600; i++) {
 		ASSERT_EQ(0, waitpid(trace, &status, WNOHANG)) TH_LOG("trace-cmd record failed");
-		if (!read_str(TRACEFS "/events/powerpin/battery/enable", on, sizeof(on)) &&
+		if (!read_line(TRACEFS "/events/powerpin/battery/enable", on, sizeof(on)) &&
 		    on[0] == '1')
 			break;
 		usleep(50000);

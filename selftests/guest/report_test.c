@@ -21,6 +21,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "report.h"
 #include "report_gen.h"
 
@@ -38,22 +39,6 @@ static int write_str(const char *path, const char *s)
 	n = write(fd, s, strlen(s));
 	close(fd);
 	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
-static int read_str(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
 }
 
 static double now_s(void)
@@ -113,12 +98,12 @@ FIXTURE_SETUP(capture)
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	snprintf(self->dat, sizeof(self->dat), "%s/trace.dat", self->dir);
 
-	ASSERT_EQ(0, read_str(EMU "/mode", self->mode, sizeof(self->mode)));
-	ASSERT_EQ(0, read_str(EMU "/cpu_idle_ua", self->idle_ua, sizeof(self->idle_ua)));
-	ASSERT_EQ(0, read_str(EMU "/cpu_busy_ua", self->busy_ua, sizeof(self->busy_ua)));
-	ASSERT_EQ(0, read_str(PERIOD, self->period, sizeof(self->period)));
+	ASSERT_EQ(0, read_line(EMU "/mode", self->mode, sizeof(self->mode)));
+	ASSERT_EQ(0, read_line(EMU "/cpu_idle_ua", self->idle_ua, sizeof(self->idle_ua)));
+	ASSERT_EQ(0, read_line(EMU "/cpu_busy_ua", self->busy_ua, sizeof(self->busy_ua)));
+	ASSERT_EQ(0, read_line(PERIOD, self->period, sizeof(self->period)));
 	/* trace-cmd resets tracing when it ends; the next test gets it back */
-	ASSERT_EQ(0, read_str(TRACEFS "/tracing_on", self->tracing_on, sizeof(self->tracing_on)));
+	ASSERT_EQ(0, read_line(TRACEFS "/tracing_on", self->tracing_on, sizeof(self->tracing_on)));
 	/* discharge is negative for the MAX17042 */
 	ASSERT_EQ(0, write_str(EMU "/cpu_idle_ua", "-200000"));
 	ASSERT_EQ(0, write_str(EMU "/cpu_busy_ua", "-2000000"));
@@ -138,7 +123,7 @@ FIXTURE_SETUP(capture)
 	for (i = 0; i < 600; i++) {
 		/* trace_marker writes (ftrace:print) are recorded without enabling */
 		ASSERT_EQ(0, waitpid(rec, &status, WNOHANG)) TH_LOG("trace-cmd record failed");
-		if (!read_str(TRACEFS "/events/powerpin/battery/enable", on, sizeof(on)) &&
+		if (!read_line(TRACEFS "/events/powerpin/battery/enable", on, sizeof(on)) &&
 		    on[0] == '1')
 			break;
 		usleep(50000);
