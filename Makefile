@@ -91,7 +91,7 @@ AGENT_OBJ := $(AGENT_SRC:daemon/agent/%.c=$(B)/agent/%.o)
 AGENT   := $(B)/lib/libpowerpin_agent.so
 JAVA_CLASSES := $(if $(JAVAC),$(patsubst selftests/java/%.java,$(B)/java/%.class,$(wildcard selftests/java/*.java)))
 
-.PHONY: all modules userspace tests fuzzers fuzz version dist deb deps check demo bench clean install uninstall static FORCE
+.PHONY: all modules userspace binaries tests fuzzers fuzz version dist deb deps check demo fresh-check bench clean install uninstall static FORCE
 
 all: modules userspace tests
 
@@ -110,6 +110,8 @@ modules:
 
 # ---- userspace --------------------------------------------------------------
 userspace: $(BINS) $(AGENT)
+# powerpin and powerpind alone (what make demo runs; no JDK needed)
+binaries: $(BINS)
 
 # rewritten only when the version changes, so nothing else is rebuilt
 $(B)/gen/powerpin_version.h: FORCE
@@ -213,7 +215,7 @@ check:
 	@$(TOP)/scripts/check
 
 demo:
-	@$(TOP)/scripts/deps
+	@$(TOP)/scripts/deps demo
 	@$(TOP)/scripts/demo
 
 bench:
@@ -222,6 +224,10 @@ bench:
 
 static:
 	@$(TOP)/scripts/static-checks
+
+# make demo, make check and make deb in pristine Debian 12 roots
+fresh-check:
+	@$(TOP)/scripts/fresh-check
 
 version:
 	@echo $(VERSION)

@@ -163,7 +163,9 @@ kernel_image_unpack() {
 	[ -f "$dir/root/boot/vmlinuz-$abi" ] || die "no vmlinuz in linux-image-$abi"
 }
 
-# fetch_kernel ARCH KERNEL: the guest's image and headers into the cache
+# fetch_kernel ARCH KERNEL: the guest's image and headers into the cache.
+# Nothing is installed on the host: a headers package of Debian's pulls its
+# kernel image, whose install rebuilds the host's initramfs.
 fetch_kernel() {
 	local arch=$1 kernel=$2 src suite pkg debarch abi dir
 	src=$(guest_source "$arch" "$kernel") || die "no guest $arch $kernel"
@@ -174,43 +176,25 @@ fetch_kernel() {
 	suite=$(echo "$src" | cut -d: -f2)
 	pkg=${src##*:}
 	debarch=$(arch_deb "$arch")
-	if kernel_host_headers "$arch" "$src"; then
-		abi=$(kernel_abi "$kernel" "$arch") || die "cannot resolve the ABI of kernel $kernel"
-	else
-		abi=$(kernel_resolve "$arch" "$kernel" "$suite" "$pkg") ||
-			die "cannot resolve the ABI of $pkg ($suite $debarch)"
-	fi
+	abi=$(kernel_resolve "$arch" "$kernel" "$suite" "$pkg") ||
+		die "cannot resolve the ABI of $pkg ($suite $debarch)"
 	dir=$(kernel_dir "$abi")
+	# a cache entry from when the host installed these headers: unpack them
+	case "$(readlink "$dir/build" 2>/dev/null)" in
+	/*) rm -f "$dir/.done" ;;
+	esac
 	if [ ! -f "$dir/.done" ]; then
 		log "fetching linux-image-$abi ($suite $debarch)"
 		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/deb"
-		if kernel_host_headers "$arch" "$src"; then
-			(cd "$dir.tmp/deb" && apt-get download -qq -o APT::Sandbox::User=root "linux-image-$abi" >/dev/null) ||
-				{ host_apt update -qq; (cd "$dir.tmp/deb" && apt-get download -qq -o APT::Sandbox::User=root "linux-image-$abi" >/dev/null); } ||
-				die "cannot download linux-image-$abi"
-		else
-			papt_fetch "$suite" "$debarch" "$dir.tmp/deb" "linux-image-$abi"
-		fi
+		papt_fetch "$suite" "$debarch" "$dir.tmp/deb" "linux-image-$abi"
 		kernel_image_unpack "$suite" "$debarch" "$abi" "$dir.tmp"
-		if kernel_host_headers "$arch" "$src"; then
-			[ -f "/usr/src/linux-headers-$abi/Makefile" ] ||
-				host_apt install -y -qq --no-install-recommends "linux-headers-$abi" >/dev/null
-			ln -sfn "/usr/src/linux-headers-$abi" "$dir.tmp/build"
-		else
-			kernel_headers_unpack "$arch" "$suite" "$abi" "$dir.tmp"
-		fi
+		kernel_headers_unpack "$arch" "$suite" "$abi" "$dir.tmp"
 		rm -rf "$dir.tmp/deb"
 		# modules.dep for the guest's modprobe (the package's postinst
 		# would have made it; we never install the package)
 		depmod -b "$dir.tmp/root" "$abi"
 		touch "$dir.tmp/.done"
 		rm -rf "$dir" && mv "$dir.tmp" "$dir"
-	fi
-	# a cache entry from before the build link (host headers only)
-	if [ ! -e "$dir/build" ] && kernel_host_headers "$arch" "$src"; then
-		[ -f "/usr/src/linux-headers-$abi/Makefile" ] ||
-			host_apt install -y -qq --no-install-recommends "linux-headers-$abi" >/dev/null
-		ln -sfn "/usr/src/linux-headers-$abi" "$dir/build"
 	fi
 	kernel_add_drivers "$suite" "$abi" "$dir"
 	echo "$abi" >"$(abi_file "$arch" "$kernel").tmp"

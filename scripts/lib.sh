@@ -23,9 +23,9 @@ die() { printf 'powerpin: error: %s\n' "$*" >&2; exit 1; }
 #                          is skipped with what NAME_why_not (a function here)
 #                          prints
 # Every guest's kernel lives in $PP_CACHE/kernel-ABI/: root/boot/vmlinuz-ABI,
-# root/lib/modules/ABI/ (the modules, depmod'ed), build/ (the tree modules are
-# built against; a link to /usr/src/linux-headers-ABI where the host installs
-# them), where the machine needs one dtb, and where the tree needs a newer
+# root/lib/modules/ABI/ (the modules, depmod'ed), build/ (a link to the tree
+# modules are built against, the headers packages unpacked under hdr/), where
+# the machine needs one dtb, and where the tree needs a newer
 # compiler and C library than the host's, buildroot/: a Debian tree of the
 # kernel's suite with that compiler and the headers at
 # /usr/src/linux-headers-ABI, which modules are built in (scripts/in-root).
@@ -74,6 +74,7 @@ arch_triplet() {
 	esac
 }
 arch_kernel() { case "$1" in x86_64) echo x86 ;; armhf) echo arm ;; *) echo "$1" ;; esac; }
+arch_qemu_package() { case "$1" in x86_64) echo qemu-system-x86 ;; *) echo qemu-system-arm ;; esac; }
 arch_qemu() {
 	case "$1" in
 	x86_64) echo qemu-system-x86_64 ;;
@@ -143,30 +144,38 @@ papt_update() {
 }
 
 # ---- kernels -----------------------------------------------------------------------
-# A bookworm amd64 kernel's headers install on the host (the build tools in
-# them run here); every other kernel's are unpacked into the cache.
-kernel_host_headers() { [ "$1" = x86_64 ] && [ "${2%%:*}" = debian ] && [ "$(echo "$2" | cut -d: -f2)" = bookworm ]; }
-
 abi_file() { echo "$PP_CACHE/abi/$1-$2"; }
 
 # kernel_abi KERNEL [ARCH]: the ABI string (e.g. 6.1.0-56-amd64) of a guest's
-# kernel.  For kernels whose headers the host installs: the installed headers
-# meta package if there is one (offline, and what the headers match), else
-# the archive's.  For the others: what scripts/deps (or the tree's build
-# script) last put into the cache.
+# kernel: what scripts/deps (or the tree's build script) last put into the
+# cache.  No guest kernel's headers are installed on the host.
 kernel_abi() {
-	local kernel=$1 arch=${2:-x86_64} src meta abi
-	src=$(guest_source "$arch" "$kernel") || return 1
-	if kernel_host_headers "$arch" "$src"; then
-		meta=${src##*:}; meta=linux-headers-${meta#linux-image-}
-		abi=$(dpkg-query -W -f='${Depends}' "$meta" 2>/dev/null |
-			sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
-		[ -n "$abi" ] || abi=$(apt-cache depends "$meta" 2>/dev/null |
-			sed -n 's/^ *Depends: linux-headers-\(.*\)$/\1/p' | head -n 1)
-	else
-		abi=$(cat "$(abi_file "$arch" "$kernel")" 2>/dev/null)
-	fi
+	local kernel=$1 arch=${2:-x86_64} abi
+	guest_source "$arch" "$kernel" >/dev/null || return 1
+	abi=$(cat "$(abi_file "$arch" "$kernel")" 2>/dev/null)
 	[ -n "$abi" ] && echo "$abi"
+}
+
+# kernel_host_buildable ABI: print the cached tree of ABI when a plain
+# `make -C TREE M=...` on this host builds modules against it, as DKMS does
+# (a tree of the host's architecture, made by a compiler the host has, with
+# no build root); fail otherwise
+kernel_host_buildable() {
+	local tree
+	tree="$(kernel_dir "$1")/build"
+	[ -f "$tree/Makefile" ] && [ ! -d "$(kernel_dir "$1")/buildroot" ] || return 1
+	[ -z "$("$(dirname "${BASH_SOURCE[0]}")/kbuild-args" "$tree")" ] || return 1
+	(cd "$tree" && pwd -P)
+}
+
+# demo_kernel ARCH: the kernel `make demo` boots on ARCH (6.12 on x86_64,
+# else the architecture's newest Debian kernel)
+demo_kernel() {
+	if [ "$1" = x86_64 ]; then
+		echo 6.12
+		return
+	fi
+	awk -v a="$1" '$1 == a && $3 ~ /^debian:/ { print $2 }' <<<"$PP_MATRIX" | sort -V | tail -n 1
 }
 
 # ---- Linux 3.10 (Nexus 6 generation), 32-bit ARM -----------------------------
