@@ -11,6 +11,7 @@
  *   alloc_writer.c   the log: interned definitions, one write per record
  *   perf_map.c       CompiledMethodLoad/Unload, DynamicCodeGenerated -> map
  *   markers.c        trace_marker: GC slices, alloc_bytes counter
+ *   util.c           what they all use: messages, method names (a leaf)
  */
 #ifndef POWERPIN_AGENT_H
 #define POWERPIN_AGENT_H
@@ -56,7 +57,7 @@ struct agent_options {
 int agent_options_parse(const char *opts, struct agent_options *o, char *err, size_t errlen);
 void agent_options_free(struct agent_options *o);
 
-/* Print one line on stderr, prefixed with the agent's name. */
+/* util.c: print one line on stderr, prefixed with the agent's name. */
 void agent_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Replace line breaks, which would end a log or map line early. */
