@@ -92,7 +92,7 @@ static int write_output(const char *path, const struct flame *f, bool folded, co
 	struct output_file out;
 
 	if (output_open(&out, path)) {
-		fprintf(stderr, "powerpin flame: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "powerpin flame: %s: %s\n", path, output_strerror(errno));
 		return -1;
 	}
 	if (folded ? flame_write_folded(f, out.fp) : flame_write_html(f, title, out.fp)) {
@@ -169,6 +169,10 @@ int cmd_flame(int argc, char **argv)
 		return ret;
 	input = argv[optind];
 	name = strcmp(input, "-") ? input : "<stdin>";
+	if (output_add_input(input)) {
+		fprintf(stderr, "powerpin flame: %s\n", strerror(errno));
+		return 1;
+	}
 	if (strcmp(input, "-") ? read_bounded_file(input, FLAME_MAX_LOG_BYTES, &buf, &len) :
 				 read_stdin(FLAME_MAX_LOG_BYTES, (char **)&buf, &len)) {
 		if (errno == EFBIG)

@@ -165,7 +165,7 @@ static int write_pinlist(const char *cmd, const char *path,
 				cmd, path, (unsigned long long)written->v[bad].offset,
 				(unsigned long long)written->v[bad].length, PINLIST_FIELD_MAX);
 		else
-			fprintf(stderr, "powerpin %s: %s: %s\n", cmd, path, strerror(errno));
+			fprintf(stderr, "powerpin %s: %s: %s\n", cmd, path, output_strerror(errno));
 		pin_ranges_free(written);
 		return -1;
 	}
@@ -586,6 +586,24 @@ static void file_run_free(struct file_run *f)
 	zip_index_free(&f->zi);
 }
 
+/* No output may be one of the inputs (output.h); 0, or -1 with a message. */
+static int file_inputs(const struct file_opts *o)
+{
+	const char *const in[] = { o->path, o->use_probe, o->pinconfig };
+	size_t i;
+
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		if (in[i] && output_add_input(in[i])) {
+			fprintf(stderr, "powerpin file: %s\n", strerror(errno));
+			return -1;
+		}
+	if (o->output && output_check(o->output)) {
+		fprintf(stderr, "powerpin file: %s: %s\n", o->output, output_strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Check and load what the run reads; the exit status, or -1 to go on. */
 static int file_load(struct file_run *f)
 {
@@ -593,6 +611,8 @@ static int file_load(struct file_run *f)
 	char err[ERRLEN];
 	struct stat st;
 
+	if (file_inputs(o))
+		return 1;
 	if (stat(o->path, &st)) {
 		fprintf(stderr, "powerpin file: %s: %s\n", o->path, strerror(errno));
 		return 1;
@@ -827,6 +847,28 @@ static int capture_probe(struct capture_file *f, enum probe_want want,
 	return ret ? -1 : 0;
 }
 
+/*
+ * @f is an input: no pinlist may be written over it, its own or one of
+ * @files[0..@nr) checked so far (output.h).  0, or -1 with a message.
+ */
+static int capture_input(const struct capture_file *f, const struct capture_file *files,
+			 size_t nr)
+{
+	size_t k;
+
+	if (output_add_input(f->path)) {
+		fprintf(stderr, "powerpin pin capture: %s\n", strerror(errno));
+		return -1;
+	}
+	for (k = 0; k < nr; k++)
+		if (output_check(files[k].out)) {
+			fprintf(stderr, "powerpin pin capture: %s: %s\n", files[k].out,
+				output_strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
 static int pin_capture(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -947,6 +989,8 @@ static int pin_capture(int argc, char **argv)
 				files[i].path);
 			goto out;
 		}
+		if (capture_input(&files[i], files, i + 1))
+			goto out;
 		files[i].size = st.st_size;
 		if (evict) {
 			/* dirty pages are not dropped: write them back first */

@@ -132,7 +132,8 @@ static int outputs_open(struct report_files *o)
 		if (!o->name[i])
 			continue;
 		if (output_open(&o->f[i], o->name[i])) {
-			fprintf(stderr, "powerpin report: %s: %s\n", o->name[i], strerror(errno));
+			fprintf(stderr, "powerpin report: %s: %s\n", o->name[i],
+				output_strerror(errno));
 			goto err;
 		}
 		o->open[i] = true;
@@ -147,7 +148,7 @@ static int outputs_open(struct report_files *o)
 		}
 		if (output_open(&o->f[OUT_PROCESSES], o->name[OUT_PROCESSES])) {
 			fprintf(stderr, "powerpin report: %s: %s\n", o->name[OUT_PROCESSES],
-				strerror(errno));
+				output_strerror(errno));
 			goto err;
 		}
 		o->open[OUT_PROCESSES] = true;
@@ -246,6 +247,35 @@ static int outputs_distinct(const char *const *name)
 					all[i], all[j]);
 				ret = -1;
 			}
+	free(procs);
+	return ret;
+}
+
+/*
+ * No output may be an input (output.h): the capture, --perf's data and a
+ * --perf-map file.  Checked before the input is read; 0, or -1 with a
+ * message.
+ */
+static int outputs_not_inputs(const char *const *name, const char *input, const char *perf,
+			      const char *perf_map)
+{
+	const char *const in[] = { input, perf, perf_map };
+	const char *all[OUT_COUNT];
+	char *procs = name[OUT_CSV] ? processes_path(name[OUT_CSV]) : NULL;
+	int i, ret = 0;
+
+	memcpy(all, name, OUT_COUNT * sizeof(*all));
+	all[OUT_PROCESSES] = procs;
+	for (i = 0; i < 3 && !ret; i++)
+		if (in[i] && output_add_input(in[i])) {
+			fprintf(stderr, "powerpin report: %s\n", strerror(errno));
+			ret = -1;
+		}
+	for (i = 0; i < OUT_COUNT && !ret; i++)
+		if (all[i] && output_check(all[i])) {
+			fprintf(stderr, "powerpin report: %s: %s\n", all[i], output_strerror(errno));
+			ret = -1;
+		}
 	free(procs);
 	return ret;
 }
@@ -513,6 +543,10 @@ int cmd_report(int argc, char **argv)
 		input = dir_input;
 	}
 	name = strcmp(input, "-") ? input : "<stdin>";
+	if (outputs_not_inputs(o.name, input, perf, perf_map)) {
+		free(dir_input);
+		return 1;
+	}
 	if (!strcmp(input, "-") || (!stat(input, &st) && !S_ISREG(st.st_mode))) {
 		spool_fd = spool_input(input, name, spool_max, spool_path, sizeof(spool_path));
 		if (spool_fd < 0) {
