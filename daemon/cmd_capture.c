@@ -196,7 +196,7 @@ int cmd_status(int argc, char **argv)
 			"powerpin status: warning: powerpin.ko is %s%s but powerpin is %s: install a module and tools of the same version\n",
 			modver ? "version " : "", modver ? modver : "built without a version",
 			powerpin_version());
-	return fflush(stdout) ? 1 : 0;
+	return flush_stdout() ? 1 : 0;
 }
 
 /* ---- config ------------------------------------------------------------ */

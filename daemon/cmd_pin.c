@@ -675,7 +675,7 @@ int cmd_file(int argc, char **argv)
 	if (f.o.json)
 		file_print_json(&f.o, f.size, &f.pr, &f.probe, f.cov, f.zi.nr, f.filtered,
 				f.nr_filtered, &f.written);
-	ret = fflush(stdout) ? 1 : 0;
+	ret = flush_stdout() ? 1 : 0;
 out:
 	file_run_free(&f);
 	return ret;
@@ -764,7 +764,7 @@ int cmd_pinlist(int argc, char **argv)
 			       (unsigned long long)pin_ranges_bytes(&r));
 		}
 	}
-	fflush(stdout);
+	flush_stdout();
 	if (ret)
 		fprintf(stderr, "powerpin pinlist: %s: %zu trailing bytes after %zu pairs: not a whole 8-byte pair (truncated or not a pinlist)\n",
 			path, trailing, r.nr);
@@ -1260,7 +1260,7 @@ static int pin_apply(int argc, char **argv)
 	}
 	pinned = charged;
 	printf("total_bytes_pinned=%llu\n", (unsigned long long)pinned);
-	fflush(stdout);
+	flush_stdout();
 	fprintf(stderr, "powerpin pin apply: holding %llu bytes of %s; SIGTERM or SIGINT releases them\n",
 		(unsigned long long)pinned, file);
 	/*

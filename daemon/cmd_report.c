@@ -567,8 +567,10 @@ int cmd_report(int argc, char **argv)
 	if (perf && report_add_perf(&r, &rp, input, name, perf, perf_map))
 		goto out;
 	/* standard output carries the one output sent there, not the summary */
-	if (!to_stdout && report_write_text(&r, stdout))
+	if (!to_stdout && report_write_text(&r, stdout)) {
+		stdout_error(errno);	/* close_stdout() says it */
 		goto out;
+	}
 	if (outputs_open(&o))
 		goto out;
 	if (outputs_write(&o, &r, &rp, input, name)) {

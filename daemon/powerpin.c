@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "util.h"
 #include "version.h"
 
 struct command {
@@ -37,10 +38,19 @@ static void usage(FILE *out)
 		"`powerpin --version` prints the version.\n");
 }
 
-int main(int argc, char **argv)
+static const struct command *find_command(const char *name)
 {
 	size_t i;
 
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* `powerpin` with no command, --help, --version or an unknown command. */
+static int run_top(int argc, char **argv)
+{
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -52,12 +62,21 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("powerpin %s\n", powerpin_version());
-		return fflush(stdout) ? 1 : 0;
+		return 0;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "powerpin: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd = argc > 1 ? find_command(argv[1]) : NULL;
+	char who[32];
+	int ret;
+
+	snprintf(who, sizeof(who), "powerpin%s%s", cmd ? " " : "", cmd ? cmd->name : "");
+	ret = cmd ? cmd->fn(argc - 1, argv + 1) : run_top(argc, argv);
+	/* a write error on standard output fails the command, whichever it is */
+	return close_stdout(who, ret);
 }

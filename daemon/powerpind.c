@@ -497,10 +497,10 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			exit(close_stdout("powerpind", 0));
 		case 'V':
 			printf("powerpind %s\n", powerpin_version());
-			exit(fflush(stdout) ? 1 : 0);
+			exit(close_stdout("powerpind", 0));
 		default:
 			usage(stderr);
 			return 2;
@@ -548,7 +548,7 @@ static int print_config(const struct ppd *d)
 	printf("report: %s\n", d->cfg.report ? "yes" : "no");
 	for (i = 0; i < d->cfg.nr_pin_files; i++)
 		printf("pin_file: %s\n", d->cfg.pin_files[i]);
-	return fflush(stdout) ? 1 : 0;
+	return close_stdout("powerpind", 0);
 }
 
 /* Everything but the release of what parse_args() allocated. */

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -589,6 +590,17 @@ static void sync_dir(const char *path)
 	free(dir);
 }
 
+/*
+ * Standard output failed, and the caller is told: drop what is left in its
+ * buffer and its error, so that close_stdout() (util.h) does not say it
+ * a second time at exit.
+ */
+static void stdout_failure_returned(void)
+{
+	__fpurge(stdout);
+	clearerr(stdout);
+}
+
 int output_commit(struct output_file *out)
 {
 	int ret = 0, e = 0;
@@ -597,6 +609,8 @@ int output_commit(struct output_file *out)
 	if (fflush(out->fp) || ferror(out->fp)) {
 		ret = -1;
 		e = errno ? errno : EIO;
+		if (out->is_stdout)
+			stdout_failure_returned();
 	}
 	if (out->kind == OUTPUT_REPLACE && !ret && fsync(fileno(out->fp))) {
 		ret = -1;
@@ -628,9 +642,9 @@ int output_commit(struct output_file *out)
 void output_abort(struct output_file *out)
 {
 	if (out->fp) {
-		if (out->is_stdout)
-			fflush(out->fp);
-		else
+		if (out->is_stdout && (fflush(out->fp) || ferror(out->fp)))
+			stdout_failure_returned();
+		else if (!out->is_stdout)
 			fclose(out->fp);
 	}
 	if (out->tmp)

@@ -76,11 +76,16 @@ const char *output_strerror(int e);
 /*
  * Finish: flush, and for OUTPUT_REPLACE fsync and rename into place.
  * Returns 0, or -1 with errno (the temporary file is then removed and the
- * target left as it was).  @out is released either way.
+ * target left as it was).  @out is released either way.  A failure of
+ * standard output is the caller's to report: what stdout still buffers is
+ * dropped and its error cleared, so close_stdout() does not say it again.
  */
 int output_commit(struct output_file *out);
 
-/* Give up: the temporary file is removed; a stream keeps what it got. */
+/*
+ * Give up: the temporary file is removed; a stream keeps what it got.
+ * Standard output is flushed, and on an error treated as in output_commit().
+ */
 void output_abort(struct output_file *out);
 
 /* True when @name would be standard output (checked without opening it). */
