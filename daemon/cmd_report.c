@@ -564,6 +564,9 @@ int cmd_report(int argc, char **argv)
 		report_error(err, input, name);
 		goto out;
 	}
+	if (r.cut_line)
+		fprintf(stderr, "powerpin report: %s: line %lu has no newline and is not a whole event (its writer was stopped inside it); left out\n",
+			name, r.cut_line);
 	if (perf && report_add_perf(&r, &rp, input, name, perf, perf_map))
 		goto out;
 	/* standard output carries the one output sent there, not the summary */

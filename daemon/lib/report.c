@@ -665,11 +665,19 @@ bool report_counter_values(const struct report *r, const struct report_counter *
 	return is_signed;
 }
 
+static void report_cut_line(unsigned long lineno, void *arg)
+{
+	struct report *r = arg;
+
+	r->cut_line = lineno;
+}
+
 const struct trace_input_ops report_input_ops = {
 	.event = report_event,
 	.cpus = report_cpus,
 	.comm = report_comm,
 	.kernel_lost = report_kernel_lost,
+	.cut_line = report_cut_line,
 };
 
 /* ---- finishing -------------------------------------------------------- */

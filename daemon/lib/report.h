@@ -180,6 +180,7 @@ struct report {
 	uint64_t lost_unknown;		/* stream drops of unknown size */
 	uint64_t lost_kernel;		/* the kernel's counters in a trace.dat */
 	bool have_lost_kernel;
+	unsigned long cut_line;		/* text: a cut last line left out (0 none) */
 	uint64_t zero_intervals;		/* samples at the previous one's time */
 	uint64_t max_interval_ns;
 	bool have_prev;
