@@ -129,7 +129,7 @@ static int parse_args(int argc, char **argv, const char **output, bool *folded, 
 			if (strcmp(optarg, "count") && strcmp(optarg, "bytes")) {
 				fprintf(stderr, "powerpin flame: --weight wants count or bytes, not '%s'\n",
 					optarg);
-				return 2;
+				return usage_error("powerpin flame");
 			}
 			*bytes = !strcmp(optarg, "bytes");
 			break;
@@ -140,15 +140,13 @@ static int parse_args(int argc, char **argv, const char **output, bool *folded, 
 			flame_usage(stdout);
 			return 0;
 		default:
-			flame_usage(stderr);
-			return 2;
+			return usage_error("powerpin flame");
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "powerpin flame: %s\n",
 			optind == argc ? "missing <log>" : "exactly one <log>, please");
-		flame_usage(stderr);
-		return 2;
+		return usage_error("powerpin flame");
 	}
 	return -1;
 }

@@ -291,36 +291,35 @@ static int file_parse(int argc, char **argv, struct file_opts *o)
 		case 'v': o->verbose = true; break;
 		case 'q':
 			if (parse_quota("file", optarg, &o->quota))
-				return 2;
+				return usage_error("powerpin file");
 			break;
 		case 'm':
 			if (parse_probe_method("file", optarg, &o->want))
-				return 2;
+				return usage_error("powerpin file");
 			break;
 		case 'h':
 			file_usage(stdout);
 			return 0;
 		default:
-			file_usage(stderr);
-			return 2;
+			return usage_error("powerpin file");
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "powerpin file: expected exactly one <path> (try --help)\n");
-		return 2;
+		fprintf(stderr, "powerpin file: expected exactly one <path>\n");
+		return usage_error("powerpin file");
 	}
 	o->path = argv[optind];
 	if (o->gen_probe && o->use_probe) {
 		fprintf(stderr, "powerpin file: --gen-probe and --use-probe exclude each other\n");
-		return 2;
+		return usage_error("powerpin file");
 	}
 	if (!o->zip && !o->gen_probe && !o->use_probe) {
 		fprintf(stderr, "powerpin file: a file that is not a zip needs --gen-probe or --use-probe\n");
-		return 2;
+		return usage_error("powerpin file");
 	}
 	if (!o->zip && o->pinconfig) {
 		fprintf(stderr, "powerpin file: --pinconfig filters zip entries and needs --zip\n");
-		return 2;
+		return usage_error("powerpin file");
 	}
 	return -1;
 }
@@ -656,7 +655,7 @@ int cmd_file(int argc, char **argv)
 	if (f.o.output && output_is_stdout(f.o.output)) {
 		if (f.o.json) {
 			fprintf(stderr, "powerpin file: --json and a pinlist both on stdout: give -o a file\n");
-			return 2;
+			return usage_error("powerpin file");
 		}
 		f.info = stderr;
 	}
@@ -725,13 +724,12 @@ int cmd_pinlist(int argc, char **argv)
 			pinlist_usage(stdout);
 			return 0;
 		default:
-			pinlist_usage(stderr);
-			return 2;
+			return usage_error("powerpin pinlist");
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "powerpin pinlist: expected exactly one <file> (try --help)\n");
-		return 2;
+		fprintf(stderr, "powerpin pinlist: expected exactly one <file>\n");
+		return usage_error("powerpin pinlist");
 	}
 	path = argv[optind];
 	ret = pinlist_read_file(path, &r, &trailing);
@@ -783,14 +781,13 @@ struct capture_file {
 	struct pin_ranges ranked;	/* pages by the tick they first appeared */
 };
 
-static void pin_usage(FILE *out)
+static void capture_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: powerpin pin capture --file PATH... [--evict] [--interval MS]\n"
 		"                            [--quota BYTES] -o DIR -- CMD [ARG...]\n"
-		"       powerpin pin apply <file> [--pinlist FILE] [--quota BYTES]\n"
 		"\n"
-		"capture: run CMD and write DIR/<basename>.pinlist for every --file with the\n"
+		"Run CMD and write DIR/<basename>.pinlist for every --file with the\n"
 		"pages CMD left in the page cache.\n"
 		"  --file PATH        a file to capture (repeatable)\n"
 		"  --evict            drop the files' clean cached pages first (POSIX_FADV_DONTNEED)\n"
@@ -802,19 +799,33 @@ static void pin_usage(FILE *out)
 		"                     writes the one --file's pinlist to stdout (the lines\n"
 		"                     about it then go to stderr, and so does CMD's stdout)\n"
 		"  -v, --verbose      say how much was resident before the workload\n"
+		"  -h, --help         this text\n"
 		"\n"
 		"Exit status: the workload's (128 + N if signal N ended it, 127 if it was\n"
 		"not found, 126 if it could not be run), the pinlists written all the same;\n"
-		"1 if they could not be.\n"
+		"1 if they could not be.\n");
+}
+
+static void apply_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: powerpin pin apply <file> [--pinlist FILE] [--quota BYTES]\n"
 		"\n"
-		"apply: mmap <file> and mlock the ranges of its pinlist the way Android's\n"
+		"mmap <file> and mlock the ranges of its pinlist the way Android's\n"
 		"PinnerService does (clamped to the file, rounded out to pages, stopping at\n"
 		"the quota), print them, and hold them until SIGTERM or SIGINT.\n"
 		"  --pinlist FILE     the pinlist (default: assets/pinlist.meta or pinlist.meta\n"
 		"                     inside <file> when it is a zip/apk)\n"
 		"  --quota BYTES      pin at most BYTES (decimal; K/M/G suffixes accepted)\n"
-		"\n"
 		"  -h, --help         this text\n");
+}
+
+/* Both: `powerpin pin --help` */
+static void pin_usage(FILE *out)
+{
+	capture_usage(out);
+	fputc('\n', out);
+	apply_usage(out);
 }
 
 static int capture_probe(struct capture_file *f, enum probe_want want,
@@ -919,42 +930,41 @@ static int pin_capture(int argc, char **argv)
 			    interval_ms > 3600000) {
 				fprintf(stderr, "powerpin pin capture: --interval: '%s' is not a number of milliseconds (1..3600000)\n",
 					optarg);
-				ret = 2;
+				ret = usage_error("powerpin pin capture");
 				goto out;
 			}
 			break;
 		case 'q':
 			if (parse_quota("pin capture", optarg, &quota)) {
-				ret = 2;
+				ret = usage_error("powerpin pin capture");
 				goto out;
 			}
 			break;
 		case 'm':
 			if (parse_probe_method("pin capture", optarg, &want)) {
-				ret = 2;
+				ret = usage_error("powerpin pin capture");
 				goto out;
 			}
 			break;
 		case 'h':
-			pin_usage(stdout);
+			capture_usage(stdout);
 			ret = 0;
 			goto out;
 		default:
-			pin_usage(stderr);
-			ret = 2;
+			ret = usage_error("powerpin pin capture");
 			goto out;
 		}
 	}
 	if (!nr || !dir || optind >= argc) {
-		fprintf(stderr, "powerpin pin capture: needs --file PATH, -o DIR and -- CMD (try --help)\n");
-		ret = 2;
+		fprintf(stderr, "powerpin pin capture: needs --file PATH, -o DIR and -- CMD\n");
+		ret = usage_error("powerpin pin capture");
 		goto out;
 	}
 	/* -o -: the one pinlist on stdout, the lines about it on stderr */
 	to_stdout = !strcmp(dir, "-");
 	if (to_stdout && nr > 1) {
 		fprintf(stderr, "powerpin pin capture: -o - writes one pinlist to stdout; give one --file or a directory\n");
-		ret = 2;
+		ret = usage_error("powerpin pin capture");
 		goto out;
 	}
 	if (to_stdout)
@@ -1197,19 +1207,18 @@ static int pin_apply(int argc, char **argv)
 		case 'p': pinlist = optarg; break;
 		case 'q':
 			if (parse_quota("pin apply", optarg, &quota))
-				return 2;
+				return usage_error("powerpin pin apply");
 			break;
 		case 'h':
-			pin_usage(stdout);
+			apply_usage(stdout);
 			return 0;
 		default:
-			pin_usage(stderr);
-			return 2;
+			return usage_error("powerpin pin apply");
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "powerpin pin apply: expected exactly one <file> (try --help)\n");
-		return 2;
+		fprintf(stderr, "powerpin pin apply: expected exactly one <file>\n");
+		return usage_error("powerpin pin apply");
 	}
 	file = argv[optind];
 	fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -1288,17 +1297,22 @@ out:
 int cmd_pin(int argc, char **argv)
 {
 	if (argc < 2) {
-		pin_usage(stderr);
-		return 2;
+		fprintf(stderr, "powerpin pin: missing subcommand (capture or apply)\n");
+		return usage_error("powerpin pin");
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		pin_usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "capture"))
+	/* getopt's messages start with argv[0] */
+	if (!strcmp(argv[1], "capture")) {
+		argv[1] = (char *)"powerpin pin capture";
 		return pin_capture(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "apply"))
+	}
+	if (!strcmp(argv[1], "apply")) {
+		argv[1] = (char *)"powerpin pin apply";
 		return pin_apply(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "powerpin pin: unknown subcommand '%s' (capture or apply)\n", argv[1]);
-	return 2;
+	return usage_error("powerpin pin");
 }

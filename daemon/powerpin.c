@@ -34,8 +34,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: powerpin <command> [options]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(out, "\n`powerpin <command> --help` describes each command's options;\n"
-		"`powerpin --version` prints the version.\n");
+	fprintf(out, "\n`powerpin <command> --help` or `powerpin help <command>` describes\n"
+		"each command's options; `powerpin --version` prints the version.\n");
 }
 
 static const struct command *find_command(const char *name)
@@ -48,6 +48,26 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* `powerpin help CMD [SUB]`: CMD's own --help */
+static int help_command(int argc, char **argv)
+{
+	const struct command *cmd = find_command(argv[2]);
+	char *args[4] = { argv[2], NULL, NULL, NULL };
+
+	if (!cmd) {
+		fprintf(stderr, "powerpin help: unknown command '%s'\n", argv[2]);
+		return usage_error("powerpin");
+	}
+	if (argc > 4) {
+		fprintf(stderr, "powerpin help: one command, please\n");
+		return usage_error("powerpin");
+	}
+	/* pin capture, pin apply: the subcommand's own */
+	args[1] = argc == 4 ? argv[3] : (char *)"--help";
+	args[2] = argc == 4 ? (char *)"--help" : NULL;
+	return cmd->fn(argc == 4 ? 3 : 2, args);
+}
+
 /* `powerpin` with no command, --help, --version or an unknown command. */
 static int run_top(int argc, char **argv)
 {
@@ -55,6 +75,8 @@ static int run_top(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "help") && argc > 2)
+		return help_command(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
@@ -65,8 +87,7 @@ static int run_top(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "powerpin: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	return usage_error("powerpin");
 }
 
 int main(int argc, char **argv)
@@ -76,6 +97,8 @@ int main(int argc, char **argv)
 	int ret;
 
 	snprintf(who, sizeof(who), "powerpin%s%s", cmd ? " " : "", cmd ? cmd->name : "");
+	if (cmd)
+		argv[1] = who;	/* getopt's messages start with argv[0] */
 	ret = cmd ? cmd->fn(argc - 1, argv + 1) : run_top(argc, argv);
 	/* a write error on standard output fails the command, whichever it is */
 	return close_stdout(who, ret);

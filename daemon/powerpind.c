@@ -468,6 +468,7 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 	int c;
 
 	d->config_path = PPD_DEFAULT_CONFIG;
+	argv[0] = (char *)"powerpind";	/* getopt's messages start with it */
 	while ((c = getopt_long(argc, argv, "fc:s:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -502,14 +503,12 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 			printf("powerpind %s\n", powerpin_version());
 			exit(close_stdout("powerpind", 0));
 		default:
-			usage(stderr);
-			return 2;
+			return usage_error("powerpind");
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "powerpind: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
+		return usage_error("powerpind");
 	}
 	return 0;
 }

@@ -288,6 +288,12 @@ void exec_command(const char *who, char *const argv[])
 	_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
 }
 
+int usage_error(const char *cmd)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", cmd);
+	return 2;
+}
+
 /* Why a write to standard output failed, if it did (stdio keeps no errno). */
 static int stdout_errno;
 

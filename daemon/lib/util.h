@@ -53,6 +53,13 @@ int wait_exit_status(int wstatus);
 void exec_command(const char *who, char *const argv[]) __attribute__((noreturn));
 
 /*
+ * The last line of a usage error, after the message that says what is
+ * wrong: "Try '@cmd --help' for more information." (@cmd as "powerpin
+ * report").  Returns 2, the exit status of a usage error.
+ */
+int usage_error(const char *cmd);
+
+/*
  * Standard output at the end of a program, as coreutils' close_stdout():
  * flush and close it; when that fails, or a write to it failed before,
  * print one message ("@who: write error on standard output: REASON") and
