@@ -21,8 +21,11 @@
 /* Symlinks followed before giving up, as the kernel's own limit. */
 #define OUTPUT_MAX_LINKS	40
 
-/* Temporary files of one process at once (report has seven outputs). */
-#define OUTPUT_MAX_TEMPS	64
+/*
+ * Temporary files of one process at once: report has seven outputs,
+ * record one per CPU besides its output.
+ */
+#define OUTPUT_MAX_TEMPS	4096
 
 enum resolved_kind {
 	RESOLVED_FD,		/* one of our own descriptors */
@@ -357,8 +360,7 @@ static void temp_forget(const char *path)
 			temps[i] = NULL;
 }
 
-/* Remove the temporary file @path and forget it. */
-static void temp_remove(const char *path)
+void output_temp_remove(const char *path)
 {
 	sigset_t old;
 
@@ -366,6 +368,24 @@ static void temp_remove(const char *path)
 	unlink(path);
 	temp_forget(path);
 	restore_signals(&old);
+}
+
+int output_temp_create(char *tmpl)
+{
+	sigset_t old;
+	int fd, e;
+
+	block_signals(&old);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd >= 0 && temp_add(tmpl)) {
+		e = errno;
+		close(fd);
+		unlink(tmpl);
+		errno = e;
+		fd = -1;
+	}
+	restore_signals(&old);
+	return fd;
 }
 
 bool output_is_stdout(const char *name)
@@ -518,7 +538,7 @@ static int open_replace(struct output_file *out, struct resolved *res)
 err:
 	e = errno;
 	close(fd);
-	temp_remove(out->tmp);
+	output_temp_remove(out->tmp);
 	errno = e;
 	return -1;
 }
@@ -648,6 +668,6 @@ void output_abort(struct output_file *out)
 			fclose(out->fp);
 	}
 	if (out->tmp)
-		temp_remove(out->tmp);
+		output_temp_remove(out->tmp);
 	output_release(out);
 }

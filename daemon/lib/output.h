@@ -74,6 +74,16 @@ int output_check(const char *name);
 const char *output_strerror(int e);
 
 /*
+ * A temporary file of another kind (record's per-CPU ring-buffer data):
+ * mkostemp(@tmpl, O_CLOEXEC), kept in the same table as the outputs'
+ * temporary files so that the same signals remove it.  @tmpl must stay
+ * valid until output_temp_remove(@tmpl), which unlinks and forgets it.
+ * Returns the descriptor, or -1 with errno (EMFILE: the table is full).
+ */
+int output_temp_create(char *tmpl);
+void output_temp_remove(const char *path);
+
+/*
  * Finish: flush, and for OUTPUT_REPLACE fsync and rename into place.
  * Returns 0, or -1 with errno (the temporary file is then removed and the
  * target left as it was).  @out is released either way.  A failure of
