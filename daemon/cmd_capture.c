@@ -167,15 +167,13 @@ int cmd_status(int argc, char **argv)
 			status_usage(stdout);
 			return 0;
 		default:
-			status_usage(stderr);
-			return 2;
+			return usage_error("powerpin status");
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "powerpin status: unexpected argument '%s'\n",
 			argv[optind]);
-		status_usage(stderr);
-		return 2;
+		return usage_error("powerpin status");
 	}
 	g = open_family("status", false);
 	if (!g)
@@ -196,7 +194,7 @@ int cmd_status(int argc, char **argv)
 			"powerpin status: warning: powerpin.ko is %s%s but powerpin is %s: install a module and tools of the same version\n",
 			modver ? "version " : "", modver ? modver : "built without a version",
 			powerpin_version());
-	return fflush(stdout) ? 1 : 0;
+	return flush_stdout() ? 1 : 0;
 }
 
 /* ---- config ------------------------------------------------------------ */
@@ -250,7 +248,7 @@ int cmd_config(int argc, char **argv)
 				fprintf(stderr,
 					"powerpin config: invalid --period-ms '%s': expected 1 to 60000 ms in steps of 0.001\n",
 					optarg);
-				return 2;
+				return usage_error("powerpin config");
 			}
 			have_period = true;
 			break;
@@ -259,7 +257,7 @@ int cmd_config(int argc, char **argv)
 				fprintf(stderr,
 					"powerpin config: supply name too long (at most %d bytes)\n",
 					PP_SUPPLY_NAME_MAX - 1);
-				return 2;
+				return usage_error("powerpin config");
 			}
 			supply = optarg;
 			break;
@@ -267,20 +265,17 @@ int cmd_config(int argc, char **argv)
 			config_usage(stdout);
 			return 0;
 		default:
-			config_usage(stderr);
-			return 2;
+			return usage_error("powerpin config");
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "powerpin config: unexpected argument '%s'\n",
 			argv[optind]);
-		config_usage(stderr);
-		return 2;
+		return usage_error("powerpin config");
 	}
 	if (!have_period && !supply) {
 		fprintf(stderr, "powerpin config: nothing to change (give --period-ms and/or --supply)\n");
-		config_usage(stderr);
-		return 2;
+		return usage_error("powerpin config");
 	}
 	g = open_family("config", false);
 	if (!g)
@@ -371,13 +366,13 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 				fprintf(stderr,
 					"powerpin record: invalid --duration '%s': expected seconds > 0\n",
 					optarg);
-				return 2;
+				return usage_error("powerpin record");
 			}
 			break;
 		case 'o':
 			if (!*optarg) {
 				fprintf(stderr, "powerpin record: empty --output\n");
-				return 2;
+				return usage_error("powerpin record");
 			}
 			o->output = optarg;
 			break;
@@ -390,7 +385,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 				fprintf(stderr,
 					"powerpin record: --compression wants any, none, zstd or zlib, not '%s'\n",
 					optarg);
-				return 2;
+				return usage_error("powerpin record");
 			}
 			o->compression = optarg;
 			break;
@@ -398,8 +393,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 			record_usage(stdout);
 			return 0;
 		default:
-			record_usage(stderr);
-			return 2;
+			return usage_error("powerpin record");
 		}
 	}
 	if (optind < argc)

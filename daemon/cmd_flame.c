@@ -92,7 +92,7 @@ static int write_output(const char *path, const struct flame *f, bool folded, co
 	struct output_file out;
 
 	if (output_open(&out, path)) {
-		fprintf(stderr, "powerpin flame: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "powerpin flame: %s: %s\n", path, output_strerror(errno));
 		return -1;
 	}
 	if (folded ? flame_write_folded(f, out.fp) : flame_write_html(f, title, out.fp)) {
@@ -129,7 +129,7 @@ static int parse_args(int argc, char **argv, const char **output, bool *folded, 
 			if (strcmp(optarg, "count") && strcmp(optarg, "bytes")) {
 				fprintf(stderr, "powerpin flame: --weight wants count or bytes, not '%s'\n",
 					optarg);
-				return 2;
+				return usage_error("powerpin flame");
 			}
 			*bytes = !strcmp(optarg, "bytes");
 			break;
@@ -140,15 +140,13 @@ static int parse_args(int argc, char **argv, const char **output, bool *folded, 
 			flame_usage(stdout);
 			return 0;
 		default:
-			flame_usage(stderr);
-			return 2;
+			return usage_error("powerpin flame");
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "powerpin flame: %s\n",
 			optind == argc ? "missing <log>" : "exactly one <log>, please");
-		flame_usage(stderr);
-		return 2;
+		return usage_error("powerpin flame");
 	}
 	return -1;
 }
@@ -169,6 +167,10 @@ int cmd_flame(int argc, char **argv)
 		return ret;
 	input = argv[optind];
 	name = strcmp(input, "-") ? input : "<stdin>";
+	if (output_add_input(input)) {
+		fprintf(stderr, "powerpin flame: %s\n", strerror(errno));
+		return 1;
+	}
 	if (strcmp(input, "-") ? read_bounded_file(input, FLAME_MAX_LOG_BYTES, &buf, &len) :
 				 read_stdin(FLAME_MAX_LOG_BYTES, (char **)&buf, &len)) {
 		if (errno == EFBIG)

@@ -165,7 +165,7 @@ static int write_pinlist(const char *cmd, const char *path,
 				cmd, path, (unsigned long long)written->v[bad].offset,
 				(unsigned long long)written->v[bad].length, PINLIST_FIELD_MAX);
 		else
-			fprintf(stderr, "powerpin %s: %s: %s\n", cmd, path, strerror(errno));
+			fprintf(stderr, "powerpin %s: %s: %s\n", cmd, path, output_strerror(errno));
 		pin_ranges_free(written);
 		return -1;
 	}
@@ -291,36 +291,35 @@ static int file_parse(int argc, char **argv, struct file_opts *o)
 		case 'v': o->verbose = true; break;
 		case 'q':
 			if (parse_quota("file", optarg, &o->quota))
-				return 2;
+				return usage_error("powerpin file");
 			break;
 		case 'm':
 			if (parse_probe_method("file", optarg, &o->want))
-				return 2;
+				return usage_error("powerpin file");
 			break;
 		case 'h':
 			file_usage(stdout);
 			return 0;
 		default:
-			file_usage(stderr);
-			return 2;
+			return usage_error("powerpin file");
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "powerpin file: expected exactly one <path> (try --help)\n");
-		return 2;
+		fprintf(stderr, "powerpin file: expected exactly one <path>\n");
+		return usage_error("powerpin file");
 	}
 	o->path = argv[optind];
 	if (o->gen_probe && o->use_probe) {
 		fprintf(stderr, "powerpin file: --gen-probe and --use-probe exclude each other\n");
-		return 2;
+		return usage_error("powerpin file");
 	}
 	if (!o->zip && !o->gen_probe && !o->use_probe) {
 		fprintf(stderr, "powerpin file: a file that is not a zip needs --gen-probe or --use-probe\n");
-		return 2;
+		return usage_error("powerpin file");
 	}
 	if (!o->zip && o->pinconfig) {
 		fprintf(stderr, "powerpin file: --pinconfig filters zip entries and needs --zip\n");
-		return 2;
+		return usage_error("powerpin file");
 	}
 	return -1;
 }
@@ -586,6 +585,24 @@ static void file_run_free(struct file_run *f)
 	zip_index_free(&f->zi);
 }
 
+/* No output may be one of the inputs (output.h); 0, or -1 with a message. */
+static int file_inputs(const struct file_opts *o)
+{
+	const char *const in[] = { o->path, o->use_probe, o->pinconfig };
+	size_t i;
+
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		if (in[i] && output_add_input(in[i])) {
+			fprintf(stderr, "powerpin file: %s\n", strerror(errno));
+			return -1;
+		}
+	if (o->output && output_check(o->output)) {
+		fprintf(stderr, "powerpin file: %s: %s\n", o->output, output_strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Check and load what the run reads; the exit status, or -1 to go on. */
 static int file_load(struct file_run *f)
 {
@@ -593,6 +610,8 @@ static int file_load(struct file_run *f)
 	char err[ERRLEN];
 	struct stat st;
 
+	if (file_inputs(o))
+		return 1;
 	if (stat(o->path, &st)) {
 		fprintf(stderr, "powerpin file: %s: %s\n", o->path, strerror(errno));
 		return 1;
@@ -636,7 +655,7 @@ int cmd_file(int argc, char **argv)
 	if (f.o.output && output_is_stdout(f.o.output)) {
 		if (f.o.json) {
 			fprintf(stderr, "powerpin file: --json and a pinlist both on stdout: give -o a file\n");
-			return 2;
+			return usage_error("powerpin file");
 		}
 		f.info = stderr;
 	}
@@ -655,7 +674,7 @@ int cmd_file(int argc, char **argv)
 	if (f.o.json)
 		file_print_json(&f.o, f.size, &f.pr, &f.probe, f.cov, f.zi.nr, f.filtered,
 				f.nr_filtered, &f.written);
-	ret = fflush(stdout) ? 1 : 0;
+	ret = flush_stdout() ? 1 : 0;
 out:
 	file_run_free(&f);
 	return ret;
@@ -705,13 +724,12 @@ int cmd_pinlist(int argc, char **argv)
 			pinlist_usage(stdout);
 			return 0;
 		default:
-			pinlist_usage(stderr);
-			return 2;
+			return usage_error("powerpin pinlist");
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "powerpin pinlist: expected exactly one <file> (try --help)\n");
-		return 2;
+		fprintf(stderr, "powerpin pinlist: expected exactly one <file>\n");
+		return usage_error("powerpin pinlist");
 	}
 	path = argv[optind];
 	ret = pinlist_read_file(path, &r, &trailing);
@@ -744,7 +762,7 @@ int cmd_pinlist(int argc, char **argv)
 			       (unsigned long long)pin_ranges_bytes(&r));
 		}
 	}
-	fflush(stdout);
+	flush_stdout();
 	if (ret)
 		fprintf(stderr, "powerpin pinlist: %s: %zu trailing bytes after %zu pairs: not a whole 8-byte pair (truncated or not a pinlist)\n",
 			path, trailing, r.nr);
@@ -763,14 +781,13 @@ struct capture_file {
 	struct pin_ranges ranked;	/* pages by the tick they first appeared */
 };
 
-static void pin_usage(FILE *out)
+static void capture_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: powerpin pin capture --file PATH... [--evict] [--interval MS]\n"
 		"                            [--quota BYTES] -o DIR -- CMD [ARG...]\n"
-		"       powerpin pin apply <file> [--pinlist FILE] [--quota BYTES]\n"
 		"\n"
-		"capture: run CMD and write DIR/<basename>.pinlist for every --file with the\n"
+		"Run CMD and write DIR/<basename>.pinlist for every --file with the\n"
 		"pages CMD left in the page cache.\n"
 		"  --file PATH        a file to capture (repeatable)\n"
 		"  --evict            drop the files' clean cached pages first (POSIX_FADV_DONTNEED)\n"
@@ -782,19 +799,33 @@ static void pin_usage(FILE *out)
 		"                     writes the one --file's pinlist to stdout (the lines\n"
 		"                     about it then go to stderr, and so does CMD's stdout)\n"
 		"  -v, --verbose      say how much was resident before the workload\n"
+		"  -h, --help         this text\n"
 		"\n"
 		"Exit status: the workload's (128 + N if signal N ended it, 127 if it was\n"
 		"not found, 126 if it could not be run), the pinlists written all the same;\n"
-		"1 if they could not be.\n"
+		"1 if they could not be.\n");
+}
+
+static void apply_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: powerpin pin apply <file> [--pinlist FILE] [--quota BYTES]\n"
 		"\n"
-		"apply: mmap <file> and mlock the ranges of its pinlist the way Android's\n"
+		"mmap <file> and mlock the ranges of its pinlist the way Android's\n"
 		"PinnerService does (clamped to the file, rounded out to pages, stopping at\n"
 		"the quota), print them, and hold them until SIGTERM or SIGINT.\n"
 		"  --pinlist FILE     the pinlist (default: assets/pinlist.meta or pinlist.meta\n"
 		"                     inside <file> when it is a zip/apk)\n"
 		"  --quota BYTES      pin at most BYTES (decimal; K/M/G suffixes accepted)\n"
-		"\n"
 		"  -h, --help         this text\n");
+}
+
+/* Both: `powerpin pin --help` */
+static void pin_usage(FILE *out)
+{
+	capture_usage(out);
+	fputc('\n', out);
+	apply_usage(out);
 }
 
 static int capture_probe(struct capture_file *f, enum probe_want want,
@@ -825,6 +856,28 @@ static int capture_probe(struct capture_file *f, enum probe_want want,
 	if (ret)
 		fprintf(stderr, "powerpin pin capture: %s\n", strerror(ENOMEM));
 	return ret ? -1 : 0;
+}
+
+/*
+ * @f is an input: no pinlist may be written over it, its own or one of
+ * @files[0..@nr) checked so far (output.h).  0, or -1 with a message.
+ */
+static int capture_input(const struct capture_file *f, const struct capture_file *files,
+			 size_t nr)
+{
+	size_t k;
+
+	if (output_add_input(f->path)) {
+		fprintf(stderr, "powerpin pin capture: %s\n", strerror(errno));
+		return -1;
+	}
+	for (k = 0; k < nr; k++)
+		if (output_check(files[k].out)) {
+			fprintf(stderr, "powerpin pin capture: %s: %s\n", files[k].out,
+				output_strerror(errno));
+			return -1;
+		}
+	return 0;
 }
 
 static int pin_capture(int argc, char **argv)
@@ -877,42 +930,41 @@ static int pin_capture(int argc, char **argv)
 			    interval_ms > 3600000) {
 				fprintf(stderr, "powerpin pin capture: --interval: '%s' is not a number of milliseconds (1..3600000)\n",
 					optarg);
-				ret = 2;
+				ret = usage_error("powerpin pin capture");
 				goto out;
 			}
 			break;
 		case 'q':
 			if (parse_quota("pin capture", optarg, &quota)) {
-				ret = 2;
+				ret = usage_error("powerpin pin capture");
 				goto out;
 			}
 			break;
 		case 'm':
 			if (parse_probe_method("pin capture", optarg, &want)) {
-				ret = 2;
+				ret = usage_error("powerpin pin capture");
 				goto out;
 			}
 			break;
 		case 'h':
-			pin_usage(stdout);
+			capture_usage(stdout);
 			ret = 0;
 			goto out;
 		default:
-			pin_usage(stderr);
-			ret = 2;
+			ret = usage_error("powerpin pin capture");
 			goto out;
 		}
 	}
 	if (!nr || !dir || optind >= argc) {
-		fprintf(stderr, "powerpin pin capture: needs --file PATH, -o DIR and -- CMD (try --help)\n");
-		ret = 2;
+		fprintf(stderr, "powerpin pin capture: needs --file PATH, -o DIR and -- CMD\n");
+		ret = usage_error("powerpin pin capture");
 		goto out;
 	}
 	/* -o -: the one pinlist on stdout, the lines about it on stderr */
 	to_stdout = !strcmp(dir, "-");
 	if (to_stdout && nr > 1) {
 		fprintf(stderr, "powerpin pin capture: -o - writes one pinlist to stdout; give one --file or a directory\n");
-		ret = 2;
+		ret = usage_error("powerpin pin capture");
 		goto out;
 	}
 	if (to_stdout)
@@ -947,6 +999,8 @@ static int pin_capture(int argc, char **argv)
 				files[i].path);
 			goto out;
 		}
+		if (capture_input(&files[i], files, i + 1))
+			goto out;
 		files[i].size = st.st_size;
 		if (evict) {
 			/* dirty pages are not dropped: write them back first */
@@ -1153,19 +1207,18 @@ static int pin_apply(int argc, char **argv)
 		case 'p': pinlist = optarg; break;
 		case 'q':
 			if (parse_quota("pin apply", optarg, &quota))
-				return 2;
+				return usage_error("powerpin pin apply");
 			break;
 		case 'h':
-			pin_usage(stdout);
+			apply_usage(stdout);
 			return 0;
 		default:
-			pin_usage(stderr);
-			return 2;
+			return usage_error("powerpin pin apply");
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "powerpin pin apply: expected exactly one <file> (try --help)\n");
-		return 2;
+		fprintf(stderr, "powerpin pin apply: expected exactly one <file>\n");
+		return usage_error("powerpin pin apply");
 	}
 	file = argv[optind];
 	fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -1216,7 +1269,7 @@ static int pin_apply(int argc, char **argv)
 	}
 	pinned = charged;
 	printf("total_bytes_pinned=%llu\n", (unsigned long long)pinned);
-	fflush(stdout);
+	flush_stdout();
 	fprintf(stderr, "powerpin pin apply: holding %llu bytes of %s; SIGTERM or SIGINT releases them\n",
 		(unsigned long long)pinned, file);
 	/*
@@ -1244,17 +1297,22 @@ out:
 int cmd_pin(int argc, char **argv)
 {
 	if (argc < 2) {
-		pin_usage(stderr);
-		return 2;
+		fprintf(stderr, "powerpin pin: missing subcommand (capture or apply)\n");
+		return usage_error("powerpin pin");
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		pin_usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "capture"))
+	/* getopt's messages start with argv[0] */
+	if (!strcmp(argv[1], "capture")) {
+		argv[1] = (char *)"powerpin pin capture";
 		return pin_capture(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "apply"))
+	}
+	if (!strcmp(argv[1], "apply")) {
+		argv[1] = (char *)"powerpin pin apply";
 		return pin_apply(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "powerpin pin: unknown subcommand '%s' (capture or apply)\n", argv[1]);
-	return 2;
+	return usage_error("powerpin pin");
 }

@@ -24,20 +24,23 @@
 static void report_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: powerpin report <input> [options]\n"
+		"usage: powerpin report [<input> | -i <input>] [options]\n"
 		"\n"
 		"<input> is a powerpin capture (trace.dat, or a powerpind capture directory),\n"
 		"a trace.dat from `trace-cmd record -e powerpin ...`\n"
 		"or ftrace text (trace, trace_pipe, systrace; the seed's write_power_ringbuffer\n"
-		"lines too); \"-\" is standard input.  A pipe, FIFO or device is copied to\n"
-		"a temporary file first (in $TMPDIR, else /tmp), as it is read more than once;\n"
-		"binary data that is not a trace.dat is refused at its first block.\n"
+		"lines too); \"-\" is standard input.  Without one, trace.dat in the current\n"
+		"directory is read (what powerpin record and trace-cmd record write).\n"
+		"A pipe, FIFO or device is copied to a temporary file first (in $TMPDIR,\n"
+		"else /tmp), as it is read more than once; binary data that is not a\n"
+		"trace.dat is refused at its first block.\n"
 		"A text summary goes to stdout, unless an output does.\n"
 		"\n"
 		"Each FILE may be \"-\" (stdout, for one of them), a FIFO, device or /dev/fd/N\n"
 		"(written through), or a file (written whole or not at all; a symlink's\n"
 		"target is replaced, the link kept).\n"
 		"\n"
+		"  -i, --input FILE  the input, as trace-cmd report -i and perf report -i\n"
 		"  --json FILE       everything, as JSON\n"
 		"  --csv FILE        one row per sample; the per-process table goes to\n"
 		"                    FILE with \"-processes\" before its extension\n"
@@ -132,7 +135,8 @@ static int outputs_open(struct report_files *o)
 		if (!o->name[i])
 			continue;
 		if (output_open(&o->f[i], o->name[i])) {
-			fprintf(stderr, "powerpin report: %s: %s\n", o->name[i], strerror(errno));
+			fprintf(stderr, "powerpin report: %s: %s\n", o->name[i],
+				output_strerror(errno));
 			goto err;
 		}
 		o->open[i] = true;
@@ -147,7 +151,7 @@ static int outputs_open(struct report_files *o)
 		}
 		if (output_open(&o->f[OUT_PROCESSES], o->name[OUT_PROCESSES])) {
 			fprintf(stderr, "powerpin report: %s: %s\n", o->name[OUT_PROCESSES],
-				strerror(errno));
+				output_strerror(errno));
 			goto err;
 		}
 		o->open[OUT_PROCESSES] = true;
@@ -246,6 +250,35 @@ static int outputs_distinct(const char *const *name)
 					all[i], all[j]);
 				ret = -1;
 			}
+	free(procs);
+	return ret;
+}
+
+/*
+ * No output may be an input (output.h): the capture, --perf's data and a
+ * --perf-map file.  Checked before the input is read; 0, or -1 with a
+ * message.
+ */
+static int outputs_not_inputs(const char *const *name, const char *input, const char *perf,
+			      const char *perf_map)
+{
+	const char *const in[] = { input, perf, perf_map };
+	const char *all[OUT_COUNT];
+	char *procs = name[OUT_CSV] ? processes_path(name[OUT_CSV]) : NULL;
+	int i, ret = 0;
+
+	memcpy(all, name, OUT_COUNT * sizeof(*all));
+	all[OUT_PROCESSES] = procs;
+	for (i = 0; i < 3 && !ret; i++)
+		if (in[i] && output_add_input(in[i])) {
+			fprintf(stderr, "powerpin report: %s\n", strerror(errno));
+			ret = -1;
+		}
+	for (i = 0; i < OUT_COUNT && !ret; i++)
+		if (all[i] && output_check(all[i])) {
+			fprintf(stderr, "powerpin report: %s: %s\n", all[i], output_strerror(errno));
+			ret = -1;
+		}
 	free(procs);
 	return ret;
 }
@@ -391,9 +424,83 @@ err:
 	return -1;
 }
 
-int cmd_report(int argc, char **argv)
+/* What the command line asks for. */
+struct report_args {
+	struct report_options opt;
+	const char *input;		/* as given; NULL: ./trace.dat */
+	const char *perf, *perf_map;
+	unsigned long long spool_max;
+	struct report_files o;		/* the outputs' names */
+	bool to_stdout;			/* one output is standard output */
+};
+
+/* One option of getopt's; -1 to go on, else the exit status. */
+static int report_option(int c, const char *arg, struct report_args *a)
+{
+	static const enum report_output by_opt[128] = {
+		['j'] = OUT_JSON, ['c'] = OUT_CSV, ['H'] = OUT_HTML, ['p'] = OUT_PERFETTO,
+		['C'] = OUT_CHROME, ['F'] = OUT_FLAME,
+	};
+	char *end;
+
+	switch (c) {
+	case 'j': case 'c': case 'H': case 'p': case 'C': case 'F':
+		a->o.name[by_opt[c]] = arg;
+		return -1;
+	case 'i':
+		if (a->input) {
+			fprintf(stderr, "powerpin report: exactly one <input>, please\n");
+			return usage_error("powerpin report");
+		}
+		a->input = arg;
+		return -1;
+	case 'P':
+		a->perf = arg;
+		return -1;
+	case 'M':
+		a->perf_map = arg;
+		return -1;
+	case 'b':
+		errno = 0;
+		a->opt.baseline_s = strtod(arg, &end);
+		if (!errno && end != arg && !*end && isfinite(a->opt.baseline_s) &&
+		    a->opt.baseline_s > 0)
+			return -1;
+		fprintf(stderr, "powerpin report: --baseline wants a positive number of seconds, not '%s'\n",
+			arg);
+		return usage_error("powerpin report");
+	case 's':
+		if (!strcmp(arg, "auto"))
+			a->opt.sign = REPORT_SIGN_AUTO;
+		else if (!strcmp(arg, "discharge-negative"))
+			a->opt.sign = REPORT_SIGN_DISCHARGE_NEGATIVE;
+		else if (!strcmp(arg, "discharge-positive"))
+			a->opt.sign = REPORT_SIGN_DISCHARGE_POSITIVE;
+		else
+			break;
+		return -1;
+	case 'S':
+		if (!parse_size(arg, &a->spool_max))
+			return -1;
+		fprintf(stderr, "powerpin report: --spool-max wants a byte count (K, M, G suffixes; 0 for no limit), not '%s'\n",
+			arg);
+		return usage_error("powerpin report");
+	case 'h':
+		report_usage(stdout);
+		return 0;
+	default:
+		return usage_error("powerpin report");
+	}
+	fprintf(stderr, "powerpin report: --sign wants auto, discharge-negative or discharge-positive, not '%s'\n",
+		arg);
+	return usage_error("powerpin report");
+}
+
+/* The command line into @a; -1 to go on, else the exit status. */
+static int report_parse(int argc, char **argv, struct report_args *a)
 {
 	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "csv", required_argument, NULL, 'c' },
 		{ "html", required_argument, NULL, 'H' },
@@ -408,150 +515,143 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *perf = NULL, *perf_map = NULL, *flame = NULL;
-	struct report_options opt = { .sign = REPORT_SIGN_AUTO };
-	struct report_perf rp = { 0 };
-	char err[512], *end, *dir_input = NULL, spool_path[64];
-	unsigned long long spool_max = REPORT_SPOOL_MAX;
-	struct report_files o = { 0 };
-	int c, i, ret = 1, spool_fd = -1, to_stdout = 0;
-	const char *input, *name;
-	struct report r;
-	struct stat st;
+	int c, i, ret, to_stdout = 0;
 
+	memset(a, 0, sizeof(*a));
+	a->opt.sign = REPORT_SIGN_AUTO;
+	a->spool_max = REPORT_SPOOL_MAX;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			o.name[OUT_JSON] = optarg;
-			break;
-		case 'c':
-			o.name[OUT_CSV] = optarg;
-			break;
-		case 'H':
-			o.name[OUT_HTML] = optarg;
-			break;
-		case 'p':
-			o.name[OUT_PERFETTO] = optarg;
-			break;
-		case 'C':
-			o.name[OUT_CHROME] = optarg;
-			break;
-		case 'P':
-			perf = optarg;
-			break;
-		case 'M':
-			perf_map = optarg;
-			break;
-		case 'F':
-			flame = optarg;
-			o.name[OUT_FLAME] = optarg;
-			break;
-		case 'b':
-			errno = 0;
-			opt.baseline_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(opt.baseline_s) ||
-			    opt.baseline_s <= 0) {
-				fprintf(stderr, "powerpin report: --baseline wants a positive number of seconds, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 's':
-			if (!strcmp(optarg, "auto")) {
-				opt.sign = REPORT_SIGN_AUTO;
-			} else if (!strcmp(optarg, "discharge-negative")) {
-				opt.sign = REPORT_SIGN_DISCHARGE_NEGATIVE;
-			} else if (!strcmp(optarg, "discharge-positive")) {
-				opt.sign = REPORT_SIGN_DISCHARGE_POSITIVE;
-			} else {
-				fprintf(stderr, "powerpin report: --sign wants auto, discharge-negative or discharge-positive, not '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'S':
-			if (parse_size(optarg, &spool_max)) {
-				fprintf(stderr, "powerpin report: --spool-max wants a byte count (K, M, G suffixes; 0 for no limit), not '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			report_usage(stdout);
-			return 0;
-		default:
-			report_usage(stderr);
-			return 2;
-		}
+	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1)
+		if ((ret = report_option(c, optarg, a)) >= 0)
+			return ret;
+	if (optind < argc && !a->input)
+		a->input = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "powerpin report: exactly one <input>, please\n");
+		return usage_error("powerpin report");
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "powerpin report: %s\n",
-			optind == argc ? "missing <input>" : "exactly one <input>, please");
-		report_usage(stderr);
-		return 2;
-	}
-	if ((flame || perf_map) && !perf) {
+	if ((a->o.name[OUT_FLAME] || a->perf_map) && !a->perf) {
 		fprintf(stderr, "powerpin report: --flame and --perf-map go with --perf\n");
-		return 2;
+		return usage_error("powerpin report");
 	}
 	for (i = 0; i < OUT_COUNT; i++)
-		to_stdout += o.name[i] && output_is_stdout(o.name[i]);
+		to_stdout += a->o.name[i] && output_is_stdout(a->o.name[i]);
 	if (to_stdout > 1) {
 		fprintf(stderr, "powerpin report: only one output can go to standard output\n");
-		return 2;
+		return usage_error("powerpin report");
 	}
-	if (outputs_distinct(o.name))
-		return 2;
-	input = argv[optind];
-	/* a powerpind spool directory holds its capture as trace.dat */
-	if (!stat(input, &st) && S_ISDIR(st.st_mode)) {
-		if (asprintf(&dir_input, "%s/trace.dat", input) < 0) {
-			fprintf(stderr, "powerpin report: %s\n", strerror(errno));
-			return 1;
-		}
-		input = dir_input;
-	}
-	name = strcmp(input, "-") ? input : "<stdin>";
-	if (!strcmp(input, "-") || (!stat(input, &st) && !S_ISREG(st.st_mode))) {
-		spool_fd = spool_input(input, name, spool_max, spool_path, sizeof(spool_path));
-		if (spool_fd < 0) {
-			free(dir_input);
-			return 1;
-		}
-		input = spool_path;
-	}
+	a->to_stdout = to_stdout;
+	if (outputs_distinct(a->o.name))
+		return usage_error("powerpin report");
+	return -1;
+}
 
-	if (report_init(&r, &opt)) {
-		fprintf(stderr, "powerpin report: %s\n", strerror(errno));
-		goto out_input;
+/* Where the capture is read from: a file, a spool copy, a directory's trace.dat. */
+struct report_input {
+	const char *path;		/* to read */
+	const char *name;		/* in messages */
+	char *dir_input;		/* <dir>/trace.dat */
+	int spool_fd;			/* the copy of a pipe, FIFO or device, or -1 */
+	char spool_path[64];
+};
+
+static void input_close(struct report_input *in)
+{
+	if (in->spool_fd >= 0)
+		close(in->spool_fd);
+	free(in->dir_input);
+}
+
+/* Find and, if need be, copy the input; 0, or -1 with a message. */
+static int input_open(struct report_input *in, const struct report_args *a)
+{
+	struct stat st;
+
+	memset(in, 0, sizeof(*in));
+	in->spool_fd = -1;
+	/* no input: ./trace.dat, as trace-cmd report and powerpin record */
+	in->path = a->input ? a->input : "trace.dat";
+	if (!a->input && access(in->path, F_OK)) {
+		fprintf(stderr, "powerpin report: no <input> given and no trace.dat here: %s\n",
+			strerror(errno));
+		return -1;
 	}
-	if (report_run(&r, input, err, sizeof(err))) {
-		report_error(err, input, name);
-		goto out;
+	/* a powerpind spool directory holds its capture as trace.dat */
+	if (!stat(in->path, &st) && S_ISDIR(st.st_mode)) {
+		if (asprintf(&in->dir_input, "%s/trace.dat", in->path) < 0) {
+			in->dir_input = NULL;
+			fprintf(stderr, "powerpin report: %s\n", strerror(errno));
+			return -1;
+		}
+		in->path = in->dir_input;
 	}
-	if (perf && report_add_perf(&r, &rp, input, name, perf, perf_map))
-		goto out;
+	in->name = strcmp(in->path, "-") ? in->path : "<stdin>";
+	if (outputs_not_inputs(a->o.name, in->path, a->perf, a->perf_map))
+		return -1;
+	if (!strcmp(in->path, "-") || (!stat(in->path, &st) && !S_ISREG(st.st_mode))) {
+		in->spool_fd = spool_input(in->path, in->name, a->spool_max, in->spool_path,
+					   sizeof(in->spool_path));
+		if (in->spool_fd < 0)
+			return -1;
+		in->path = in->spool_path;
+	}
+	return 0;
+}
+
+/* Read, then write the summary and every output; 0 or -1 (said on stderr). */
+static int report_produce(struct report *r, struct report_perf *rp, struct report_args *a,
+			  const struct report_input *in)
+{
+	char err[512];
+
+	if (report_run(r, in->path, err, sizeof(err))) {
+		report_error(err, in->path, in->name);
+		return -1;
+	}
+	if (r->cut_line)
+		fprintf(stderr, "powerpin report: %s: line %lu has no newline and is not a whole event (its writer was stopped inside it); left out\n",
+			in->name, r->cut_line);
+	if (a->perf && report_add_perf(r, rp, in->path, in->name, a->perf, a->perf_map))
+		return -1;
 	/* standard output carries the one output sent there, not the summary */
-	if (!to_stdout && report_write_text(&r, stdout))
-		goto out;
-	if (outputs_open(&o))
-		goto out;
-	if (outputs_write(&o, &r, &rp, input, name)) {
-		outputs_abort(&o);
-		goto out;
+	if (!a->to_stdout && report_write_text(r, stdout)) {
+		stdout_error(errno);	/* close_stdout() says it */
+		return -1;
 	}
-	if (outputs_commit(&o))
-		goto out;
-	ret = 0;
-out:
-	if (perf)
-		report_perf_free(&rp);
-	report_free(&r);
-	free(o.processes);
-out_input:
-	if (spool_fd >= 0)
-		close(spool_fd);
-	free(dir_input);
+	if (outputs_open(&a->o))
+		return -1;
+	if (outputs_write(&a->o, r, rp, in->path, in->name)) {
+		outputs_abort(&a->o);
+		return -1;
+	}
+	return outputs_commit(&a->o);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_perf rp = { 0 };
+	struct report_input in;
+	struct report_args a;
+	struct report r;
+	int ret;
+
+	ret = report_parse(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	if (input_open(&in, &a)) {
+		input_close(&in);
+		return 1;
+	}
+	ret = 1;
+	if (report_init(&r, &a.opt)) {
+		fprintf(stderr, "powerpin report: %s\n", strerror(errno));
+	} else {
+		ret = report_produce(&r, &rp, &a, &in) ? 1 : 0;
+		if (a.perf)
+			report_perf_free(&rp);
+		report_free(&r);
+	}
+	free(a.o.processes);
+	input_close(&in);
 	return ret;
 }

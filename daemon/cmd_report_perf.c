@@ -41,6 +41,9 @@ static int feed(FILE *fp, struct report_perf *rp, const char *perfdata)
 	}
 	if (!ret)
 		ret = perf_script_finish(&ps);
+	if (!ret && ps.samples && ps.flat == ps.samples)
+		fprintf(stderr, "powerpin report: %s: no call chains (recorded without -g): each sample counts for the function it hit alone; perf record -g gives whole stacks\n",
+			perfdata);
 	if (ret < 0)
 		fprintf(stderr, "powerpin report: %s: perf script output %s\n", perfdata, err);
 	else if (ret > 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "util.h"
 #include "version.h"
 
 struct command {
@@ -33,18 +34,49 @@ static void usage(FILE *out)
 	fprintf(out, "usage: powerpin <command> [options]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(out, "\n`powerpin <command> --help` describes each command's options;\n"
-		"`powerpin --version` prints the version.\n");
+	fprintf(out, "\n`powerpin <command> --help` or `powerpin help <command>` describes\n"
+		"each command's options; `powerpin --version` prints the version.\n");
 }
 
-int main(int argc, char **argv)
+static const struct command *find_command(const char *name)
 {
 	size_t i;
 
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* `powerpin help CMD [SUB]`: CMD's own --help */
+static int help_command(int argc, char **argv)
+{
+	const struct command *cmd = find_command(argv[2]);
+	char *args[4] = { argv[2], NULL, NULL, NULL };
+
+	if (!cmd) {
+		fprintf(stderr, "powerpin help: unknown command '%s'\n", argv[2]);
+		return usage_error("powerpin");
+	}
+	if (argc > 4) {
+		fprintf(stderr, "powerpin help: one command, please\n");
+		return usage_error("powerpin");
+	}
+	/* pin capture, pin apply: the subcommand's own */
+	args[1] = argc == 4 ? argv[3] : (char *)"--help";
+	args[2] = argc == 4 ? (char *)"--help" : NULL;
+	return cmd->fn(argc == 4 ? 3 : 2, args);
+}
+
+/* `powerpin` with no command, --help, --version or an unknown command. */
+static int run_top(int argc, char **argv)
+{
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "help") && argc > 2)
+		return help_command(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
@@ -52,12 +84,22 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("powerpin %s\n", powerpin_version());
-		return fflush(stdout) ? 1 : 0;
+		return 0;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "powerpin: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	return usage_error("powerpin");
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd = argc > 1 ? find_command(argv[1]) : NULL;
+	char who[32];
+	int ret;
+
+	snprintf(who, sizeof(who), "powerpin%s%s", cmd ? " " : "", cmd ? cmd->name : "");
+	if (cmd)
+		argv[1] = who;	/* getopt's messages start with argv[0] */
+	ret = cmd ? cmd->fn(argc - 1, argv + 1) : run_top(argc, argv);
+	/* a write error on standard output fails the command, whichever it is */
+	return close_stdout(who, ret);
 }

@@ -468,6 +468,7 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 	int c;
 
 	d->config_path = PPD_DEFAULT_CONFIG;
+	argv[0] = (char *)"powerpind";	/* getopt's messages start with it */
 	while ((c = getopt_long(argc, argv, "fc:s:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -497,19 +498,17 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			exit(close_stdout("powerpind", 0));
 		case 'V':
 			printf("powerpind %s\n", powerpin_version());
-			exit(fflush(stdout) ? 1 : 0);
+			exit(close_stdout("powerpind", 0));
 		default:
-			usage(stderr);
-			return 2;
+			return usage_error("powerpind");
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "powerpind: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
+		return usage_error("powerpind");
 	}
 	return 0;
 }
@@ -548,7 +547,7 @@ static int print_config(const struct ppd *d)
 	printf("report: %s\n", d->cfg.report ? "yes" : "no");
 	for (i = 0; i < d->cfg.nr_pin_files; i++)
 		printf("pin_file: %s\n", d->cfg.pin_files[i]);
-	return fflush(stdout) ? 1 : 0;
+	return close_stdout("powerpind", 0);
 }
 
 /* Everything but the release of what parse_args() allocated. */

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +20,12 @@
 
 /* Symlinks followed before giving up, as the kernel's own limit. */
 #define OUTPUT_MAX_LINKS	40
+
+/*
+ * Temporary files of one process at once: report has seven outputs,
+ * record one per CPU besides its output.
+ */
+#define OUTPUT_MAX_TEMPS	4096
 
 enum resolved_kind {
 	RESOLVED_FD,		/* one of our own descriptors */
@@ -187,6 +195,199 @@ err:
 	return -1;
 }
 
+/* ---- inputs no output may be -------------------------------------- */
+
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+static struct file_id *inputs;
+static size_t nr_inputs;
+
+int output_add_input(const char *path)
+{
+	struct file_id *n;
+	struct stat st;
+
+	if (strcmp(path, "-") ? stat(path, &st) : fstat(STDIN_FILENO, &st))
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	n = reallocarray(inputs, nr_inputs + 1, sizeof(*n));
+	if (!n)
+		return -1;
+	inputs = n;
+	inputs[nr_inputs].dev = st.st_dev;
+	inputs[nr_inputs].ino = st.st_ino;
+	nr_inputs++;
+	return 0;
+}
+
+static bool is_input(const struct stat *st)
+{
+	size_t i;
+
+	if (!S_ISREG(st->st_mode))
+		return false;
+	for (i = 0; i < nr_inputs; i++)
+		if (inputs[i].dev == st->st_dev && inputs[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+/* -1 with EEXIST when what @res leads to is an input, else 0. */
+static int refuse_input(const struct resolved *res)
+{
+	struct stat st;
+	int r;
+
+	if (!nr_inputs)
+		return 0;
+	r = res->kind == RESOLVED_FD ? fstat(res->fd, &st) : stat(res->path, &st);
+	if (r || !is_input(&st))
+		return 0;
+	errno = EEXIST;
+	return -1;
+}
+
+int output_check(const char *name)
+{
+	struct resolved res;
+	int ret;
+
+	if (!strcmp(name, "-")) {
+		res.kind = RESOLVED_FD;
+		res.fd = STDOUT_FILENO;
+		return refuse_input(&res);
+	}
+	if (resolve(name, &res))
+		return 0;	/* output_open() will say why */
+	ret = refuse_input(&res);
+	free(res.path);
+	return ret;
+}
+
+const char *output_strerror(int e)
+{
+	if (e == EEXIST)
+		return "the same file as an input: refusing to write over it";
+	return strerror(e);
+}
+
+/* ---- temporary files and signals ------------------------------------- */
+
+/*
+ * Every temporary file of the process, for the signal handler: slots are
+ * filled and emptied with the signals blocked, and the handler only reads
+ * them and calls unlink(), which is async-signal-safe.
+ */
+static const char *volatile temps[OUTPUT_MAX_TEMPS];
+static const int cleanup_signals[] = { SIGHUP, SIGINT, SIGPIPE, SIGTERM };
+static bool handlers_set;
+
+static void on_fatal_signal(int sig)
+{
+	int e = errno;
+	size_t i;
+
+	for (i = 0; i < OUTPUT_MAX_TEMPS; i++)
+		if (temps[i])
+			unlink(temps[i]);
+	/* SA_RESETHAND put back the default action: end as the signal would */
+	raise(sig);
+	errno = e;
+}
+
+/* Catch the cleanup signals whose action is the default; once. */
+static void set_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_fatal_signal,
+				.sa_flags = SA_RESETHAND }, old;
+	size_t i;
+
+	if (handlers_set)
+		return;
+	handlers_set = true;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		sigaddset(&sa.sa_mask, cleanup_signals[i]);
+	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		if (!sigaction(cleanup_signals[i], NULL, &old) && old.sa_handler == SIG_DFL &&
+		    !(old.sa_flags & SA_SIGINFO))
+			sigaction(cleanup_signals[i], &sa, NULL);
+}
+
+/* Hold off the cleanup signals while the table and the files change. */
+static void block_signals(sigset_t *old)
+{
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		sigaddset(&set, cleanup_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* Call with the signals blocked.  0, or -1 with EMFILE when the table is full. */
+static int temp_add(const char *path)
+{
+	size_t i;
+
+	set_handlers();
+	for (i = 0; i < OUTPUT_MAX_TEMPS; i++)
+		if (!temps[i]) {
+			temps[i] = path;
+			return 0;
+		}
+	errno = EMFILE;
+	return -1;
+}
+
+/* Call with the signals blocked. */
+static void temp_forget(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < OUTPUT_MAX_TEMPS; i++)
+		if (temps[i] == path)
+			temps[i] = NULL;
+}
+
+void output_temp_remove(const char *path)
+{
+	sigset_t old;
+
+	block_signals(&old);
+	unlink(path);
+	temp_forget(path);
+	restore_signals(&old);
+}
+
+int output_temp_create(char *tmpl)
+{
+	sigset_t old;
+	int fd, e;
+
+	block_signals(&old);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd >= 0 && temp_add(tmpl)) {
+		e = errno;
+		close(fd);
+		unlink(tmpl);
+		errno = e;
+		fd = -1;
+	}
+	restore_signals(&old);
+	return fd;
+}
+
 bool output_is_stdout(const char *name)
 {
 	struct resolved res;
@@ -266,7 +467,7 @@ static int open_through(struct output_file *out, const struct resolved *res)
 }
 
 /* "<target>.tmp.XXXXXX", or "<dir>/.tmp.XXXXXX" when that name is too long. */
-static int make_temp(struct output_file *out)
+static int make_temp_file(struct output_file *out)
 {
 	const char *slash = strrchr(out->target, '/');
 	int fd;
@@ -285,6 +486,25 @@ static int make_temp(struct output_file *out)
 		return -1;
 	}
 	return mkostemp(out->tmp, O_CLOEXEC);
+}
+
+/* The temporary file, in the table before a signal can see it exist. */
+static int make_temp(struct output_file *out)
+{
+	sigset_t old;
+	int fd, e;
+
+	block_signals(&old);
+	fd = make_temp_file(out);
+	if (fd >= 0 && temp_add(out->tmp)) {
+		e = errno;
+		close(fd);
+		unlink(out->tmp);
+		errno = e;
+		fd = -1;
+	}
+	restore_signals(&old);
+	return fd;
 }
 
 static int open_replace(struct output_file *out, struct resolved *res)
@@ -318,7 +538,7 @@ static int open_replace(struct output_file *out, struct resolved *res)
 err:
 	e = errno;
 	close(fd);
-	unlink(out->tmp);
+	output_temp_remove(out->tmp);
 	errno = e;
 	return -1;
 }
@@ -349,6 +569,10 @@ int output_open(struct output_file *out, const char *name)
 		res.kind = RESOLVED_FD;
 		res.fd = STDOUT_FILENO;
 	} else if (resolve(name, &res)) {
+		goto err;
+	}
+	if (refuse_input(&res)) {
+		free(res.path);
 		goto err;
 	}
 	if (res.kind == RESOLVED_FILE)
@@ -386,13 +610,27 @@ static void sync_dir(const char *path)
 	free(dir);
 }
 
+/*
+ * Standard output failed, and the caller is told: drop what is left in its
+ * buffer and its error, so that close_stdout() (util.h) does not say it
+ * a second time at exit.
+ */
+static void stdout_failure_returned(void)
+{
+	__fpurge(stdout);
+	clearerr(stdout);
+}
+
 int output_commit(struct output_file *out)
 {
 	int ret = 0, e = 0;
+	sigset_t old;
 
 	if (fflush(out->fp) || ferror(out->fp)) {
 		ret = -1;
 		e = errno ? errno : EIO;
+		if (out->is_stdout)
+			stdout_failure_returned();
 	}
 	if (out->kind == OUTPUT_REPLACE && !ret && fsync(fileno(out->fp))) {
 		ret = -1;
@@ -404,13 +642,16 @@ int output_commit(struct output_file *out)
 	}
 	out->fp = NULL;
 	if (out->kind == OUTPUT_REPLACE) {
+		block_signals(&old);
 		if (!ret && rename(out->tmp, out->target)) {
 			ret = -1;
 			e = errno;
 		}
 		if (ret)
 			unlink(out->tmp);
-		else
+		temp_forget(out->tmp);
+		restore_signals(&old);
+		if (!ret)
 			sync_dir(out->target);
 	}
 	output_release(out);
@@ -421,12 +662,12 @@ int output_commit(struct output_file *out)
 void output_abort(struct output_file *out)
 {
 	if (out->fp) {
-		if (out->is_stdout)
-			fflush(out->fp);
-		else
+		if (out->is_stdout && (fflush(out->fp) || ferror(out->fp)))
+			stdout_failure_returned();
+		else if (!out->is_stdout)
 			fclose(out->fp);
 	}
 	if (out->tmp)
-		unlink(out->tmp);
+		output_temp_remove(out->tmp);
 	output_release(out);
 }

@@ -211,11 +211,84 @@ static int parse_frame(struct perf_script *p, const char *s, const char *end, ch
 	return 0;
 }
 
+/* The next whitespace-separated token of [*s, end), or NULL; *s moved past it. */
+static const char *next_token(const char **s, const char *end, size_t *n)
+{
+	const char *b = *s;
+
+	while (b < end && isspace((unsigned char)*b))
+		b++;
+	*s = b;
+	while (*s < end && !isspace((unsigned char)**s))
+		(*s)++;
+	*n = (size_t)(*s - b);
+	return *n ? b : NULL;
+}
+
+static bool all_digits(const char *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)t[i]))
+			return false;
+	return n > 0;
+}
+
+/*
+ * Where a sample header's "pid/tid time: period event:" ends in [s, end),
+ * or NULL when the line has none.  Without -g, perf script prints the
+ * sampled ip, sym and dso after it on the same line, and the task name
+ * right-aligned, so that the line starts with spaces like a frame does.
+ */
+static const char *header_end(const char *s, const char *end)
+{
+	const char *t, *slash, *q;
+	size_t n;
+
+	while ((t = next_token(&s, end, &n))) {
+		slash = memchr(t, '/', n);
+		if (!slash || !all_digits(t, (size_t)(slash - t)) ||
+		    !all_digits(slash + 1, n - (size_t)(slash - t) - 1))
+			continue;
+		/* a task named "1/2" is not a pid/tid: look further */
+		q = s;
+		t = next_token(&q, end, &n);		/* seconds.nanoseconds: */
+		if (!t || n < 2 || t[n - 1] != ':' || !isdigit((unsigned char)t[0]))
+			continue;
+		t = next_token(&q, end, &n);		/* period */
+		if (!t || !all_digits(t, n))
+			continue;
+		t = next_token(&q, end, &n);		/* event: */
+		if (t && t[n - 1] == ':')
+			return q;
+	}
+	return NULL;
+}
+
+/* A header and, without -g, its one frame on the same line. */
+static int parse_sample_line(struct perf_script *p, const char *line, const char *hend,
+			     const char *end, char *err, size_t errlen)
+{
+	int ret = emit(p);
+
+	if (ret)
+		return ret;
+	while (isspace((unsigned char)*line))
+		line++;
+	ret = parse_header(p, line, hend, err, errlen);
+	while (!ret && hend < end && isspace((unsigned char)*hend))
+		hend++;
+	if (ret || hend == end)
+		return ret;
+	p->flat++;
+	return parse_frame(p, hend, end, err, errlen);
+}
+
 int perf_script_line(struct perf_script *p, const char *line, size_t len, char *err,
 		     size_t errlen)
 {
-	const char *end = line + len;
-	int ret;
+	const char *end = line + len, *hend;
 
 	p->lineno++;
 	if (len > PERF_SCRIPT_MAX_LINE)
@@ -228,15 +301,13 @@ int perf_script_line(struct perf_script *p, const char *line, size_t len, char *
 		end--;
 	if (end == line)
 		return emit(p);
-	if (isspace((unsigned char)line[0])) {
+	hend = header_end(line, end);
+	if (!hend && isspace((unsigned char)line[0])) {
 		while (isspace((unsigned char)*line))
 			line++;
 		return parse_frame(p, line, end, err, errlen);
 	}
-	ret = emit(p);
-	if (ret)
-		return ret;
-	return parse_header(p, line, end, err, errlen);
+	return parse_sample_line(p, line, hend ? hend : end, end, err, errlen);
 }
 
 int perf_script_finish(struct perf_script *p)

@@ -11,6 +11,9 @@
  *
  * A header line (the task name may hold spaces, so it is read from the
  * right), then one line per frame from the sampled function outwards.
+ * A capture recorded without -g has no call chains: perf script prints
+ * the sampled ip, sym and dso at the end of the header line, which then
+ * becomes a sample of that one frame (counted in `flat`).
  * The parser takes lines (no I/O) and hands each finished sample to a
  * callback; at most PERF_SCRIPT_MAX_FRAMES frames are kept of a stack.
  */
@@ -50,6 +53,7 @@ struct perf_script {
 	size_t len, cap;
 	unsigned long lineno;
 	uint64_t samples;
+	uint64_t flat;		/* samples printed without a call chain (no -g) */
 	perf_sample_fn fn;
 	void *arg;
 };

@@ -295,14 +295,14 @@ static void capture_free(struct pp_capture *c)
 		if (c->fd && c->fd[i] >= 0)
 			close(c->fd[i]);
 		if (c->files && c->files[i]) {
-			unlink(c->files[i]);
+			output_temp_remove(c->files[i]);
 			free(c->files[i]);
 		}
 	}
 	if (c->handle)
 		tracecmd_output_close(c->handle);
 	if (c->data && c->data_is_ours)
-		unlink(c->data);
+		output_temp_remove(c->data);
 	if (c->out.fp)
 		output_abort(&c->out);
 	free(c->tcpu);
@@ -342,7 +342,7 @@ static int capture_files(struct pp_capture *c)
 		c->data = NULL;
 		return -1;
 	}
-	fd = mkostemp(c->data, O_CLOEXEC);
+	fd = output_temp_create(c->data);
 	if (fd < 0) {
 		free(c->data);
 		c->data = NULL;
@@ -389,10 +389,13 @@ struct pp_capture *pp_capture_start(const char *path, const char *compression,
 			set_err(err, errlen, "out of memory");
 			goto err;
 		}
-		c->fd[i] = mkostemp(c->files[i], O_CLOEXEC);
+		/* removed by SIGHUP or SIGPIPE too (output.h) */
+		c->fd[i] = output_temp_create(c->files[i]);
 		if (c->fd[i] < 0) {
 			set_err(err, errlen, "cannot create %s: %s",
 				c->files[i], strerror(errno));
+			free(c->files[i]);
+			c->files[i] = NULL;	/* nothing to remove */
 			goto err;
 		}
 		c->tcpu[i] = tracefs_cpu_open(NULL, i, true);

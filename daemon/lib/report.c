@@ -20,7 +20,6 @@
 
 #include "report_int.h"
 
-#define INTERVAL_BINS		60000	/* 1 ms bins up to a minute */
 #define MARKER_PREFIX		"powerpin:"
 #define CHARGE_JUMP_SLACK_UAH	10000.0
 #define SEQ_WRAP_SLACK		(1U << 20)
@@ -148,6 +147,110 @@ static void hist_stat(const struct report_hist *h, int sign, double scale, struc
 	s->p95 = hist_pct(h, 0.95, sign, scale);
 }
 
+/* ---- sample intervals: kept whole, for their exact median ------------ */
+
+/* Append @v to a growing array of @size-byte elements; -1 when out of memory. */
+static int grow(void **v, uint64_t *nr, uint64_t *cap, size_t size)
+{
+	void *n;
+
+	if (*nr < *cap)
+		return 0;
+	n = reallocarray(*v, *cap ? *cap * 2 : 4096, size);
+	if (!n)
+		return -1;
+	*v = n;
+	*cap = *cap ? *cap * 2 : 4096;
+	return 0;
+}
+
+static void interval_add(struct report *r, uint64_t dt)
+{
+	if (dt <= UINT32_MAX) {
+		if (grow((void **)&r->intervals, &r->nr_intervals, &r->cap_intervals,
+			 sizeof(*r->intervals)))
+			r->error = ENOMEM;
+		else
+			r->intervals[r->nr_intervals++] = (uint32_t)dt;
+	} else {
+		if (grow((void **)&r->long_intervals, &r->nr_long_intervals,
+			 &r->cap_long_intervals, sizeof(*r->long_intervals)))
+			r->error = ENOMEM;
+		else
+			r->long_intervals[r->nr_long_intervals++] = dt;
+	}
+}
+
+/*
+ * The @k-th smallest (from 0) of @v[0..@n), by quickselect with a three-way
+ * partition (runs of equal intervals are the rule: text timestamps have
+ * microseconds): @v is reordered.  Linear on average; the middle of three
+ * as pivot.
+ */
+#define DEFINE_SELECT(name, type)						\
+static type name(type *v, uint64_t n, uint64_t k)				\
+{										\
+	int64_t lo = 0, hi = (int64_t)n - 1, lt, gt, i;				\
+	type a, b, c, pivot, t;							\
+										\
+	while (lo < hi) {							\
+		a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];		\
+		pivot = a < b ? (b < c ? b : (a < c ? c : a)) :			\
+				(a < c ? a : (b < c ? c : b));			\
+		lt = lo, gt = hi, i = lo;					\
+		while (i <= gt) {						\
+			if (v[i] < pivot) {					\
+				t = v[lt], v[lt] = v[i], v[i] = t;		\
+				lt++, i++;					\
+			} else if (v[i] > pivot) {				\
+				t = v[gt], v[gt] = v[i], v[i] = t;		\
+				gt--;						\
+			} else {						\
+				i++;						\
+			}							\
+		}								\
+		/* [lo, lt) < pivot, [lt, gt] == pivot, (gt, hi] > pivot */	\
+		if ((int64_t)k < lt)						\
+			hi = lt - 1;						\
+		else if ((int64_t)k > gt)					\
+			lo = gt + 1;						\
+		else								\
+			return pivot;						\
+	}									\
+	return v[k];								\
+}
+
+DEFINE_SELECT(select_u32, uint32_t)
+DEFINE_SELECT(select_u64, uint64_t)
+
+/* The @k-th smallest interval (from 0): short ones all come before long ones. */
+static uint64_t interval_rank(struct report *r, uint64_t k)
+{
+	if (k < r->nr_intervals)
+		return select_u32(r->intervals, r->nr_intervals, k);
+	return select_u64(r->long_intervals, r->nr_long_intervals, k - r->nr_intervals);
+}
+
+/* The exact median interval, and the gaps: intervals over twice it. */
+static void intervals_finish(struct report *r)
+{
+	uint64_t n = r->nr_intervals + r->nr_long_intervals, i;
+	double median_ns;
+
+	r->median_interval_s = 0;
+	r->gaps = 0;
+	if (!n)
+		return;
+	median_ns = (double)interval_rank(r, (n - 1) / 2);
+	if (!(n % 2))
+		median_ns = (median_ns + (double)interval_rank(r, n / 2)) / 2;
+	r->median_interval_s = median_ns / NS_PER_S;
+	for (i = 0; i < r->nr_intervals; i++)
+		r->gaps += r->intervals[i] > 2 * median_ns;
+	for (i = 0; i < r->nr_long_intervals; i++)
+		r->gaps += r->long_intervals[i] > 2 * median_ns;
+}
+
 int report_init(struct report *r, const struct report_options *opt)
 {
 	memset(r, 0, sizeof(*r));
@@ -157,10 +260,8 @@ int report_init(struct report *r, const struct report_options *opt)
 	r->free_slot = -1;
 	r->sign = 1;
 	r->bucket_ns = 1000000;	/* 1 ms, doubled as the capture grows */
-	r->interval_bins = INTERVAL_BINS;
-	r->interval_ms = calloc(INTERVAL_BINS + 1, sizeof(*r->interval_ms));
 	r->plot_slice_diff = calloc(REPORT_PLOT_BUCKETS + 1, sizeof(*r->plot_slice_diff));
-	if (!r->interval_ms || !r->plot_slice_diff ||
+	if (!r->plot_slice_diff ||
 	    hist_init(&r->volt, REPORT_VOLTAGE_RES_UV) ||
 	    hist_init(&r->cur, REPORT_CURRENT_RES_UA) ||
 	    hist_init(&r->pow, REPORT_POWER_RES_UW)) {
@@ -178,7 +279,8 @@ void report_free(struct report *r)
 	free(r->volt.bins);
 	free(r->cur.bins);
 	free(r->pow.bins);
-	free(r->interval_ms);
+	free(r->intervals);
+	free(r->long_intervals);
 	report_attr_free(r);
 	report_slices_free(r);
 	for (i = 0; i < r->nr_counters; i++)
@@ -518,9 +620,8 @@ static void on_power(struct report *r, const struct trace_event *ev)
 			r->zero_intervals++;
 		} else {
 			double e = (r->prev_p + p) / 2 * 1e-6 * (double)dt / NS_PER_S;
-			uint64_t ms = dt / 1000000;
 
-			r->interval_ms[ms < r->interval_bins ? ms : r->interval_bins]++;
+			interval_add(r, dt);
 			if (dt > r->max_interval_ns)
 				r->max_interval_ns = dt;
 			r->energy += e;
@@ -665,11 +766,19 @@ bool report_counter_values(const struct report *r, const struct report_counter *
 	return is_signed;
 }
 
+static void report_cut_line(unsigned long lineno, void *arg)
+{
+	struct report *r = arg;
+
+	r->cut_line = lineno;
+}
+
 const struct trace_input_ops report_input_ops = {
 	.event = report_event,
 	.cpus = report_cpus,
 	.comm = report_comm,
 	.kernel_lost = report_kernel_lost,
+	.cut_line = report_cut_line,
 };
 
 /* ---- finishing -------------------------------------------------------- */
@@ -774,9 +883,6 @@ const char *report_charge_note_text(const struct report *r, char *buf, size_t le
 
 int report_finish(struct report *r, char *err, size_t errlen)
 {
-	uint64_t n = 0, seen = 0, half, median_ms = 0;
-	uint32_t k;
-
 	if (!r->samples) {
 		snprintf(err, errlen,
 			 "no power samples (expected powerpin:battery or write_power_ringbuffer events)");
@@ -804,22 +910,7 @@ int report_finish(struct report *r, char *err, size_t errlen)
 		r->energy_above_baseline_j = r->energy_j - r->baseline_w * r->duration_s;
 	}
 
-	for (k = 0; k <= r->interval_bins; k++)
-		n += r->interval_ms[k];
-	half = (n + 1) / 2;
-	for (k = 0; n && k <= r->interval_bins; k++) {
-		seen += r->interval_ms[k];
-		if (seen >= half) {
-			median_ms = k;
-			break;
-		}
-	}
-	/* 1 ms bins: the median is reported as its bin's centre */
-	r->median_interval_s = n ? (median_ms + 0.5) / 1e3 : 0;
-	if (r->median_interval_s > r->max_interval_ns / NS_PER_S)
-		r->median_interval_s = r->max_interval_ns / NS_PER_S;
-	for (k = 2 * median_ms + 2; n && k <= r->interval_bins; k++)
-		r->gaps += r->interval_ms[k];
+	intervals_finish(r);
 
 	if (report_attr_finish(r) || r->error)
 		goto oom;

@@ -2,7 +2,8 @@
 /*
  * Power report: statistics, energy and attribution computed from a stream of
  * trace events (trace_input.h) in one pass, in memory that depends on the
- * number of threads, slice names and counter tracks, never on capture length.
+ * number of threads, slice names and counter tracks, and on capture length
+ * only for the sample intervals (4 bytes each, for their exact median).
  *
  * Units inside are the trace's (uV, uA, uAh, ns); the finished report is in
  * SI units with discharge counted positive whatever the driver's convention.
@@ -180,6 +181,7 @@ struct report {
 	uint64_t lost_unknown;		/* stream drops of unknown size */
 	uint64_t lost_kernel;		/* the kernel's counters in a trace.dat */
 	bool have_lost_kernel;
+	unsigned long cut_line;		/* text: a cut last line left out (0 none) */
 	uint64_t zero_intervals;		/* samples at the previous one's time */
 	uint64_t max_interval_ns;
 	bool have_prev;
@@ -198,8 +200,14 @@ struct report {
 	double voltage_int_charge;	/* the same up to the last counter reading */
 
 	struct report_hist volt, cur, pow;
-	uint32_t *interval_ms;		/* histogram of sample intervals, 1 ms bins */
-	uint32_t interval_bins;
+	/*
+	 * Every sample interval, for the exact median: those under 2^32 ns
+	 * (4.3 s) in 4 bytes, the rare longer ones in 8.
+	 */
+	uint32_t *intervals;
+	uint64_t nr_intervals, cap_intervals;
+	uint64_t *long_intervals;
+	uint64_t nr_long_intervals, cap_long_intervals;
 
 	/* integrals, raw sign */
 	double energy;			/* J, trapezoid of V x I */
@@ -287,7 +295,7 @@ struct report {
 	enum report_charge_note charge_note;
 	double baseline_w, energy_above_baseline_j;
 	struct report_stat voltage_v, current_a, power_w;
-	double median_interval_s;
+	double median_interval_s;	/* exact: the middle one, or the mean of two */
 	uint64_t gaps;			/* intervals over twice the median */
 	struct report_process *processes;
 	uint32_t nr_processes;

@@ -559,6 +559,7 @@ struct line_reader {
 	char *buf;
 	size_t start, end;
 	bool eof;
+	bool cut;		/* the line returned last had no newline */
 };
 
 #define LINE_BUF	(4 * TRACE_TEXT_LINE_MAX)
@@ -578,6 +579,7 @@ static int next_line(struct line_reader *lr, char **line)
 	for (;;) {
 		nl = memchr(lr->buf + lr->start, '\n', lr->end - lr->start);
 		if (nl || (lr->eof && lr->start < lr->end)) {
+			lr->cut = !nl;
 			if (!nl)
 				nl = lr->buf + lr->end;	/* the last line, unterminated */
 			if ((size_t)(nl - lr->buf - lr->start) > TRACE_TEXT_LINE_MAX)
@@ -606,6 +608,26 @@ static int next_line(struct line_reader *lr, char **line)
 			lr->eof = true;
 		lr->end += n;
 	}
+}
+
+/*
+ * Whether a last line without its newline is a whole event (@r and @ev
+ * from trace_text_parse_line()).  Text from ftrace ends every line with a
+ * newline, so one without was cut by its writer, possibly inside a number
+ * that still parses ("current_ua=-6" of -600000).  A battery line is whole
+ * when it reaches its last field (flags=), a lost-events line when it ends
+ * in its "]"; the end of any other event cannot be told from a cut.
+ * Blank and comment lines (0) are nothing to leave out.
+ */
+static bool cut_line_whole(int r, const struct trace_event *ev)
+{
+	if (r == 0)
+		return true;
+	if (r != 1)
+		return false;
+	if (ev->kind == TRACE_EV_LOST)
+		return true;
+	return ev->kind == TRACE_EV_POWER && (ev->power.has & TRACE_POWER_HAS_FLAGS);
 }
 
 /* A line the reader cannot take: the message, and -1. */
@@ -669,6 +691,11 @@ int trace_input_read_text(const char *path, const struct trace_input_ops *ops, v
 				ops->cpus(atoi(p + 3), arg);
 		}
 		r = trace_text_parse_line(line, &ev);
+		if (lr.cut && !cut_line_whole(r, &ev)) {
+			if (ops->cut_line)
+				ops->cut_line(lineno, arg);
+			break;
+		}
 		if (r == TRACE_LINE_TIME_RANGE || r == TRACE_LINE_VALUE_RANGE) {
 			ret = bad_line(r, path, lineno, err, errlen);
 			break;

@@ -138,6 +138,12 @@ struct trace_input_ops {
 	void (*kernel_lost)(uint64_t lost, void *arg);
 	/* The input's clock, before the first event (may not be called). */
 	void (*clock)(const struct trace_clock_info *clock, void *arg);
+	/*
+	 * Text: the last line, number @lineno, has no newline and is not a
+	 * whole event, so its writer was stopped inside it (`... current_ua=-6`
+	 * cut from -600000): it is left out (may be NULL).
+	 */
+	void (*cut_line)(unsigned long lineno, void *arg);
 };
 
 /*

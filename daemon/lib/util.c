@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -285,4 +286,51 @@ void exec_command(const char *who, char *const argv[])
 	e = errno;
 	fprintf(stderr, "%s: cannot run '%s': %s\n", who, argv[0], strerror(e));
 	_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
+}
+
+int usage_error(const char *cmd)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", cmd);
+	return 2;
+}
+
+/* Why a write to standard output failed, if it did (stdio keeps no errno). */
+static int stdout_errno;
+
+void stdout_error(int e)
+{
+	if (!stdout_errno)
+		stdout_errno = e;
+}
+
+int flush_stdout(void)
+{
+	if (!fflush(stdout))
+		return 0;
+	stdout_error(errno);
+	return EOF;
+}
+
+int close_stdout(const char *who, int status)
+{
+	bool pending = __fpending(stdout) != 0;
+	bool failed = ferror(stdout) != 0;
+	int e;
+
+	errno = 0;
+	if (fclose(stdout)) {
+		e = errno;
+		if (!failed && !pending && e == EBADF)
+			return status;
+		failed = true;
+	} else {
+		e = failed ? stdout_errno : 0;
+	}
+	if (!failed)
+		return status;
+	if (e)
+		fprintf(stderr, "%s: write error on standard output: %s\n", who, strerror(e));
+	else
+		fprintf(stderr, "%s: write error on standard output\n", who);
+	return status ? status : 1;
 }

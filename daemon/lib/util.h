@@ -53,6 +53,32 @@ int wait_exit_status(int wstatus);
 void exec_command(const char *who, char *const argv[]) __attribute__((noreturn));
 
 /*
+ * The last line of a usage error, after the message that says what is
+ * wrong: "Try '@cmd --help' for more information." (@cmd as "powerpin
+ * report").  Returns 2, the exit status of a usage error.
+ */
+int usage_error(const char *cmd);
+
+/*
+ * Standard output at the end of a program, as coreutils' close_stdout():
+ * flush and close it; when that fails, or a write to it failed before,
+ * print one message ("@who: write error on standard output: REASON") and
+ * return 1 if @status was 0.  Otherwise return @status.  A standard output
+ * closed from the start (>&-) with nothing written to it is no error.  A
+ * failure already returned by output_commit() or output_abort() for
+ * standard output is the caller's to report, and not reported again.
+ */
+int close_stdout(const char *who, int status);
+
+/*
+ * fflush(stdout), keeping the reason of a failure for close_stdout()'s
+ * message (stdio forgets it); 0 or EOF.  stdout_error() keeps @e, the
+ * errno of a failed write to stdout, for the same message.
+ */
+int flush_stdout(void);
+void stdout_error(int e);
+
+/*
  * A new NUL-terminated copy of at most @len bytes of @s (stopping at a
  * NUL), with what is not well-formed UTF-8 replaced by U+FFFD as in
  * json_string(); NULL when out of memory.  For names written into binary

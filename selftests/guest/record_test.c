@@ -207,4 +207,22 @@ TEST_F_TIMEOUT(rec, output_link_fifo_and_device, 180)
 			       NULL));
 }
 
+/*
+ * SIGHUP and SIGPIPE end a capture as the signal would, without leaving
+ * its temporary files: the output's NAME.tmp.XXXXXX, the per-CPU data
+ * beside it, and the trace.dat built in $TMPDIR for a stream.
+ */
+TEST_F_TIMEOUT(rec, signals_leave_no_temporary_files, 120)
+{
+	EXPECT_EQ(128 + 1, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat & p=$!; i=0; "
+			      "while [ $i -lt 200 ] && ! ls t.dat.cpu0.* >/dev/null 2>&1; do sleep 0.05; i=$((i + 1)); done; "
+			      "ls t.dat.tmp.* >/dev/null && sleep 0.3 && kill -HUP $p; wait $p"));
+	EXPECT_EQ(0, others_in(self->dir, "err", NULL));
+	/* the reader of -o - is gone when the capture is copied out */
+	sh(self->dir, "$PP/build/bin/powerpin record -q -d 0.5 -o - | true");
+	EXPECT_EQ(0, others_in(self->dir, "err", NULL));
+	/* a record killed did not put tracing back as it was: the boot state */
+	EXPECT_EQ(0, sh(self->dir, "echo 0 > " TRACING "/tracing_on && echo 0 > " TRACING "/events/enable"));
+}
+
 TEST_HARNESS_MAIN

@@ -104,7 +104,8 @@ TEST(powerpin_1_documents_every_command_and_option)
 		if (!strstr(page, want))
 			TH_LOG("powerpin(1) has no section for '%s'", c);
 		EXPECT_NE(NULL, strstr(page, want));
-		snprintf(cmd, sizeof(cmd), POWERPIN " %s --help | %s", c, opts_of);
+		snprintf(cmd, sizeof(cmd), POWERPIN " %s%s --help | %s", c,
+			 strcmp(c, "pin") ? "" : " capture", opts_of);
 		opts = sh(cmd, &st);
 		EACH_WORD(opts, o, s2) {
 			snprintf(want, sizeof(want), "%s", o);
@@ -247,7 +248,8 @@ TEST_F(comp, every_command_and_option)
 		snprintf(line, sizeof(line), "%s/" POWERPIN " %s %s--", self->top, c,
 			 strcmp(c, "pin") ? "" : "capture ");
 		out = complete(line);
-		snprintf(cmd, sizeof(cmd), POWERPIN " %s --help | %s", c, opts_of);
+		snprintf(cmd, sizeof(cmd), POWERPIN " %s%s --help | %s", c,
+			 strcmp(c, "pin") ? "" : " capture", opts_of);
 		opts = sh(cmd, &st);
 		EACH_WORD(opts, o, s2) {
 			if (!has_line(out, o))
@@ -269,6 +271,41 @@ TEST_F(comp, every_command_and_option)
 		EXPECT_TRUE(has_line(out, o));
 	}
 	free(opts);
+	free(out);
+}
+
+/*
+ * A subcommand's own options only: pin capture's are not offered after
+ * pin apply, nor the other way round; `powerpin help` completes commands.
+ */
+TEST_F(comp, subcommand_options_apart)
+{
+	char line[8192], *out;
+
+	snprintf(line, sizeof(line), "%s/" POWERPIN " pin apply x.apk --", self->top);
+	out = complete(line);
+	EXPECT_TRUE(has_line(out, "--pinlist"));
+	EXPECT_TRUE(has_line(out, "--quota"));
+	EXPECT_FALSE(has_line(out, "--file"));
+	EXPECT_FALSE(has_line(out, "--evict"));
+	EXPECT_FALSE(has_line(out, "--interval"));
+	free(out);
+	snprintf(line, sizeof(line), "%s/" POWERPIN " pin capture --", self->top);
+	out = complete(line);
+	EXPECT_TRUE(has_line(out, "--file"));
+	EXPECT_TRUE(has_line(out, "--evict"));
+	EXPECT_TRUE(has_line(out, "--quota"));
+	EXPECT_FALSE(has_line(out, "--pinlist"));
+	free(out);
+	snprintf(line, sizeof(line), "%s/" POWERPIN " help \"\"", self->top);
+	out = complete(line);
+	EXPECT_TRUE(has_line(out, "report"));
+	EXPECT_TRUE(has_line(out, "pin"));
+	EXPECT_FALSE(has_line(out, "--version"));
+	free(out);
+	snprintf(line, sizeof(line), "%s/" POWERPIN " help pin \"\"", self->top);
+	out = complete(line);
+	EXPECT_STREQ("apply\ncapture\n", out);
 	free(out);
 }
 

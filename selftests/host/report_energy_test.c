@@ -95,6 +95,59 @@ TEST_F(report, constant_19_joules)
 	EXPECT_NEAR(19.0, self->r.sign * self->r.other_energy, 1e-9);
 }
 
+/*
+ * The median interval is exact: 10 ms sampling with +-20 us of jitter, a
+ * pattern straddling 10 ms, gives its middle value, not a 1 ms bin's
+ * centre (9.5 or 10.5 ms); an even count gives the mean of the two middle
+ * intervals, and intervals past 2^32 ns (4.3 s) count like any other.
+ */
+TEST_F(report, median_interval_exact)
+{
+	static const uint64_t jitter[] = { 9990000, 10003000, 10020000 };
+	uint64_t t = T0;
+	int k;
+
+	gen_battery(&self->g, t, 0, 3800000, -500000, 0, 0);
+	for (k = 1; k <= 300; k++) {
+		t += jitter[k % 3];
+		gen_battery(&self->g, t, k, 3800000, -500000, 0, 0);
+	}
+	/* one gap: more than twice the median */
+	t += 20007 * 1000;
+	gen_battery(&self->g, t, 301, 3800000, -500000, 0, 0);
+	ASSERT_EQ(0, run(_metadata, self, NULL));
+	EXPECT_EQ(0.010003, self->r.median_interval_s);
+	EXPECT_EQ(1U, self->r.gaps);
+}
+
+TEST_F(report, median_interval_even_and_long)
+{
+	static const uint64_t ms[] = { 4, 1, 3, 2 };
+	static const uint64_t mixed[] = { 7000, 1, 5000, 6000 };
+	uint64_t t = T0;
+	int k;
+
+	gen_battery(&self->g, t, 0, 3800000, -500000, 0, 0);
+	for (k = 0; k < 4; k++) {
+		t += ms[k] * MS;
+		gen_battery(&self->g, t, k + 1, 3800000, -500000, 0, 0);
+	}
+	ASSERT_EQ(0, run(_metadata, self, NULL));
+	EXPECT_EQ(0.0025, self->r.median_interval_s);
+	EXPECT_EQ(0U, self->r.gaps);
+	report_free(&self->r);
+
+	t = T0;
+	gen_battery(&self->g, t, 0, 3800000, -500000, 0, 0);
+	for (k = 0; k < 4; k++) {
+		t += mixed[k] * MS;
+		gen_battery(&self->g, t, k + 1, 3800000, -500000, 0, 0);
+	}
+	ASSERT_EQ(0, run(_metadata, self, NULL));
+	EXPECT_EQ(5.5, self->r.median_interval_s);
+	EXPECT_EQ(0U, self->r.gaps);
+}
+
 /* Square-wave current at uneven timestamps: the report equals the hand sum */
 TEST_F(report, square_wave_trapezoid)
 {

@@ -201,6 +201,47 @@ TEST(perf_script_reads_only_the_line)
 	EXPECT_EQ(0x7f7fe941598dULL, g.s[1].ip[0]);
 }
 
+/*
+ * A capture recorded without -g: perf script prints the sampled ip, sym
+ * and dso at the end of the header line, and the task name right-aligned,
+ * so the line starts with spaces as a frame would.  Each is a sample of
+ * that one frame, counted as flat.
+ */
+TEST(perf_script_without_call_chains)
+{
+	static const char text[] =
+		"              sh 27518/27518  1687.667003629:     250000 cpu-clock:      7fd1c4aad389 update_active.constprop.0 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)\n"
+		"              sh 27518/27518  1687.667755745:     250000 cpu-clock:  ffffffff81376bbc do_prlimit ([kernel.kallsyms])\n"
+		"     Web Content 3/4  1687.7:     250000 cpu-clock:      1234 [unknown] ([unknown])\n"
+		"             1/2 5/6  1687.8:     250000 cpu-clock:      10 f (/x)\n";
+	struct perf_script ps;
+	struct got g = { 0 };
+	char err[256];
+
+	perf_script_init(&ps, keep_sample, &g);
+	ASSERT_EQ(0, feed(&ps, text, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(4U, ps.samples);
+	EXPECT_EQ(4U, ps.flat);
+	perf_script_free(&ps);
+	ASSERT_EQ(4, g.n);
+	EXPECT_STREQ("sh", g.s[0].comm);
+	EXPECT_EQ(27518, g.s[0].pid);
+	EXPECT_EQ(1687667003629ULL, g.s[0].ts_ns);
+	EXPECT_EQ(250000ULL, g.s[0].period);
+	EXPECT_STREQ("cpu-clock", g.s[0].event);
+	ASSERT_EQ(1U, g.s[0].nr_frames);
+	EXPECT_EQ(0x7fd1c4aad389ULL, g.s[0].ip[0]);
+	EXPECT_STREQ("update_active.constprop.0", g.s[0].sym[0]);
+	EXPECT_STREQ("/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", g.s[0].dso[0]);
+	EXPECT_STREQ("do_prlimit", g.s[1].sym[0]);
+	EXPECT_STREQ("[kernel.kallsyms]", g.s[1].dso[0]);
+	EXPECT_STREQ("Web Content", g.s[2].comm);
+	EXPECT_EQ(4, g.s[2].tid);
+	EXPECT_STREQ("1/2", g.s[3].comm);
+	EXPECT_EQ(5, g.s[3].pid);
+	EXPECT_STREQ("f", g.s[3].sym[0]);
+}
+
 /* ---- perf-<pid>.map -------------------------------------------------------- */
 
 TEST(perf_map_lines_and_lookup)
@@ -399,6 +440,32 @@ TEST_F(rp, energy_per_function)
 		TH_LOG("%s", self->text);
 	ASSERT_EQ(0, read_text(self->out, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "<tr><td>LApp;::hot()V</td><td>JIT</td><td>0.0040</td><td>0.0040</td><td>2</td></tr>"));
+}
+
+/*
+ * report --perf on a perf.data recorded without -g: each sample counts for
+ * the function it hit, and a warning says that stacks need -g.
+ */
+TEST_F(rp, perf_data_without_call_chains)
+{
+	static const char flat[] =
+		"          my app 100/101  1.200000000:    1000000 cpu-clock:      400500 main (/usr/bin/app)\n"
+		"          my app 100/101  1.500000000:    1000000 cpu-clock:      7f0010 work (/usr/lib/libw.so)\n"
+		"          my app 100/102  1.700000000:    1000000 cpu-clock:      7f0010 work (/usr/lib/libw.so)\n";
+	char cmd[1024], json[160], *p;
+
+	ASSERT_EQ(0, write_file(self->script, flat, 0644));
+	snprintf(json, sizeof(json), "%s/r.json", self->dir);
+	snprintf(cmd, sizeof(cmd), "%s " POWERPIN " report %s --perf %s --json %s 2>&1 >/dev/null",
+		 self->env, self->trace, self->data, json);
+	ASSERT_EQ(0, run_cmd(cmd, self->text, sizeof(self->text))) TH_LOG("%s", self->text);
+	EXPECT_NE(NULL, strstr(self->text, "no call chains (recorded without -g)")) TH_LOG("%s", self->text);
+	ASSERT_EQ(0, read_text(json, self->text, sizeof(self->text)));
+	p = strstr(self->text, "\"functions\": [");
+	ASSERT_NE(NULL, p);
+	EXPECT_LT(fabs(fn_field(p, "work", "self_j") - 0.004), 1e-12);
+	EXPECT_LT(fabs(fn_field(p, "main", "self_j") - 0.002), 1e-12);
+	EXPECT_EQ(2.0, fn_field(p, "work", "samples"));
 }
 
 /* --flame is one of the report's outputs: written whole with the rest, or none is */

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A report stopped half-way leaves no NAME.tmp.XXXXXX behind and every
+ * output file as it was: SIGTERM, SIGINT and SIGHUP while it writes,
+ * SIGPIPE when its standard output's reader goes away, and EPIPE when
+ * SIGPIPE is ignored.  The report is held half-way deterministically: its
+ * CSV goes to a pipe the test does not read, so it blocks once the pipe
+ * is full, with every other output open in its temporary file.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <kselftest_harness.h>
+
+#include "report_gen.h"
+
+static const char *const outputs[] = { "a.json", "a.html", "a.pftrace", "a.trace.json" };
+#define NR_OUTPUTS	(sizeof(outputs) / sizeof(outputs[0]))
+
+FIXTURE(sig) {
+	char dir[64];
+	char *powerpin;
+	int rd;			/* the read end of the report's stdout */
+	pid_t pid;
+};
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		abort();
+}
+
+FIXTURE_SETUP(sig)
+{
+	struct gen g = { .nr_cpus = 2 };
+	char path[128];
+	size_t i;
+	int k;
+
+	self->pid = -1;
+	self->rd = -1;
+	self->powerpin = realpath("build/bin/powerpin", NULL);
+	if (!self->powerpin)
+		SKIP(return, "build/bin/powerpin not built (make userspace)");
+	strcpy(self->dir, "/tmp/powerpin-signal-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	/* 20000 samples: a CSV of about 1.4 MB, far more than a pipe holds */
+	for (k = 0; k < 20000; k++) {
+		gen_battery(&g, 100000000000ULL + k * 10000000ULL, k, 4000000, -500000 - k % 7,
+			    5000, 0);
+		if (k % 10 == 0)
+			gen_switch(&g, 100000000000ULL + k * 10000000ULL + 5000, k % 20 ? 0 : 1,
+				   "spin", 40 + k % 3, 40, "work", 50 + k % 5);
+	}
+	snprintf(path, sizeof(path), "%s/in.txt", self->dir);
+	ASSERT_EQ(0, gen_write(&g, path));
+	for (i = 0; i < NR_OUTPUTS; i++)
+		put(self->dir, outputs[i], "old\n");
+}
+
+FIXTURE_TEARDOWN(sig)
+{
+	char cmd[128];
+
+	if (self->pid > 0) {
+		kill(self->pid, SIGKILL);
+		waitpid(self->pid, NULL, 0);
+	}
+	if (self->rd >= 0)
+		close(self->rd);
+	free(self->powerpin);
+	if (!self->dir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+/* Names holding ".tmp." in @dir, or -1. */
+static int temps_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strstr(e->d_name, ".tmp.") != NULL;
+	closedir(d);
+	return n;
+}
+
+/*
+ * Start the report, its CSV on a pipe, the other outputs to files; wait
+ * until it is blocked on the full pipe with all its temporary files made.
+ * With @ignore_pipe, SIGPIPE is ignored in it (as under some shells).
+ */
+static int start_report(FIXTURE_DATA(sig) *self, bool ignore_pipe)
+{
+	struct timespec nap = { 0, 5 * 1000 * 1000 };
+	int p[2], queued = 0, size, i;
+	char err[128];
+
+	if (pipe(p))
+		return -1;
+	size = fcntl(p[0], F_GETPIPE_SZ);
+	snprintf(err, sizeof(err), "%s/stderr", self->dir);
+	self->pid = fork();
+	if (self->pid < 0)
+		return -1;
+	if (!self->pid) {
+		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, 2) < 0 || dup2(p[1], 1) < 0 || chdir(self->dir))
+			_exit(125);
+		close(p[0]);
+		signal(SIGPIPE, ignore_pipe ? SIG_IGN : SIG_DFL);
+		execl(self->powerpin, "powerpin", "report", "in.txt", "--csv", "-",
+		      "--json", outputs[0], "--html", outputs[1], "--perfetto", outputs[2],
+		      "--chrome-json", outputs[3], (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	self->rd = p[0];
+	/* at most 60 s: the report reads the whole input first */
+	for (i = 0; i < 12000; i++) {
+		if (ioctl(self->rd, FIONREAD, &queued))
+			return -1;
+		if (queued >= size && temps_in(self->dir) == (int)NR_OUTPUTS)
+			return 0;
+		if (waitpid(self->pid, NULL, WNOHANG) == self->pid) {
+			self->pid = -1;
+			return -1;
+		}
+		nanosleep(&nap, NULL);
+	}
+	return -1;
+}
+
+/* How the report ended; the outputs as they were and no temporary file left. */
+static int finish(FIXTURE_DATA(sig) *self, struct __test_metadata *_metadata, int *status)
+{
+	char path[256], buf[16];
+	size_t i;
+	FILE *f;
+	int bad = 0;
+
+	if (waitpid(self->pid, status, 0) != self->pid)
+		return -1;
+	self->pid = -1;
+	if (temps_in(self->dir)) {
+		TH_LOG("%d temporary files left in %s", temps_in(self->dir), self->dir);
+		bad = -1;
+	}
+	for (i = 0; i < NR_OUTPUTS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", self->dir, outputs[i]);
+		f = fopen(path, "r");
+		memset(buf, 0, sizeof(buf));
+		if (!f || !fgets(buf, sizeof(buf), f) || strcmp(buf, "old\n")) {
+			TH_LOG("%s was replaced", outputs[i]);
+			bad = -1;
+		}
+		if (f)
+			fclose(f);
+	}
+	return bad;
+}
+
+static void killed_by(FIXTURE_DATA(sig) *self, struct __test_metadata *_metadata, int signo)
+{
+	int status = 0;
+
+	ASSERT_EQ(0, start_report(self, false));
+	ASSERT_EQ(0, kill(self->pid, signo));
+	EXPECT_EQ(0, finish(self, _metadata, &status));
+	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("status 0x%x", status);
+	EXPECT_EQ(signo, WTERMSIG(status));
+}
+
+TEST_F(sig, sigterm)
+{
+	killed_by(self, _metadata, SIGTERM);
+}
+
+TEST_F(sig, sigint)
+{
+	killed_by(self, _metadata, SIGINT);
+}
+
+TEST_F(sig, sighup)
+{
+	killed_by(self, _metadata, SIGHUP);
+}
+
+/* The reader of standard output goes away: SIGPIPE */
+TEST_F(sig, sigpipe)
+{
+	int status = 0;
+
+	ASSERT_EQ(0, start_report(self, false));
+	close(self->rd);
+	self->rd = -1;
+	EXPECT_EQ(0, finish(self, _metadata, &status));
+	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("status 0x%x", status);
+	EXPECT_EQ(SIGPIPE, WTERMSIG(status));
+}
+
+/* ... with SIGPIPE ignored: the write fails with EPIPE, status 1 */
+TEST_F(sig, epipe)
+{
+	char path[128];
+	int status = 0;
+	FILE *f;
+	char line[512] = "";
+
+	ASSERT_EQ(0, start_report(self, true));
+	close(self->rd);
+	self->rd = -1;
+	EXPECT_EQ(0, finish(self, _metadata, &status));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status 0x%x", status);
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	snprintf(path, sizeof(path), "%s/stderr", self->dir);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(line, sizeof(line), f));
+	EXPECT_NE(NULL, strstr(line, strerror(EPIPE))) TH_LOG("%s", line);
+	fclose(f);
+}
+
+TEST_HARNESS_MAIN
