@@ -117,6 +117,10 @@ static int check_times(struct profile_opts *o)
 		fprintf(stderr, "powerpin profile: --output and --json cannot both be stdout\n");
 		return -1;
 	}
+	if (o->json && !strcmp(o->output, o->json)) {
+		fprintf(stderr, "powerpin profile: --output and --json name the same file\n");
+		return -1;
+	}
 	return 0;
 }
 
@@ -336,20 +340,21 @@ static int pin_frequencies(struct run *run, const struct profile_step *s)
 	return 0;
 }
 
-/* Mark one end of step @i's measured window and read the CPU times there. */
-static int mark(struct run *run, const char *what, int i, uint64_t *busy, uint64_t *total)
+static int cpu_times(uint64_t *busy, uint64_t *total)
 {
-	if (profile_cpu_times(SYSROOT, busy, total)) {
-		fprintf(stderr, "\npowerpin profile: cannot read /proc/stat: %s\n",
-			strerror(errno));
-		return -1;
-	}
-	if (dprintf(run->marker_fd, "%s%d\n", what, i + 1) < 0) {
-		fprintf(stderr, "\npowerpin profile: cannot write trace_marker: %s\n",
-			strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (!profile_cpu_times(SYSROOT, busy, total))
+		return 0;
+	fprintf(stderr, "\npowerpin profile: cannot read /proc/stat: %s\n", strerror(errno));
+	return -1;
+}
+
+/* Mark one end of step @i's gauge window in the capture. */
+static int mark(struct run *run, const char *what, int i)
+{
+	if (dprintf(run->marker_fd, "%s%d\n", what, i + 1) >= 0)
+		return 0;
+	fprintf(stderr, "\npowerpin profile: cannot write trace_marker: %s\n", strerror(errno));
+	return -1;
 }
 
 static int run_step(struct run *run, int i)
@@ -357,15 +362,25 @@ static int run_step(struct run *run, int i)
 	static uint64_t busy0[PROFILE_MAX_CPUS], total0[PROFILE_MAX_CPUS];
 	static uint64_t busy1[PROFILE_MAX_CPUS], total1[PROFILE_MAX_CPUS];
 	const struct profile_step *s = &run->plan->steps[i];
-	double t0 = mono_s();
+	double t0 = mono_s(), settle = run->plan->settle_s, end = run->plan->duration_s;
+	double lag = fmin(PROFILE_GAUGE_REFRESH_S, settle);
 	int ret = -1;
 
 	if (pin_frequencies(run, s) || start_spinners(run, s))
 		goto out;
-	if (wait_until(run, i, t0 + run->plan->settle_s) ||
-	    mark(run, PROFILE_MARK_BEGIN, i, busy0, total0) ||
-	    wait_until(run, i, t0 + run->plan->duration_s) ||
-	    mark(run, PROFILE_MARK_END, i, busy1, total1))
+	/*
+	 * A gauge reading averages the refresh period before the refresh that
+	 * made it: on average it is one period late.  The gauge's window
+	 * (between the markers) trails the CPU-time window by that much.
+	 */
+	if (wait_until(run, i, t0 + settle - lag) ||
+	    cpu_times(busy0, total0) ||
+	    wait_until(run, i, t0 + settle) ||
+	    mark(run, PROFILE_MARK_BEGIN, i) ||
+	    wait_until(run, i, t0 + end - lag) ||
+	    cpu_times(busy1, total1) ||
+	    wait_until(run, i, t0 + end) ||
+	    mark(run, PROFILE_MARK_END, i))
 		goto out;
 	profile_cluster_busy(run->topo, busy0, total0, busy1, total1, run->m[i].busy);
 	ret = 0;

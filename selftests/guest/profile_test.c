@@ -112,7 +112,7 @@ TEST_F_TIMEOUT(profile, recovers_emulator_currents, 300)
 	char cmd[512], out[8192], path[128];
 
 	snprintf(cmd, sizeof(cmd),
-		 POWERPIN " profile -q --steps 2 --duration 3 -o %s/pp.xml --json %s/pp.json 2>&1",
+		 POWERPIN " profile -q --steps 3 --duration 4 -o %s/pp.xml --json %s/pp.json 2>&1",
 		 self->dir, self->dir);
 	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	TH_LOG("%s", out);
@@ -137,7 +137,7 @@ TEST_F_TIMEOUT(profile, recovers_emulator_currents, 300)
 	snprintf(path, sizeof(path), "%s/pp.json", self->dir);
 	ASSERT_EQ(0, read_text(path, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "\"interval\": \"95% Student's t\""));
-	EXPECT_NE(NULL, strstr(out, "\"dof\": 3"));
+	EXPECT_NE(NULL, strstr(out, "\"dof\": 6"));
 	EXPECT_TRUE(is_off(TRACING "tracing_on"));
 	EXPECT_TRUE(is_off(TRACING "events/powerpin/enable"));
 }

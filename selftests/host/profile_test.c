@@ -460,7 +460,7 @@ TEST(bad_options_one_line_exit_2)
 	static const char *const bad[] = {
 		"--steps 0", "--steps x", "--duration -1", "--duration", "-d 1",
 		"--settle 4.5 -d 5", "--bogus", "-x", "extra", "-o ''",
-		"-o - --json -",
+		"-o - --json -", "-o a.xml --json a.xml",
 	};
 	char cmd[256], out[4096];
 	unsigned int i;
