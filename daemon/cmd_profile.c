@@ -237,6 +237,12 @@ struct run {
 	int marker_fd;
 	bool progress;
 	double t_end;			/* when the last step ends (CLOCK_MONOTONIC) */
+	/* the load of the CPU-time window, in intervals of a gauge refresh */
+	bool measuring;
+	double stat_t;			/* when busy/total were read */
+	uint64_t busy[PROFILE_MAX_CPUS], total[PROFILE_MAX_CPUS];
+	double load_sum[PROFILE_MAX_CLUSTERS];	/* busy CPU-equivalents x seconds */
+	double load_s;
 	struct spinner spinners[PROFILE_MAX_CPUS];
 };
 
@@ -257,6 +263,8 @@ static void progress(struct run *run, int i, double now)
 		run->plan->nsteps, desc, fmax(0, run->t_end - now));
 }
 
+static int load_sample(struct run *run, double now);
+
 /* Sleep until @until, draining the capture; -1 on a stop signal or a drain error. */
 static int wait_until(struct run *run, int step, double until)
 {
@@ -271,6 +279,9 @@ static int wait_until(struct run *run, int step, double until)
 				strerror(errno));
 			return -1;
 		}
+		if (run->measuring && now - run->stat_t >= PROFILE_GAUGE_REFRESH_S &&
+		    load_sample(run, now))
+			return -1;
 		if (run->progress && now - last >= 0.5) {
 			progress(run, step, now);
 			last = now;
@@ -340,12 +351,56 @@ static int pin_frequencies(struct run *run, const struct profile_step *s)
 	return 0;
 }
 
-static int cpu_times(uint64_t *busy, uint64_t *total)
+/*
+ * Add the load since the last reading, weighted by wall time.  Each
+ * interval's load is its busy time over its accounted time, so time a
+ * hypervisor (or a lost tick) took from a CPU counts for neither; the
+ * intervals are a gauge refresh long, the emulator's windows.
+ */
+static int load_sample(struct run *run, double now)
 {
-	if (!profile_cpu_times(SYSROOT, busy, total))
-		return 0;
-	fprintf(stderr, "\npowerpin profile: cannot read /proc/stat: %s\n", strerror(errno));
-	return -1;
+	static uint64_t busy[PROFILE_MAX_CPUS], total[PROFILE_MAX_CPUS];
+	double load[PROFILE_MAX_CLUSTERS];
+	int c;
+
+	if (profile_cpu_times(SYSROOT, busy, total)) {
+		fprintf(stderr, "\npowerpin profile: cannot read /proc/stat: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (run->measuring) {
+		profile_cluster_busy(run->topo, run->busy, run->total, busy, total, load);
+		for (c = 0; c < run->topo->nclusters; c++)
+			run->load_sum[c] += load[c] * (now - run->stat_t);
+		run->load_s += now - run->stat_t;
+	}
+	memcpy(run->busy, busy, sizeof(busy));
+	memcpy(run->total, total, sizeof(total));
+	run->stat_t = now;
+	return 0;
+}
+
+static int load_start(struct run *run)
+{
+	memset(run->load_sum, 0, sizeof(run->load_sum));
+	run->load_s = 0;
+	run->measuring = false;
+	if (load_sample(run, mono_s()))
+		return -1;
+	run->measuring = true;
+	return 0;
+}
+
+static int load_finish(struct run *run, double *busy)
+{
+	int c;
+
+	if (load_sample(run, mono_s()))
+		return -1;
+	run->measuring = false;
+	for (c = 0; c < run->topo->nclusters; c++)
+		busy[c] = run->load_s > 0 ? run->load_sum[c] / run->load_s : 0;
+	return 0;
 }
 
 /* Mark one end of step @i's gauge window in the capture. */
@@ -359,8 +414,6 @@ static int mark(struct run *run, const char *what, int i)
 
 static int run_step(struct run *run, int i)
 {
-	static uint64_t busy0[PROFILE_MAX_CPUS], total0[PROFILE_MAX_CPUS];
-	static uint64_t busy1[PROFILE_MAX_CPUS], total1[PROFILE_MAX_CPUS];
 	const struct profile_step *s = &run->plan->steps[i];
 	double t0 = mono_s(), settle = run->plan->settle_s, end = run->plan->duration_s;
 	double lag = fmin(PROFILE_GAUGE_REFRESH_S, settle);
@@ -374,15 +427,14 @@ static int run_step(struct run *run, int i)
 	 * (between the markers) trails the CPU-time window by that much.
 	 */
 	if (wait_until(run, i, t0 + settle - lag) ||
-	    cpu_times(busy0, total0) ||
+	    load_start(run) ||
 	    wait_until(run, i, t0 + settle) ||
 	    mark(run, PROFILE_MARK_BEGIN, i) ||
 	    wait_until(run, i, t0 + end - lag) ||
-	    cpu_times(busy1, total1) ||
+	    load_finish(run, run->m[i].busy) ||
 	    wait_until(run, i, t0 + end) ||
 	    mark(run, PROFILE_MARK_END, i))
 		goto out;
-	profile_cluster_busy(run->topo, busy0, total0, busy1, total1, run->m[i].busy);
 	ret = 0;
 out:
 	if (stop_spinners(run, s))
