@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "trace_input.h"
 #include "report.h"
+#include "profile.h"
 #include "report_perf.h"
 #include "util.h"
 
@@ -58,9 +59,39 @@ static void report_usage(FILE *out)
 		"  --sign auto|discharge-negative|discharge-positive\n"
 		"                    sign of discharge current in the input (default auto:\n"
 		"                    from the charge counter, else the mean current)\n"
+		"  --model FILE      a power_profile.xml (powerpin profile): beside each\n"
+		"                    process's measured energy, what the model predicts\n"
+		"                    from its CPU time, and the difference (text, JSON)\n"
 		"  --spool-max SIZE  copy at most SIZE bytes of a pipe, FIFO or device (default\n"
 		"                    1G; K, M, G suffixes; 0 for no limit)\n"
 		"  -h, --help        this help\n");
+}
+
+/* Read and parse a power_profile.xml (--model); 0, or -1 after a message. */
+static int load_model(const char *path, struct profile_model *m)
+{
+	char err[256], *text;
+	size_t len;
+	void *buf;
+	int ret;
+
+	if (read_bounded_file(path, 1 << 20, &buf, &len)) {
+		fprintf(stderr, "powerpin report: cannot read --model %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	text = realloc(buf, len + 1);
+	if (!text) {
+		free(buf);
+		fprintf(stderr, "powerpin report: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	text[len] = '\0';
+	ret = profile_model_parse(text, m, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "powerpin report: --model %s: %s\n", path, err);
+	free(text);
+	return ret;
 }
 
 /* What a pipe, FIFO or device may put in $TMPDIR at most (--spool-max). */
@@ -405,10 +436,12 @@ int cmd_report(int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "sign", required_argument, NULL, 's' },
 		{ "spool-max", required_argument, NULL, 'S' },
+		{ "model", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *perf = NULL, *perf_map = NULL, *flame = NULL;
+	const char *perf = NULL, *perf_map = NULL, *flame = NULL, *model_path = NULL;
+	static struct profile_model model;
 	struct report_options opt = { .sign = REPORT_SIGN_AUTO };
 	struct report_perf rp = { 0 };
 	char err[512], *end, *dir_input = NULL, spool_path[64];
@@ -477,6 +510,9 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'm':
+			model_path = optarg;
+			break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -522,10 +558,13 @@ int cmd_report(int argc, char **argv)
 		input = spool_path;
 	}
 
+	if (model_path && load_model(model_path, &model))
+		goto out_input;
 	if (report_init(&r, &opt)) {
 		fprintf(stderr, "powerpin report: %s\n", strerror(errno));
 		goto out_input;
 	}
+	r.model = model_path ? &model : NULL;
 	if (report_run(&r, input, err, sizeof(err))) {
 		report_error(err, input, name);
 		goto out;

@@ -213,6 +213,36 @@ void profile_cluster_busy(const struct profile_topology *t, const uint64_t *busy
 int profile_read_capture(const char *path, int nsteps, struct profile_measure *m,
 			 char *err, size_t errlen);
 
+/*
+ * A power_profile.xml read back (report --model): the CPU items only.  The
+ * reader takes any AOSP file: <item name=...> and <array name=...> of
+ * <value>s, comments, other items ignored.
+ */
+struct profile_model {
+	double idle_ma;				/* cpu.idle, 0 if absent */
+	double suspend_ma;			/* cpu.suspend, 0 if absent */
+	int nclusters;
+	int cores[PROFILE_MAX_CLUSTERS];
+	double cluster_ma[PROFILE_MAX_CLUSTERS];
+	int nspeeds[PROFILE_MAX_CLUSTERS];
+	unsigned int speeds_khz[PROFILE_MAX_CLUSTERS][PROFILE_MAX_FREQS];
+	double core_ma[PROFILE_MAX_CLUSTERS][PROFILE_MAX_FREQS];
+};
+
+/*
+ * Parse @text (NUL-terminated).  Returns 0, or -1 with a message in @err:
+ * no <device name="Android">, a value that is not a number, no
+ * cpu.clusters.cores, or a cluster whose core_power has no value.
+ */
+int profile_model_parse(const char *text, struct profile_model *m, char *err, size_t errlen);
+
+/*
+ * The current one busy CPU draws by the model, averaged over the CPUs
+ * (each cluster's cores at its highest speed with a value): what a second
+ * of CPU time costs when the capture does not say at which frequency.
+ */
+double profile_model_core_ma(const struct profile_model *m);
+
 /* charge_full_design, else charge_full of @supply, in mAh; -1 if neither. */
 double profile_capacity_mah(const char *sysroot, const char *supply);
 
