@@ -212,14 +212,9 @@ struct spinner {
 	bool started;
 };
 
-/*
- * The fixed load: an LCG step, over and over, on one CPU.  SCHED_IDLE: it
- * takes every cycle nothing else wants, and the sampler, the capture and
- * the markers still run on time (their busy time is measured like its own).
- */
+/* The fixed load: an LCG step, over and over, on one CPU. */
 static void *spin(void *arg)
 {
-	struct sched_param idle = { 0 };
 	struct spinner *s = arg;
 	volatile unsigned int x = 1;
 	cpu_set_t set;
@@ -228,7 +223,6 @@ static void *spin(void *arg)
 	CPU_SET(s->cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		s->error = errno;
-	sched_setscheduler(0, SCHED_IDLE, &idle);
 	while (!atomic_load_explicit(&spin_stop, memory_order_relaxed))
 		x = x * 1664525u + 1013904223u;
 	return NULL;
