@@ -6,7 +6,7 @@
  * -cpu_idle_ua and a per-core active current of
  * -(cpu_busy_ua - cpu_idle_ua) / CPUs (mA, discharge positive; the driver
  * and the emulator count discharge negative).  Also: the XML's shape and
- * battery.capacity, and that SIGTERM puts tracing back and writes nothing.
+ * battery.capacity, report --model against a capture, and that SIGTERM puts tracing back and writes nothing.
  * Runs as root in the guest, with powerpin.ko and max17042_emu.ko.
  */
 #include <math.h>
@@ -28,6 +28,8 @@
 #define POWERPIN	"build/bin/powerpin"
 #define IDLE_UA		(-120000)
 #define BUSY_UA		(-900000)
+#define CLEAN_RESIDUAL_MA	10.0
+#define MAX_ATTEMPTS	2
 
 static int emu_write(const char *knob, const char *val)
 {
@@ -104,18 +106,67 @@ FIXTURE_TEARDOWN(profile)
 	system(cmd);
 }
 
+/* The number after @key, after the first @from in @s; NAN if none. */
+static double num_after(const char *s, const char *from, const char *key)
+{
+	const char *p = strstr(s, from);
+
+	p = p ? strstr(p, key) : NULL;
+	return p ? strtod(p + strlen(key), NULL) : NAN;
+}
+
+/*
+ * The profile just measured, used as a model: on the emulator the current
+ * is exactly idle + per-core x busy CPUs, so over a capture with one CPU
+ * spinning, the device's modelled energy (cpu.idle over the capture plus
+ * every process's CPU time) comes near the measured energy.
+ */
+static void model_matches_device(struct __test_metadata *_metadata, const char *dir)
+{
+	char cmd[512], out[65536];
+	double measured, modelled;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && $PP/" POWERPIN " record -q -o t.dat -- sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' 2>&1 && "
+		 "$PP/" POWERPIN " report t.dat --model pp.xml --json - 2>&1", dir);
+	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	measured = num_after(out, "\"model\":", "\"measured_energy_j\": ");
+	modelled = num_after(out, "\"model\":", "\"energy_j\": ");
+	TH_LOG("device: %.3f J measured, %.3f J modelled", measured, modelled);
+	/*
+	 * Loose: the report's CPU time is wall time between sched_switches,
+	 * the emulator's load is accounted time, and a host that starves the
+	 * guest's vCPUs pulls them apart (16 % seen with 5 guests on 2 cores).
+	 * Leaving out cpu.idle (40 % here) or a unit slip still fails.
+	 */
+	EXPECT_LT(fabs(modelled - measured) / measured, 0.25);
+}
+
 /* The emulator's currents come back within 5 %. */
 TEST_F_TIMEOUT(profile, recovers_emulator_currents, 300)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN), design_uah;
-	double idle, core, cluster, want_core = (IDLE_UA - BUSY_UA) / 1000.0 / ncpus;
+	double idle, core, cluster, want_core = (IDLE_UA - BUSY_UA) / 1000.0 / ncpus, residual;
 	char cmd[512], out[8192], path[128];
+	int attempt;
 
+	setenv("PP", getcwd(path, sizeof(path)), 1);
 	snprintf(cmd, sizeof(cmd),
 		 POWERPIN " profile -q --steps 3 --duration 4 -o %s/pp.xml --json %s/pp.json 2>&1",
 		 self->dir, self->dir);
-	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
-	TH_LOG("%s", out);
+	/*
+	 * The rig's host runs other guests: a vCPU starved in the middle of a
+	 * step shows as a large residual (a clean run here: 3-7 mA rms).  A
+	 * disturbed calibration is run once more, as docs/profile.md tells a
+	 * user to do; the currents are checked on the last run either way.
+	 */
+	for (attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+		ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
+		TH_LOG("attempt %d:\n%s", attempt, out);
+		residual = num_after(out, "residual: ", "residual: ");
+		if (residual <= CLEAN_RESIDUAL_MA)
+			break;
+	}
 	snprintf(path, sizeof(path), "%s/pp.xml", self->dir);
 	ASSERT_EQ(0, read_text(path, self->xml, sizeof(self->xml)));
 	ASSERT_NE(NULL, strstr(self->xml, "<device name=\"Android\">"));
@@ -140,6 +191,7 @@ TEST_F_TIMEOUT(profile, recovers_emulator_currents, 300)
 	EXPECT_NE(NULL, strstr(out, "\"dof\": 6"));
 	EXPECT_TRUE(is_off(TRACING "tracing_on"));
 	EXPECT_TRUE(is_off(TRACING "events/powerpin/enable"));
+	model_matches_device(_metadata, self->dir);
 }
 
 /* SIGTERM in the middle: exit 128 + 15, no file, tracing as it was. */
