@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "trace_input.h"
 #include "report.h"
+#include "profile.h"
 #include "report_perf.h"
 #include "util.h"
 
@@ -61,9 +62,39 @@ static void report_usage(FILE *out)
 		"  --sign auto|discharge-negative|discharge-positive\n"
 		"                    sign of discharge current in the input (default auto:\n"
 		"                    from the charge counter, else the mean current)\n"
+		"  --model FILE      a power_profile.xml (powerpin profile): beside each\n"
+		"                    process's measured energy, what the model predicts\n"
+		"                    from its CPU time, and the difference (text, JSON)\n"
 		"  --spool-max SIZE  copy at most SIZE bytes of a pipe, FIFO or device (default\n"
 		"                    1G; K, M, G suffixes; 0 for no limit)\n"
 		"  -h, --help        this help\n");
+}
+
+/* Read and parse a power_profile.xml (--model); 0, or -1 after a message. */
+static int load_model(const char *path, struct profile_model *m)
+{
+	char err[256], *text;
+	size_t len;
+	void *buf;
+	int ret;
+
+	if (read_bounded_file(path, 1 << 20, &buf, &len)) {
+		fprintf(stderr, "powerpin report: cannot read --model %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	text = realloc(buf, len + 1);
+	if (!text) {
+		free(buf);
+		fprintf(stderr, "powerpin report: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	text[len] = '\0';
+	ret = profile_model_parse(text, m, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "powerpin report: --model %s: %s\n", path, err);
+	free(text);
+	return ret;
 }
 
 /* What a pipe, FIFO or device may put in $TMPDIR at most (--spool-max). */
@@ -260,16 +291,16 @@ static int outputs_distinct(const char *const *name)
  * message.
  */
 static int outputs_not_inputs(const char *const *name, const char *input, const char *perf,
-			      const char *perf_map)
+			      const char *perf_map, const char *model)
 {
-	const char *const in[] = { input, perf, perf_map };
+	const char *const in[] = { input, perf, perf_map, model };
 	const char *all[OUT_COUNT];
 	char *procs = name[OUT_CSV] ? processes_path(name[OUT_CSV]) : NULL;
 	int i, ret = 0;
 
 	memcpy(all, name, OUT_COUNT * sizeof(*all));
 	all[OUT_PROCESSES] = procs;
-	for (i = 0; i < 3 && !ret; i++)
+	for (i = 0; i < (int)(sizeof(in) / sizeof(in[0])) && !ret; i++)
 		if (in[i] && output_add_input(in[i])) {
 			fprintf(stderr, "powerpin report: %s\n", strerror(errno));
 			ret = -1;
@@ -429,6 +460,7 @@ struct report_args {
 	struct report_options opt;
 	const char *input;		/* as given; NULL: ./trace.dat */
 	const char *perf, *perf_map;
+	const char *model;		/* --model FILE */
 	unsigned long long spool_max;
 	struct report_files o;		/* the outputs' names */
 	bool to_stdout;			/* one output is standard output */
@@ -459,6 +491,9 @@ static int report_option(int c, const char *arg, struct report_args *a)
 		return -1;
 	case 'M':
 		a->perf_map = arg;
+		return -1;
+	case 'm':
+		a->model = arg;
 		return -1;
 	case 'b':
 		errno = 0;
@@ -512,6 +547,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "sign", required_argument, NULL, 's' },
 		{ "spool-max", required_argument, NULL, 'S' },
+		{ "model", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -586,7 +622,7 @@ static int input_open(struct report_input *in, const struct report_args *a)
 		in->path = in->dir_input;
 	}
 	in->name = strcmp(in->path, "-") ? in->path : "<stdin>";
-	if (outputs_not_inputs(a->o.name, in->path, a->perf, a->perf_map))
+	if (outputs_not_inputs(a->o.name, in->path, a->perf, a->perf_map, a->model))
 		return -1;
 	if (!strcmp(in->path, "-") || (!stat(in->path, &st) && !S_ISREG(st.st_mode))) {
 		in->spool_fd = spool_input(in->path, in->name, a->spool_max, in->spool_path,
@@ -629,6 +665,7 @@ static int report_produce(struct report *r, struct report_perf *rp, struct repor
 
 int cmd_report(int argc, char **argv)
 {
+	static struct profile_model model;
 	struct report_perf rp = { 0 };
 	struct report_input in;
 	struct report_args a;
@@ -643,9 +680,12 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	ret = 1;
-	if (report_init(&r, &a.opt)) {
+	if (a.model && load_model(a.model, &model)) {
+		/* said */
+	} else if (report_init(&r, &a.opt)) {
 		fprintf(stderr, "powerpin report: %s\n", strerror(errno));
 	} else {
+		r.model = a.model ? &model : NULL;
 		ret = report_produce(&r, &rp, &a, &in) ? 1 : 0;
 		if (a.perf)
 			report_perf_free(&rp);

@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "pinlist", cmd_pinlist, "dump and check a pinlist.meta file" },
 	{ "pin",     cmd_pin,     "capture a workload's pages; pin a pinlist" },
 	{ "flame",   cmd_flame,   "allocation flame graphs from a Java allocation log" },
+	{ "profile", cmd_profile, "measure the CPU power profile, write power_profile.xml" },
 };
 
 static void usage(FILE *out)

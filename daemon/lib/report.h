@@ -56,6 +56,7 @@ enum report_sign {
 };
 
 struct report_perf;
+struct profile_model;
 
 struct report_options {
 	enum report_sign sign;
@@ -303,7 +304,16 @@ struct report {
 
 	/* energy per function from perf samples (report_perf.h), or NULL */
 	const struct report_perf *perf;
+	/* a power_profile.xml to compare with (report --model, profile.h), or NULL */
+	const struct profile_model *model;
 };
+
+/*
+ * What the model predicts beside what was measured (report_model.c): per
+ * process, CPU time x the model's per-core current x the mean voltage.
+ */
+void report_model_write_text(const struct report *r, FILE *out);
+void report_model_write_json(const struct report *r, FILE *out);
 
 int report_init(struct report *r, const struct report_options *opt);
 void report_free(struct report *r);

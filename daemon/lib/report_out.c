@@ -116,6 +116,8 @@ int report_write_json(const struct report *r, FILE *out)
 	}
 	if (r->perf)
 		report_perf_write_json(r->perf, out);
+	if (r->model)
+		report_model_write_json(r, out);
 	json_stat(out, "voltage_v", &r->voltage_v);
 	json_stat(out, "current_a", &r->current_a);
 	json_stat(out, "power_w", &r->power_w);
@@ -316,6 +318,8 @@ int report_write_text(const struct report *r, FILE *out)
 	}
 	if (r->perf)
 		report_perf_write_text(r->perf, out);
+	if (r->model)
+		report_model_write_text(r, out);
 	return finish_stream(out);
 }
 

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What powerpin profile writes: a table for people, AOSP's power_profile.xml
+ * (frameworks/base/core/res/res/xml/power_profile.xml; the keys
+ * com.android.internal.os.PowerProfile reads) and JSON.  Currents in mA,
+ * discharge counted positive whatever the driver's sign.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "profile.h"
+#include "util.h"
+
+double profile_coef_ma(const struct profile_result *r, int col)
+{
+	return r->fit->coef[col] * r->sign / 1000;
+}
+
+double profile_ci_ma(const struct profile_result *r, int col)
+{
+	return r->fit->ci95[col] / 1000;
+}
+
+int profile_find_column(const struct profile_result *r, enum profile_column_kind kind,
+			int cluster, int freq)
+{
+	int j;
+
+	for (j = 0; j < r->ncols; j++)
+		if (r->cols[j].kind == kind && r->cols[j].cluster == cluster &&
+		    r->cols[j].freq == freq)
+			return j;
+	return -1;
+}
+
+/* What the fitted model says of step @i, in mA discharge positive. */
+static double model_ma(const struct profile_result *r, int i)
+{
+	double row[PROFILE_MAX_COLUMNS], sum = 0;
+	int j;
+
+	profile_design_row(r->cols, r->ncols, &r->plan->steps[i], &r->measures[i], row);
+	for (j = 0; j < r->ncols; j++)
+		sum += row[j] * r->fit->coef[j];
+	return sum * r->sign / 1000;
+}
+
+static double step_busy(const struct profile_result *r, int i)
+{
+	double busy = 0;
+	int c;
+
+	for (c = 0; c < r->topo->nclusters; c++)
+		busy += r->measures[i].busy[c];
+	return busy;
+}
+
+static void table_steps(FILE *out, const struct profile_result *r)
+{
+	char desc[512];
+	int i;
+
+	fprintf(out, "%-4s %-44s %10s %10s %9s %8s\n", "step", "what", "mA", "model mA",
+		"busy CPUs", "samples");
+	for (i = 0; i < r->plan->nsteps; i++) {
+		const struct profile_measure *m = &r->measures[i];
+
+		profile_step_describe(r->topo, &r->plan->steps[i], desc, sizeof(desc));
+		fprintf(out, "%-4d %-44s %10.1f %10.1f %9.2f %4u/%-3u\n", i + 1, desc,
+			m->current_ua * r->sign / 1000, model_ma(r, i), step_busy(r, i),
+			m->fresh, m->samples);
+	}
+}
+
+void profile_write_table(FILE *out, const struct profile_result *r)
+{
+	char name[64];
+	int j;
+
+	table_steps(out, r);
+	fprintf(out, "\n%-34s %10s  %s\n", "coefficient", "mA", "95% interval (Student's t)");
+	for (j = 0; j < r->ncols; j++) {
+		profile_column_name(&r->cols[j], name, sizeof(name));
+		if (r->cols[j].kind == PROFILE_COL_CORE && r->topo->cpufreq)
+			snprintf(name + strlen(name), sizeof(name) - strlen(name), " %u kHz",
+				 r->topo->cluster[r->cols[j].cluster].freqs_khz[r->cols[j].freq]);
+		if (isnan(r->fit->ci95[j]))
+			fprintf(out, "%-34s %10.1f  (no interval: as many steps as terms)\n",
+				name, profile_coef_ma(r, j));
+		else
+			fprintf(out, "%-34s %10.1f  +/- %.1f\n", name, profile_coef_ma(r, j),
+				profile_ci_ma(r, j));
+	}
+	fprintf(out, "residual: %.2f mA rms, %.2f mA at most, %d steps, %d terms, %d degrees of freedom\n",
+		r->fit->residual_rms / 1000, r->fit->max_residual / 1000, r->fit->n,
+		r->fit->p, r->fit->dof);
+	if (r->capacity_mah > 0)
+		fprintf(out, "battery.capacity: %.0f mAh (%s)\n", r->capacity_mah, r->supply);
+}
+
+/* A name fit for an XML comment: no "--", no markup. */
+static void xml_comment_name(FILE *out, const char *s)
+{
+	for (; s && *s; s++)
+		fputc((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' ? *s : '_', out);
+}
+
+static void xml_cluster(FILE *out, const struct profile_result *r, int c)
+{
+	const struct profile_cluster *cl = &r->topo->cluster[c];
+	int j, f;
+
+	j = profile_find_column(r, PROFILE_COL_CLUSTER, c, -1);
+	fprintf(out, "  <item name=\"cpu.cluster_power.cluster%d\">%.1f</item>\n", c,
+		j < 0 ? 0.0 : profile_coef_ma(r, j));
+	fprintf(out, "  <array name=\"cpu.core_speeds.cluster%d\">\n", c);
+	for (f = 0; f < cl->nfreqs; f++)
+		fprintf(out, "    <value>%u</value>\n", cl->freqs_khz[f]);
+	fprintf(out, "  </array>\n  <array name=\"cpu.core_power.cluster%d\">\n", c);
+	for (f = 0; f < cl->nfreqs; f++) {
+		j = profile_find_column(r, PROFILE_COL_CORE, c, f);
+		fprintf(out, "    <value>%.1f</value>\n", profile_coef_ma(r, j));
+	}
+	fprintf(out, "  </array>\n");
+}
+
+void profile_write_xml(FILE *out, const struct profile_result *r)
+{
+	int c;
+
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+		"<!-- Measured by powerpin profile from the fuel gauge of ");
+	xml_comment_name(out, r->supply);
+	fprintf(out, ": currents in mA.%s -->\n<device name=\"Android\">\n",
+		r->topo->cpufreq ? "" : " No cpufreq: one unknown speed (0) per cluster.");
+	if (r->capacity_mah > 0)
+		fprintf(out, "  <item name=\"battery.capacity\">%.0f</item>\n", r->capacity_mah);
+	fprintf(out, "  <item name=\"cpu.idle\">%.1f</item>\n",
+		profile_coef_ma(r, profile_find_column(r, PROFILE_COL_IDLE, -1, -1)));
+	fprintf(out, "  <array name=\"cpu.clusters.cores\">\n");
+	for (c = 0; c < r->topo->nclusters; c++)
+		fprintf(out, "    <value>%d</value>\n", r->topo->cluster[c].ncpus);
+	fprintf(out, "  </array>\n");
+	for (c = 0; c < r->topo->nclusters; c++)
+		xml_cluster(out, r, c);
+	fprintf(out, "</device>\n");
+}
+
+static void json_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.4f", v);
+	else
+		fputs("null", out);
+}
+
+static void json_clusters(FILE *out, const struct profile_result *r)
+{
+	int c, i;
+
+	fputs("  \"clusters\": [", out);
+	for (c = 0; c < r->topo->nclusters; c++) {
+		const struct profile_cluster *cl = &r->topo->cluster[c];
+
+		fprintf(out, "%s\n    {\"cluster\": %d, \"policy\": ", c ? "," : "", c);
+		if (cl->policy[0])
+			json_string(out, cl->policy, SIZE_MAX);
+		else
+			fputs("null", out);
+		fputs(", \"cpus\": [", out);
+		for (i = 0; i < cl->ncpus; i++)
+			fprintf(out, "%s%d", i ? ", " : "", cl->cpus[i]);
+		fputs("], \"speeds_khz\": [", out);
+		for (i = 0; i < cl->nfreqs; i++)
+			fprintf(out, "%s%u", i ? ", " : "", cl->freqs_khz[i]);
+		fputs("]}", out);
+	}
+	fputs("\n  ],\n", out);
+}
+
+static void json_step(FILE *out, const struct profile_result *r, int i)
+{
+	const struct profile_step *s = &r->plan->steps[i];
+	const struct profile_measure *m = &r->measures[i];
+	int j;
+
+	fprintf(out, "    {\"step\": %d, \"cluster\": ", i + 1);
+	if (s->cluster < 0)
+		fputs("null, \"freq_khz\": null", out);
+	else
+		fprintf(out, "%d, \"freq_khz\": %u", s->cluster,
+			r->topo->cluster[s->cluster].freqs_khz[s->freq]);
+	fputs(", \"busy_cpus\": [", out);
+	for (j = 0; j < s->nbusy; j++)
+		fprintf(out, "%s%d", j ? ", " : "", profile_step_cpu(r->topo, s, j));
+	fputs("], \"current_ma\": ", out);
+	json_num(out, m->current_ua * r->sign / 1000);
+	fputs(", \"model_ma\": ", out);
+	json_num(out, model_ma(r, i));
+	fputs(", \"busy_cpu_equivalents\": ", out);
+	json_num(out, step_busy(r, i));
+	fprintf(out, ", \"samples\": %u, \"fresh_samples\": %u}", m->samples, m->fresh);
+}
+
+static void json_fit(FILE *out, const struct profile_result *r)
+{
+	char name[64];
+	int j;
+
+	fprintf(out, "  \"fit\": {\"method\": \"ordinary least squares (Householder QR)\", "
+		"\"interval\": \"95%% Student's t\", \"steps\": %d, \"terms\": %d, \"dof\": %d, "
+		"\"residual_rms_ma\": ", r->fit->n, r->fit->p, r->fit->dof);
+	json_num(out, r->fit->residual_rms / 1000);
+	fputs(", \"max_residual_ma\": ", out);
+	json_num(out, r->fit->max_residual / 1000);
+	fputs(",\n    \"coefficients\": [", out);
+	for (j = 0; j < r->ncols; j++) {
+		profile_column_name(&r->cols[j], name, sizeof(name));
+		fprintf(out, "%s\n      {\"name\": \"%s\", \"value_ma\": ", j ? "," : "", name);
+		json_num(out, profile_coef_ma(r, j));
+		fputs(", \"ci95_ma\": ", out);
+		json_num(out, profile_ci_ma(r, j));
+		fputs("}", out);
+	}
+	fputs("\n    ]}\n", out);
+}
+
+void profile_write_json(FILE *out, const struct profile_result *r)
+{
+	int i;
+
+	fputs("{\n  \"supply\": ", out);
+	json_string(out, r->supply ? r->supply : "", SIZE_MAX);
+	fprintf(out, ",\n  \"driver_sign\": \"%s\",\n  \"battery_capacity_mah\": ",
+		r->sign < 0 ? "discharge negative" : "discharge positive");
+	json_num(out, r->capacity_mah > 0 ? r->capacity_mah : NAN);
+	fprintf(out, ",\n  \"step_duration_s\": %.3f,\n  \"settle_s\": %.3f,\n"
+		"  \"cpus\": %d,\n  \"cpufreq\": %s,\n", r->plan->duration_s,
+		r->plan->settle_s, r->topo->ncpus, r->topo->cpufreq ? "true" : "false");
+	json_clusters(out, r);
+	fputs("  \"steps\": [\n", out);
+	for (i = 0; i < r->plan->nsteps; i++) {
+		json_step(out, r, i);
+		fputs(i + 1 < r->plan->nsteps ? ",\n" : "\n", out);
+	}
+	fputs("  ],\n", out);
+	json_fit(out, r);
+	fputs("}\n", out);
+}

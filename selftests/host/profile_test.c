@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * powerpin profile's pieces on the host: the least-squares fit and its 95 %
+ * intervals on data with known coefficients, the topology and plan read
+ * from a fake sysfs with two cpufreq policies, pinning and restoring those
+ * policies, the capture reader, the exact power_profile.xml, --dry-run,
+ * and one line and exit status 2 for each bad option.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <kselftest_harness.h>
+
+#include "cmd_helpers.h"
+#include "profile.h"
+#include "report_gen.h"
+
+#define POWERPIN	"build/bin/powerpin"
+
+/* Deterministic standard normal deviates (xorshift64 + Box-Muller). */
+static double gauss(uint64_t *s)
+{
+	double u1, u2;
+
+	*s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+	u1 = ((*s >> 11) + 1.0) / 9007199254740993.0;
+	*s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+	u2 = (*s >> 11) / 9007199254740992.0;
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* Rows of [1, cluster busy?, busy CPUs] as a 2-CPU calibration gives them. */
+static void design(double *x, int n)
+{
+	static const double busy[] = { 0.02, 0.97, 1.95, 0.03, 0.99, 1.9 };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		x[i * 3] = 1;
+		x[i * 3 + 1] = i % 6 != 0 && i % 6 != 3;
+		x[i * 3 + 2] = busy[i % 6] + 0.01 * (i / 6);
+	}
+}
+
+TEST(lsq_exact_data_gives_exact_coefficients)
+{
+	const double truth[3] = { -120000, 5000, -390000 };
+	double x[12 * 3], y[12];
+	struct profile_fit f;
+	int i, bad;
+
+	design(x, 12);
+	for (i = 0; i < 12; i++)
+		y[i] = truth[0] + truth[1] * x[i * 3 + 1] + truth[2] * x[i * 3 + 2];
+	ASSERT_EQ(0, profile_lsq(x, y, 12, 3, &f, &bad));
+	EXPECT_EQ(9, f.dof);
+	for (i = 0; i < 3; i++)
+		EXPECT_NEAR(truth[i], f.coef[i], 1e-6);
+	EXPECT_NEAR(0, f.rss, 1e-9);
+	EXPECT_NEAR(0, f.max_residual, 1e-6);
+	profile_fit_free(&f);
+}
+
+/* A straight line: the textbook slope, intercept and standard errors. */
+TEST(lsq_line_matches_closed_form)
+{
+	const double xs[5] = { 1, 2, 3, 4, 5 }, ys[5] = { 2.1, 3.9, 6.2, 7.8, 10.1 };
+	double x[10], sxx = 10, b, a, s2, rss = 0;
+	struct profile_fit f;
+	int i, bad;
+
+	for (i = 0; i < 5; i++)
+		x[2 * i] = 1, x[2 * i + 1] = xs[i];
+	b = (1 * -3.9 * 2 + 2 * -1.95 + 0 + 1 * 1.75 + 2 * 4.05) / sxx;	/* Sxy / Sxx, mean y 6.02 */
+	b = 0;
+	for (i = 0; i < 5; i++)
+		b += (xs[i] - 3) * (ys[i] - 6.02);
+	b /= sxx;
+	a = 6.02 - b * 3;
+	for (i = 0; i < 5; i++)
+		rss += pow(ys[i] - a - b * xs[i], 2);
+	s2 = rss / 3;
+	ASSERT_EQ(0, profile_lsq(x, ys, 5, 2, &f, &bad));
+	EXPECT_NEAR(a, f.coef[0], 1e-9);
+	EXPECT_NEAR(b, f.coef[1], 1e-9);
+	EXPECT_NEAR(rss, f.rss, 1e-9);
+	EXPECT_NEAR(sqrt(s2 / sxx), f.se[1], 1e-9);
+	EXPECT_NEAR(sqrt(s2 * (1.0 / 5 + 9 / sxx)), f.se[0], 1e-9);
+	EXPECT_NEAR(3.1824 * f.se[1], f.ci95[1], 1e-9);
+	EXPECT_NEAR(sqrt(rss / 3), f.residual_rms, 1e-9);
+	profile_fit_free(&f);
+}
+
+/*
+ * The intervals hold what they claim: over 4000 noisy fits with 3 degrees
+ * of freedom, about 95 % of the intervals cover the true coefficient (a
+ * normal quantile instead of Student's t would cover only about 86 %).
+ */
+TEST(lsq_intervals_cover_95_percent)
+{
+	const double truth[3] = { -120000, 5000, -390000 };
+	int trial, i, j, bad, cover[3] = { 0 }, trials = 4000;
+	double x[6 * 3], y[6];
+	uint64_t seed = 42;
+	struct profile_fit f;
+
+	design(x, 6);
+	for (trial = 0; trial < trials; trial++) {
+		for (i = 0; i < 6; i++)
+			y[i] = truth[0] + truth[1] * x[i * 3 + 1] + truth[2] * x[i * 3 + 2] +
+			       2000 * gauss(&seed);
+		ASSERT_EQ(0, profile_lsq(x, y, 6, 3, &f, &bad));
+		for (j = 0; j < 3; j++)
+			cover[j] += fabs(f.coef[j] - truth[j]) <= f.ci95[j];
+		profile_fit_free(&f);
+	}
+	for (j = 0; j < 3; j++) {
+		TH_LOG("coefficient %d: %.1f %% covered", j, 100.0 * cover[j] / trials);
+		EXPECT_GE(cover[j], trials * 0.93);
+		EXPECT_LE(cover[j], trials * 0.97);
+	}
+}
+
+TEST(lsq_refuses_dependent_columns_and_too_few_rows)
+{
+	double x[6 * 3], y[6] = { 1, 2, 3, 4, 5, 6 };
+	struct profile_fit f;
+	int i, bad;
+
+	for (i = 0; i < 6; i++)
+		x[i * 3] = 1, x[i * 3 + 1] = i, x[i * 3 + 2] = 2 * i + 1;
+	EXPECT_EQ(-1, profile_lsq(x, y, 6, 3, &f, &bad));
+	EXPECT_EQ(EDOM, errno);
+	EXPECT_EQ(2, bad);
+	EXPECT_EQ(-1, profile_lsq(x, y, 2, 3, &f, &bad));
+	EXPECT_EQ(EDOM, errno);
+	/* as many rows as terms: exact, no interval */
+	x[2] = 5;
+	ASSERT_EQ(0, profile_lsq(x, y, 3, 3, &f, &bad));
+	EXPECT_EQ(0, f.dof);
+	EXPECT_TRUE(isnan(f.ci95[0]));
+	profile_fit_free(&f);
+}
+
+TEST(t_quantiles)
+{
+	EXPECT_NEAR(12.7062, profile_t95(1), 1e-4);
+	EXPECT_NEAR(2.0423, profile_t95(30), 1e-4);
+	EXPECT_NEAR(2.0395, profile_t95(31), 2e-4);
+	EXPECT_NEAR(2.0211, profile_t95(40), 2e-4);
+	EXPECT_NEAR(1.9799, profile_t95(120), 2e-4);
+	EXPECT_NEAR(1.9623, profile_t95(1000), 2e-4);
+	EXPECT_TRUE(isnan(profile_t95(0)));
+}
+
+/* ---- a fake sysfs with two policies ------------------------------------- */
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[512], cmd[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p $(dirname %s)", path);
+	if (system(cmd))
+		abort();
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		abort();
+}
+
+static char *get(const char *root, const char *rel, char *buf, size_t len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if (read_line(path, buf, len))
+		return "(missing)";
+	return buf;
+}
+
+#define CPUFREQ "sys/devices/system/cpu/cpufreq/"
+
+FIXTURE(sysfs) {
+	char root[64];
+	struct profile_topology t;
+};
+
+FIXTURE_SETUP(sysfs)
+{
+	strcpy(self->root, "/tmp/ppsysfs.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->root));
+	put(self->root, "sys/devices/system/cpu/online", "0-2\n");
+	/* a policy with the userspace governor; frequencies out of order */
+	put(self->root, CPUFREQ "policy0/related_cpus", "0 1\n");
+	put(self->root, CPUFREQ "policy0/scaling_available_frequencies", "600000 300000 \n");
+	put(self->root, CPUFREQ "policy0/scaling_available_governors", "performance userspace schedutil\n");
+	put(self->root, CPUFREQ "policy0/scaling_governor", "schedutil\n");
+	put(self->root, CPUFREQ "policy0/scaling_min_freq", "300000\n");
+	put(self->root, CPUFREQ "policy0/scaling_max_freq", "600000\n");
+	put(self->root, CPUFREQ "policy0/scaling_setspeed", "<unsupported>\n");
+	/* one without: pinned through min = max; CPU 3 is offline */
+	put(self->root, CPUFREQ "policy2/related_cpus", "2-3\n");
+	put(self->root, CPUFREQ "policy2/scaling_available_frequencies", "1000000 2000000\n");
+	put(self->root, CPUFREQ "policy2/scaling_available_governors", "performance schedutil\n");
+	put(self->root, CPUFREQ "policy2/scaling_governor", "performance\n");
+	put(self->root, CPUFREQ "policy2/scaling_min_freq", "1000000\n");
+	put(self->root, CPUFREQ "policy2/scaling_max_freq", "2000000\n");
+	put(self->root, "sys/class/power_supply/bat/charge_full", "3000000\n");
+	ASSERT_EQ(0, profile_topology_read(self->root, &self->t));
+}
+
+FIXTURE_TEARDOWN(sysfs)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->root);
+	system(cmd);
+}
+
+TEST_F(sysfs, topology)
+{
+	const struct profile_topology *t = &self->t;
+
+	EXPECT_EQ(3, t->ncpus);
+	EXPECT_TRUE(t->cpufreq);
+	ASSERT_EQ(2, t->nclusters);
+	EXPECT_STREQ("policy0", t->cluster[0].policy);
+	EXPECT_EQ(2, t->cluster[0].ncpus);
+	EXPECT_EQ(2, t->cluster[0].nfreqs);
+	EXPECT_EQ(300000, (int)t->cluster[0].freqs_khz[0]);
+	EXPECT_EQ(600000, (int)t->cluster[0].freqs_khz[1]);
+	EXPECT_TRUE(t->cluster[0].userspace);
+	EXPECT_STREQ("policy2", t->cluster[1].policy);
+	EXPECT_EQ(1, t->cluster[1].ncpus);
+	EXPECT_EQ(2, t->cluster[1].cpus[0]);
+	EXPECT_FALSE(t->cluster[1].userspace);
+	EXPECT_NEAR(3000, profile_capacity_mah(self->root, "bat"), 1e-9);
+	EXPECT_EQ(-1, profile_capacity_mah(self->root, "nothere"));
+}
+
+TEST_F(sysfs, plan_and_dry_run_text)
+{
+	struct profile_plan plan;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	ASSERT_EQ(0, profile_plan_build(&self->t, 2, 4, 1, &plan));
+	/* per round: idle, cluster 0 at 2 speeds x 1..2 CPUs, cluster 1 at 2 x 1 */
+	ASSERT_EQ(14, plan.nsteps);
+	EXPECT_EQ(1, profile_step_cpu(&self->t, &plan.steps[7 + 1], 0));
+	EXPECT_EQ(0, profile_step_freq(&plan.steps[6], 0));
+	EXPECT_EQ(1, profile_step_freq(&plan.steps[6], 1));
+	f = open_memstream(&text, &size);
+	profile_plan_print(f, &self->t, &plan);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "cluster 0: 2 CPUs, policy0, 2 frequencies, pinned by the userspace governor\n"));
+	EXPECT_NE(NULL, strstr(text, "cluster 1: 1 CPU, policy2, 2 frequencies, pinned by scaling_min_freq = scaling_max_freq\n"));
+	EXPECT_NE(NULL, strstr(text, "step 5/14: 2 CPUs (0,1) busy, cluster 0 at 600000 kHz, 4.0 s\n"));
+	EXPECT_NE(NULL, strstr(text, "step 10/14: 2 CPUs (1,0) busy, cluster 0 at 300000 kHz, 4.0 s\n"));
+	EXPECT_NE(NULL, strstr(text, "step 14/14: 1 CPU (2) busy, cluster 1 at 2000000 kHz, 4.0 s\n"));
+	EXPECT_NE(NULL, strstr(text, "total: 14 steps of 4.0 s (the first 1.0 s of each discarded): 56 s\n"));
+	free(text);
+	profile_plan_free(&plan);
+}
+
+TEST_F(sysfs, pin_and_restore)
+{
+	struct profile_freq_saved *saved = profile_freq_save(self->root, &self->t);
+	char buf[64];
+
+	ASSERT_NE(NULL, saved);
+	ASSERT_EQ(0, profile_freq_set(self->root, &self->t, 0, 1));
+	EXPECT_STREQ("userspace", get(self->root, CPUFREQ "policy0/scaling_governor", buf, sizeof(buf)));
+	EXPECT_STREQ("600000", get(self->root, CPUFREQ "policy0/scaling_setspeed", buf, sizeof(buf)));
+	ASSERT_EQ(0, profile_freq_set(self->root, &self->t, 1, 0));
+	EXPECT_STREQ("performance", get(self->root, CPUFREQ "policy2/scaling_governor", buf, sizeof(buf)));
+	EXPECT_STREQ("1000000", get(self->root, CPUFREQ "policy2/scaling_min_freq", buf, sizeof(buf)));
+	EXPECT_STREQ("1000000", get(self->root, CPUFREQ "policy2/scaling_max_freq", buf, sizeof(buf)));
+	ASSERT_EQ(0, profile_freq_restore(self->root, saved));
+	profile_freq_free(saved);
+	EXPECT_STREQ("schedutil", get(self->root, CPUFREQ "policy0/scaling_governor", buf, sizeof(buf)));
+	EXPECT_STREQ("300000", get(self->root, CPUFREQ "policy0/scaling_min_freq", buf, sizeof(buf)));
+	EXPECT_STREQ("600000", get(self->root, CPUFREQ "policy0/scaling_max_freq", buf, sizeof(buf)));
+	EXPECT_STREQ("1000000", get(self->root, CPUFREQ "policy2/scaling_min_freq", buf, sizeof(buf)));
+	EXPECT_STREQ("2000000", get(self->root, CPUFREQ "policy2/scaling_max_freq", buf, sizeof(buf)));
+}
+
+/*
+ * The whole model on the fake topology: steps measured from known per-
+ * frequency currents come back as those currents, and the XML is exact.
+ */
+static const double want_ma[] = { 80, 12, 100, 220, 350, 700 };	/* idle, cl0, core0 x2, core1 x2 */
+
+static void fake_measure(const struct profile_topology *t, const struct profile_plan *plan,
+			 struct profile_measure *m, const struct profile_column *cols, int ncols)
+{
+	double row[PROFILE_MAX_COLUMNS];
+	int i, j;
+
+	for (i = 0; i < plan->nsteps; i++) {
+		const struct profile_step *s = &plan->steps[i];
+
+		memset(&m[i], 0, sizeof(m[i]));
+		m[i].busy[0] = 0.01 * (i % 3);
+		if (s->cluster >= 0)
+			m[i].busy[s->cluster] += s->nbusy * (0.95 + 0.01 * (i % 4));
+		m[i].samples = 20;
+		m[i].fresh = 11;
+		profile_design_row(cols, ncols, s, &m[i], row);
+		for (j = 0; j < ncols; j++)
+			m[i].current_ua -= row[j] * want_ma[j] * 1000;
+	}
+}
+
+static const char want_xml[] =
+	"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+	"<!-- Measured by powerpin profile from the fuel gauge of bat: currents in mA. -->\n"
+	"<device name=\"Android\">\n"
+	"  <item name=\"battery.capacity\">3000</item>\n"
+	"  <item name=\"cpu.idle\">80.0</item>\n"
+	"  <array name=\"cpu.clusters.cores\">\n"
+	"    <value>2</value>\n"
+	"    <value>1</value>\n"
+	"  </array>\n"
+	"  <item name=\"cpu.cluster_power.cluster0\">12.0</item>\n"
+	"  <array name=\"cpu.core_speeds.cluster0\">\n"
+	"    <value>300000</value>\n"
+	"    <value>600000</value>\n"
+	"  </array>\n"
+	"  <array name=\"cpu.core_power.cluster0\">\n"
+	"    <value>100.0</value>\n"
+	"    <value>220.0</value>\n"
+	"  </array>\n"
+	"  <item name=\"cpu.cluster_power.cluster1\">0.0</item>\n"
+	"  <array name=\"cpu.core_speeds.cluster1\">\n"
+	"    <value>1000000</value>\n"
+	"    <value>2000000</value>\n"
+	"  </array>\n"
+	"  <array name=\"cpu.core_power.cluster1\">\n"
+	"    <value>350.0</value>\n"
+	"    <value>700.0</value>\n"
+	"  </array>\n"
+	"</device>\n";
+
+TEST_F(sysfs, fit_and_xml)
+{
+	struct profile_column cols[PROFILE_MAX_COLUMNS];
+	struct profile_measure m[14];
+	struct profile_plan plan;
+	struct profile_fit fit;
+	double x[14 * 6], y[14];
+	char *text = NULL;
+	size_t size = 0;
+	int ncols, i, bad;
+	FILE *f;
+
+	ASSERT_EQ(0, profile_plan_build(&self->t, 2, 4, 1, &plan));
+	ncols = profile_columns(&self->t, cols);
+	ASSERT_EQ(6, ncols);
+	fake_measure(&self->t, &plan, m, cols, ncols);
+	for (i = 0; i < 14; i++) {
+		profile_design_row(cols, ncols, &plan.steps[i], &m[i], x + i * 6);
+		y[i] = m[i].current_ua;
+	}
+	ASSERT_EQ(0, profile_lsq(x, y, 14, 6, &fit, &bad));
+	struct profile_result r = {
+		.topo = &self->t, .plan = &plan, .measures = m, .cols = cols, .ncols = ncols,
+		.fit = &fit, .sign = -1, .capacity_mah = 3000, .supply = "bat",
+	};
+	for (i = 0; i < ncols; i++)
+		EXPECT_NEAR(want_ma[i], profile_coef_ma(&r, i), 1e-6);
+	f = open_memstream(&text, &size);
+	profile_write_xml(f, &r);
+	fclose(f);
+	EXPECT_STREQ(want_xml, text);
+	free(text);
+	f = open_memstream(&text, &size);
+	profile_write_json(f, &r);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "{\"name\": \"cpu.core_power.cluster1[1]\", \"value_ma\": 700.0000, \"ci95_ma\": 0.0000}"));
+	EXPECT_NE(NULL, strstr(text, "\"dof\": 8"));
+	free(text);
+	profile_fit_free(&fit);
+	profile_plan_free(&plan);
+}
+
+/* ---- the capture reader ------------------------------------------------- */
+
+TEST(capture_reader_takes_the_marked_windows)
+{
+	char path[] = "/tmp/ppcapture.XXXXXX", err[256];
+	struct profile_measure m[3];
+	struct gen g = { 0 };
+	int fd = mkstemp(path);
+	uint64_t t;
+
+	ASSERT_LE(0, fd);
+	close(fd);
+	/* before the window: not counted */
+	gen_battery(&g, 1000000000ULL, 1, 3900000, -999000, 0, 0);
+	gen_mark(&g, 1050000000ULL, 0, "powerpin", 9, 9, PROFILE_MARK_BEGIN "1");
+	for (t = 1; t <= 4; t++)
+		gen_battery(&g, 1000000000ULL + t * 100000000ULL, 1 + t, 3900000,
+			    -100000 - 1000 * t, 0, t == 2 ? 1 /* repeated */ : 0);
+	/* a failed read: no current */
+	gen_battery(&g, 1450000000ULL, 6, 0, 0, 0, 4);
+	gen_mark(&g, 1500000000ULL, 0, "powerpin", 9, 9, PROFILE_MARK_END "1");
+	gen_battery(&g, 1600000000ULL, 7, 3900000, -555000, 0, 0);
+	gen_mark(&g, 1700000000ULL, 1, "powerpin", 9, 9, PROFILE_MARK_BEGIN "2");
+	gen_battery(&g, 1800000000ULL, 8, 3900000, -400000, 0, 0);
+	gen_mark(&g, 1900000000ULL, 1, "powerpin", 9, 9, PROFILE_MARK_END "2");
+	ASSERT_EQ(0, gen_write(&g, path));
+	ASSERT_EQ(0, profile_read_capture(path, 2, m, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(4, (int)m[0].samples);
+	EXPECT_EQ(3, (int)m[0].fresh);
+	EXPECT_NEAR(-102500, m[0].current_ua, 1e-9);
+	EXPECT_EQ(1, (int)m[1].samples);
+	EXPECT_NEAR(-400000, m[1].current_ua, 1e-9);
+	/* a step with no samples is an error that names it */
+	EXPECT_EQ(-1, profile_read_capture(path, 3, m, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "step 3 has no power samples")) TH_LOG("%s", err);
+	unlink(path);
+}
+
+/* ---- the command line ---------------------------------------------------- */
+
+TEST(dry_run_prints_the_plan_and_touches_nothing)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	char out[16384], want[128], cmd[256];
+	int lines = 0;
+	char *p;
+
+	if (access(POWERPIN, X_OK))
+		SKIP(return, "powerpin not built");
+	if (!access("/sys/devices/system/cpu/cpufreq/policy0", F_OK))
+		SKIP(return, "this host has cpufreq: the plan depends on its policies");
+	snprintf(cmd, sizeof(cmd), "d=$(mktemp -d) && cd $d && %s/" POWERPIN
+		 " profile --dry-run --steps 1 -d 3 && ls -A $d | wc -l && rmdir $d",
+		 getenv("PWD"));
+	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out)));
+	for (p = out; (p = strstr(p, "\nstep ")); p++)
+		lines++;
+	EXPECT_EQ(1 + ncpus, lines);
+	EXPECT_NE(NULL, strstr(out, "step 1/"));
+	snprintf(want, sizeof(want), "total: %ld steps of 3.0 s (the first 0.6 s of each discarded): %ld s\n0\n",
+		 1 + ncpus, 3 * (1 + ncpus));
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+}
+
+TEST(bad_options_one_line_exit_2)
+{
+	static const char *const bad[] = {
+		"--steps 0", "--steps x", "--duration -1", "--duration", "-d 1",
+		"--settle 4.5 -d 5", "--bogus", "-x", "extra", "-o ''",
+		"-o - --json -", "-o a.xml --json a.xml",
+	};
+	char cmd[256], out[4096];
+	unsigned int i;
+
+	if (access(POWERPIN, X_OK))
+		SKIP(return, "powerpin not built");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), POWERPIN " profile %s 2>&1 >/dev/null", bad[i]);
+		EXPECT_EQ(2, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", bad[i]);
+		EXPECT_EQ(0, strncmp(out, "powerpin profile: ", 18)) TH_LOG("%s: %s", bad[i], out);
+		EXPECT_EQ(strlen(out) - 1, strcspn(out, "\n")) TH_LOG("%s: %s", bad[i], out);
+		snprintf(cmd, sizeof(cmd), POWERPIN " profile %s 2>/dev/null | wc -c", bad[i]);
+		run_cmd(cmd, out, sizeof(out));
+		EXPECT_STREQ("0\n", out);
+	}
+}
+
+TEST_HARNESS_MAIN
