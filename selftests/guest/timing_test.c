@@ -29,11 +29,15 @@
 
 #define TEST_BATTERY_PARAMS	"/sys/module/pp_test_supply/parameters"
 
-/* Stop sampling without closing the capture: a supply that is not there. */
+/*
+ * Stop sampling without closing the capture: a supply that is not there.
+ * Once the thread has looked it up (state waiting_supply) no read is in
+ * progress, and the counters and the gauge's transfers stand still.
+ */
 static void park_sampler(void)
 {
 	write_str(PARAMS "/supply", "no_such_supply");
-	sleep_s(0.1);
+	wait_status_is("state", "waiting_supply", 10.0);
 }
 
 static void unpark_sampler(void)
@@ -174,13 +178,13 @@ TEST_F_TIMEOUT(timing, suspend_freezer, 120)
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	per = transfers_per_sample(_metadata);
 	ASSERT_GT(per, 0);
-	unpark_sampler();
-	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 5, 10.0));
-
+	/* counted with the sampler parked: no read straddles a count */
 	w0 = now_mono();
 	s0 = status_ll("samples");
 	t0 = emu_transfers();
 	m0 = status_ll("missed");
+	unpark_sampler();
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 5, 10.0));
 	ASSERT_EQ(0, write_str("/sys/power/state", "freeze"));
 	sleep_s(0.3);
 	park_sampler();
