@@ -11,8 +11,11 @@
  * wake it.  While consumers exist but none would record (tracing_on 0, an
  * enable_event trigger not fired yet) nothing notifies a change, so the
  * thread looks again every period clamped to 10..50 ms: a consumer that
- * becomes able to record gets its first sample within about 50 ms.  seq
- * and the counters count recorded samples only.
+ * becomes able to record gets its first sample within about 50 ms.  After
+ * 5 s of such looks with no change announced, it looks once a second
+ * (first sample within about 1.1 s), so that an enabled but idle event
+ * does not keep the CPU waking.  seq and the counters count recorded
+ * samples only.
  *
  * Timing.  The k-th deadline of a capture is start + k * period on
  * CLOCK_MONOTONIC.  A wake-up that finds several deadlines passed (slow
@@ -65,6 +68,9 @@
 /* how often the gate is looked at when nothing announces a change */
 #define POWERPIN_POLL_NS_MIN		(10 * NSEC_PER_MSEC)
 #define POWERPIN_POLL_NS_MAX		(50 * NSEC_PER_MSEC)
+/* ... and after this long closed, with nothing announced, this often */
+#define POWERPIN_IDLE_AFTER_NS		(5ULL * NSEC_PER_SEC)
+#define POWERPIN_POLL_NS_IDLE		NSEC_PER_SEC
 
 /* Configuration and counters, all under powerpin_lock. */
 static DEFINE_SPINLOCK(powerpin_lock);
@@ -82,6 +88,8 @@ static struct dentry *powerpin_debugfs;
 /* The thread's own state; nothing else touches it, no pointer in it. */
 struct powerpin_capture {
 	bool open;			/* a consumer records: capture in progress */
+	bool closed;			/* the gate was seen closed since ... */
+	ktime_t closed_since;		/* ... then, with no kick since */
 	u32 period_us;
 	u64 period_ns;
 	unsigned int supply_gen;
@@ -582,8 +590,20 @@ static void powerpin_sleep_idle(struct powerpin_capture *run)
 	powerpin_freeze_point(run);
 }
 
-static u64 powerpin_poll_ns(const struct powerpin_capture *run)
+/*
+ * How long to sleep before the next look at a closed gate (@now): about a
+ * period, 10..50 ms; once a second when it has been closed for
+ * POWERPIN_IDLE_AFTER_NS with no change announced (a kick).
+ */
+static u64 powerpin_poll_ns(struct powerpin_capture *run, ktime_t now)
 {
+	if (!run->closed) {
+		run->closed = true;
+		run->closed_since = now;
+	}
+	if (!ktime_before(now, ktime_add_ns(run->closed_since,
+					    POWERPIN_IDLE_AFTER_NS)))
+		return POWERPIN_POLL_NS_IDLE;
 	return clamp_t(u64, run->period_ns, POWERPIN_POLL_NS_MIN,
 		       POWERPIN_POLL_NS_MAX);
 }
@@ -596,13 +616,16 @@ static u64 powerpin_poll_ns(const struct powerpin_capture *run)
 static void powerpin_sampler_turn(struct powerpin_capture *run)
 {
 	ktime_t now, wake, due;
+	u64 poll;
 
 	if (!powerpin_gate_would_record()) {
 		powerpin_capture_close(run);
-		powerpin_sleep_until(run, ktime_add_ns(ktime_get(), powerpin_poll_ns(run)),
-				     div_u64(powerpin_poll_ns(run), 10));
+		now = ktime_get();
+		poll = powerpin_poll_ns(run, now);
+		powerpin_sleep_until(run, ktime_add_ns(now, poll), div_u64(poll, 10));
 		return;
 	}
+	run->closed = false;
 	if (!run->open)
 		powerpin_capture_open(run);
 	now = ktime_get();
@@ -634,7 +657,8 @@ static int powerpin_sampler_thread(void *unused)
 		/* a freeze that began during a read: no further read first */
 		powerpin_freeze_point(&run);
 		/* consume kicks before looking at what they announce */
-		atomic_set(&powerpin_kicked, 0);
+		if (atomic_xchg(&powerpin_kicked, 0))
+			run.closed = false;	/* a change: look often again */
 		powerpin_apply_config(&run);
 		if (powerpin_gate_has_consumers()) {
 			powerpin_sampler_turn(&run);

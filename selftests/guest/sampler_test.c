@@ -280,6 +280,47 @@ TEST_F(sampler, gate)
 }
 
 /*
+ * The event enabled, tracing_on 0, nothing else changing: after 10 s the
+ * thread, which looks at the gate every 10..50 ms at first, looks about
+ * once a second (kmod/README.md, Wake-ups): at most 2 context switches a
+ * second, and at least one look in 5 s (it still polls).  tracing_on 1
+ * then still starts sampling; how soon is the host's business and is
+ * reported.
+ */
+TEST_F_TIMEOUT(sampler, idle_backoff, 60)
+{
+	int pid = kthread_pid();
+	long long sw0, sw1, s0;
+	double t0, t1, t_on;
+	struct battery_ev *e = NULL;
+	int n;
+
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	sleep_s(10.0);
+	t0 = now_mono();
+	sw0 = ctxt_switches(pid);
+	sleep_s(5.0);
+	sw1 = ctxt_switches(pid);
+	t1 = now_mono();
+	ASSERT_GE(sw0, 0);
+	TH_LOG("%.2f context switches a second after 10 s idle", (sw1 - sw0) / (t1 - t0));
+	EXPECT_LE(sw1 - sw0, 2.0 * (t1 - t0));
+	EXPECT_GE(sw1 - sw0, 1);
+
+	s0 = status_ll("samples");
+	t_on = now_mono();
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 1, 10.0));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	n = trace_events(&e);
+	ASSERT_GT(n, 0);
+	EXPECT_GE(e[0].start, t_on);
+	TH_LOG("first sample %.1f ms after tracing_on 1", (e[0].ts - t_on) * 1e3);
+	free(e);
+}
+
+/*
  * supply: an absent name waits without samples; the empty name binds the
  * first battery-type supply (the emulated gauge's).
  */
