@@ -382,7 +382,9 @@ static int armed_timers(const char *path, struct armed_timer *t, int max)
  * its 10 % slack) after it began, and once tracing_on 1 is written the
  * thread arms at most one more (a look at the gate that began just before
  * the write) before the first sample.  How long the first sample then took
- * is the host's business and is only reported.
+ * is the host's business and is only reported.  (The gate is never idle
+ * here for the 5 s after which the thread looks only once a second:
+ * sampler.idle_backoff tests that state.)
  */
 TEST_F_TIMEOUT(gate, start_latency, 180)
 {
