@@ -130,7 +130,14 @@ static void print_status_text(FILE *out, const struct pp_status *st,
 	fprintf(out, "supply lost:  %llu, found: %llu\n",
 		(unsigned long long)st->supply_lost,
 		(unsigned long long)st->supply_found);
-	if (st->samples)
+	if (st->samples && !st->has_readings)
+		fprintf(out,
+			"last sample:  seq %u at %llu.%06llu s, flags 0x%x (readings need CAP_SYS_ADMIN or CAP_PERFMON)\n",
+			st->last_seq,
+			(unsigned long long)(st->last_time_ns / 1000000000ULL),
+			(unsigned long long)(st->last_time_ns % 1000000000ULL / 1000),
+			st->last_flags);
+	else if (st->samples)
 		fprintf(out,
 			"last sample:  seq %u at %llu.%06llu s: %lld uV, %lld uA, %lld uAh, %lld uW, flags 0x%x\n",
 			st->last_seq,

@@ -832,6 +832,26 @@ static inline int powerpin_genl_check_header(struct genl_info *info)
 	return 0;
 }
 
+/*
+ * Whether the sender of netlink request @skb may see live power readings
+ * (kmod/README.md, "Netlink"): CAP_SYS_ADMIN, or CAP_PERFMON where the
+ * kernel has it, held by the sender and the socket's opener as
+ * GENL_ADMIN_PERM checks them; before netlink_capable() (3.15) by the
+ * sender, whose context a request runs in.
+ */
+static inline bool powerpin_nl_readings_allowed(struct sk_buff *skb)
+{
+#ifdef POWERPIN_HAVE_NETLINK_CAPABLE_SKB
+#ifdef CAP_PERFMON
+	if (netlink_capable(skb, CAP_PERFMON))
+		return true;
+#endif
+	return netlink_capable(skb, CAP_SYS_ADMIN);
+#else
+	return capable(CAP_SYS_ADMIN);
+#endif
+}
+
 /* ---- used by the gauge emulator (selftests/gauge) --------------------------- */
 
 #include <linux/debugfs.h>

@@ -7,7 +7,11 @@
  * non-zero genl reserved field and attributes that do not belong to the
  * command are refused with -EINVAL and an extack message):
  *
- *   GET_STATUS   no attributes.  Reply: every status attribute.
+ *   GET_STATUS   no attributes.  Reply: every status attribute; the last
+ *                sample's readings (LAST_VOLTAGE_UV, LAST_CURRENT_UA,
+ *                LAST_CHARGE_UAH, LAST_POWER_UW) only to a caller with
+ *                CAP_SYS_ADMIN or CAP_PERFMON: power readings are a side
+ *                channel (CVE-2020-8694).
  *   SET_CONFIG   PERIOD_US (u32, POWERPIN_PERIOD_US_MIN..MAX, else
  *                -ERANGE) and/or SUPPLY (NUL-terminated, at most 63 bytes,
  *                else -EINVAL).  Neither given: -EINVAL.  Both are checked
@@ -25,7 +29,8 @@
  *   SUPPLY_FOUND     TIME_NS, SUPPLY_BOUND
  *   SUPPLY_LOST      TIME_NS, SUPPLY_BOUND
  *
- * TIME_NS is CLOCK_BOOTTIME.  The family lives in the initial network
+ * TIME_NS is CLOCK_BOOTTIME.  The events carry no readings, so the group
+ * needs no capability.  The family lives in the initial network
  * namespace only: the sampler is global, so is its control.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -66,8 +71,24 @@ static const struct nla_policy powerpin_set_config_policy[POWERPIN_ATTR_MAX + 1]
 
 static struct genl_family powerpin_genl_family;
 
+/* The last sample's readings: only for callers allowed to see them. */
+static int powerpin_put_readings(struct sk_buff *skb,
+				 const struct powerpin_status *st)
+{
+	if (nla_put_s64(skb, POWERPIN_ATTR_LAST_VOLTAGE_UV, st->last_voltage_uv,
+			POWERPIN_ATTR_PAD) ||
+	    nla_put_s64(skb, POWERPIN_ATTR_LAST_CURRENT_UA, st->last_current_ua,
+			POWERPIN_ATTR_PAD) ||
+	    nla_put_s64(skb, POWERPIN_ATTR_LAST_CHARGE_UAH, st->last_charge_uah,
+			POWERPIN_ATTR_PAD) ||
+	    nla_put_s64(skb, POWERPIN_ATTR_LAST_POWER_UW, st->last_power_uw,
+			POWERPIN_ATTR_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int powerpin_put_status(struct sk_buff *skb,
-			       const struct powerpin_status *st)
+			       const struct powerpin_status *st, bool readings)
 {
 	if (nla_put_u32(skb, POWERPIN_ATTR_STATE, st->state) ||
 	    nla_put_u8(skb, POWERPIN_ATTR_EVENT_ENABLED, st->event_enabled) ||
@@ -89,17 +110,9 @@ static int powerpin_put_status(struct sk_buff *skb,
 	    nla_put_u32(skb, POWERPIN_ATTR_LAST_SEQ, st->last_seq) ||
 	    nla_put_u64_64bit(skb, POWERPIN_ATTR_LAST_TIME_NS, st->last_time_ns,
 			      POWERPIN_ATTR_PAD) ||
-	    nla_put_s64(skb, POWERPIN_ATTR_LAST_VOLTAGE_UV, st->last_voltage_uv,
-			POWERPIN_ATTR_PAD) ||
-	    nla_put_s64(skb, POWERPIN_ATTR_LAST_CURRENT_UA, st->last_current_ua,
-			POWERPIN_ATTR_PAD) ||
-	    nla_put_s64(skb, POWERPIN_ATTR_LAST_CHARGE_UAH, st->last_charge_uah,
-			POWERPIN_ATTR_PAD) ||
-	    nla_put_s64(skb, POWERPIN_ATTR_LAST_POWER_UW, st->last_power_uw,
-			POWERPIN_ATTR_PAD) ||
 	    nla_put_u32(skb, POWERPIN_ATTR_LAST_FLAGS, st->last_flags))
 		return -EMSGSIZE;
-	return 0;
+	return readings ? powerpin_put_readings(skb, st) : 0;
 }
 
 static int powerpin_nl_get_status(struct sk_buff *skb, struct genl_info *info)
@@ -131,7 +144,7 @@ static int powerpin_nl_get_status(struct sk_buff *skb, struct genl_info *info)
 		ret = -EMSGSIZE;
 		goto out_msg;
 	}
-	ret = powerpin_put_status(msg, st);
+	ret = powerpin_put_status(msg, st, powerpin_nl_readings_allowed(skb));
 	if (ret)
 		goto out_msg;
 	genlmsg_end(msg, hdr);

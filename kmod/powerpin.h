@@ -24,6 +24,8 @@ struct powerpin_status {
 	u64 samples;
 	u64 read_errors;
 	u64 missed;
+	u64 series_start_ns;	/* CLOCK_MONOTONIC: first deadline of the series */
+	u64 last_deadline_ns;	/* CLOCK_MONOTONIC: the last sample's deadline */
 	u64 supply_lost;
 	u64 supply_found;
 	u32 last_seq;

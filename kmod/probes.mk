@@ -27,6 +27,8 @@ ccflags-y += $(call pp_has,unsigned int tracing_gen_ctx$(pp_lp)void$(pp_rp),incl
 ccflags-y += $(call pp_has,int xas_get_order$(pp_lp),include/linux/xarray.h,POWERPIN_HAVE_XAS_GET_ORDER)
 # 6.1: genetlink checks reserved header fields from resv_start_op on
 ccflags-y += $(call pp_has,resv_start_op;,include/net/genetlink.h,POWERPIN_HAVE_GENL_RESV_START_OP)
+# 3.15: netlink_capable() checks a request's sender and socket opener
+ccflags-y += $(call pp_has,bool netlink_capable$(pp_lp)const struct sk_buff,include/linux/netlink.h,POWERPIN_HAVE_NETLINK_CAPABLE_SKB)
 
 # ---- Linux 3.10 (Nexus 6) and the kernels between -------------------------
 # 4.1 split struct power_supply into the driver's desc and the core's device

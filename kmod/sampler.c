@@ -11,16 +11,22 @@
  * wake it.  While consumers exist but none would record (tracing_on 0, an
  * enable_event trigger not fired yet) nothing notifies a change, so the
  * thread looks again every period clamped to 10..50 ms: a consumer that
- * becomes able to record gets its first sample within about 50 ms.  seq
- * and the counters count recorded samples only.
+ * becomes able to record gets its first sample within about 50 ms.  After
+ * 5 s of such looks with no change announced, it looks once a second
+ * (first sample within about 1.1 s), so that an enabled but idle event
+ * does not keep the CPU waking.  seq and the counters count recorded
+ * samples only.
  *
  * Timing.  The k-th deadline of a capture is start + k * period on
  * CLOCK_MONOTONIC.  A wake-up that finds several deadlines passed (slow
  * bus, busy CPU, a system freeze) takes one sample, flagged LATE, and
- * counts the others in "missed".  The deadline after a sample is always at
- * least half a period away (one that is nearer is missed too), so two
- * samples are never closer than half a period: late samples never come in
- * a burst.  A new period starts a new series of deadlines one new period
+ * counts the others in "missed": a deadline is counted once it has
+ * passed, never before.  The next read starts at the first deadline that
+ * is at least half a period after the last sample was written (not after
+ * the wake-up that began it: the thread can lose the CPU anywhere between
+ * the two), so two samples are never closer than half a period, whether
+ * read start or write time is compared: late samples never come in a
+ * burst.  A new period starts a new series of deadlines one new period
  * after the change.
  *
  * Supply.  Nothing of a supply is held between two samples: each sample
@@ -62,6 +68,9 @@
 /* how often the gate is looked at when nothing announces a change */
 #define POWERPIN_POLL_NS_MIN		(10 * NSEC_PER_MSEC)
 #define POWERPIN_POLL_NS_MAX		(50 * NSEC_PER_MSEC)
+/* ... and after this long closed, with nothing announced, this often */
+#define POWERPIN_IDLE_AFTER_NS		(5ULL * NSEC_PER_SEC)
+#define POWERPIN_POLL_NS_IDLE		NSEC_PER_SEC
 
 /* Configuration and counters, all under powerpin_lock. */
 static DEFINE_SPINLOCK(powerpin_lock);
@@ -79,14 +88,18 @@ static struct dentry *powerpin_debugfs;
 /* The thread's own state; nothing else touches it, no pointer in it. */
 struct powerpin_capture {
 	bool open;			/* a consumer records: capture in progress */
+	bool closed;			/* the gate was seen closed since ... */
+	ktime_t closed_since;		/* ... then, with no kick since */
 	u32 period_us;
 	u64 period_ns;
 	unsigned int supply_gen;
 	char supply[POWERPIN_SUPPLY_NAME_MAX];	/* configured ("" = first battery) */
 	char bound[POWERPIN_SUPPLY_NAME_MAX];	/* supply read last, "" if none */
-	ktime_t next;			/* next deadline */
+	ktime_t next;			/* first deadline not yet sampled or missed */
+	ktime_t last_written;		/* when the last sample had been written */
+	bool have_written;		/* last_written is of this capture */
 	bool late;			/* deadlines missed since the last sample */
-	bool late_after;		/* missed one after the sample being taken */
+	u64 missed;			/* ... by the read in progress */
 	bool have_prev;
 	s64 prev_voltage_uv, prev_current_ua, prev_charge_uah;
 	u64 capture_samples;
@@ -355,13 +368,22 @@ static void powerpin_emit_events(void *arg)
 		trace_counter("power_uw", em->s->power_uw);
 }
 
-static void powerpin_count_sample(const struct powerpin_sample *s)
+/*
+ * A sample was written: count it and the deadlines missed before it (only
+ * then, so that samples + missed are the deadlines up to the last written
+ * sample's).
+ */
+static void powerpin_count_sample(const struct powerpin_capture *run,
+				  const struct powerpin_sample *s)
 {
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_stats.state = POWERPIN_STATE_SAMPLING;
 	powerpin_stats.samples++;
+	powerpin_stats.missed += run->missed;
+	powerpin_stats.last_deadline_ns =
+		ktime_to_ns(ktime_sub_ns(run->next, run->period_ns));
 	if (s->flags & POWERPIN_SAMPLE_READ_ERROR)
 		powerpin_stats.read_errors++;
 	powerpin_stats.last_seq = s->seq;
@@ -377,9 +399,10 @@ static void powerpin_count_sample(const struct powerpin_sample *s)
 /*
  * One sample: look the supply up, read it, and emit it if a consumer still
  * records (tracing_on may have gone to 0 during the read: then the sample
- * goes nowhere and is not counted).  Holds nothing when it returns.
+ * goes nowhere and is not counted).  Returns whether it was emitted.
+ * Holds nothing when it returns.
  */
-static void powerpin_take_sample(struct powerpin_capture *run)
+static bool powerpin_take_sample(struct powerpin_capture *run)
 {
 	struct powerpin_sample s = {};
 	char name[POWERPIN_SUPPLY_NAME_MAX];
@@ -396,7 +419,7 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 		if (!busy)
 			powerpin_supply_lost(run);
 		powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
-		return;
+		return false;
 	}
 	strscpy(name, dev_name(dev), sizeof(name));
 	t0 = ktime_get_ns();
@@ -406,7 +429,7 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 	if (!present) {
 		powerpin_supply_lost(run);
 		powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
-		return;
+		return false;
 	}
 	powerpin_supply_found(run, name);
 
@@ -416,26 +439,38 @@ static void powerpin_take_sample(struct powerpin_capture *run)
 	em.ok = ok;
 	/* tracing_on 0 during the read: the sample goes nowhere, uncounted */
 	if (!powerpin_gate_emit(powerpin_emit_events, &em))
-		return;
+		return false;
 	run->late = false;
 	run->capture_samples++;
 	run->have_prev = true;
 	run->prev_voltage_uv = s.voltage_uv;
 	run->prev_current_ua = s.current_ua;
 	run->prev_charge_uah = s.charge_uah;
-	powerpin_count_sample(&s);
+	powerpin_count_sample(run, &s);
+	return true;
 }
 
 /* ---- the thread ---------------------------------------------------------- */
+
+/* A new series of deadlines begins at run->next (for the status file). */
+static void powerpin_series_start(const struct powerpin_capture *run)
+{
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&powerpin_lock, irqflags);
+	powerpin_stats.series_start_ns = ktime_to_ns(run->next);
+	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+}
 
 static void powerpin_capture_open(struct powerpin_capture *run)
 {
 	run->open = true;
 	run->capture_samples = 0;
 	run->late = false;
-	run->late_after = false;
+	run->have_written = false;
 	run->have_prev = false;
 	run->next = ktime_get();
+	powerpin_series_start(run);
 	powerpin_set_state(run->bound[0] ? POWERPIN_STATE_SAMPLING :
 			   POWERPIN_STATE_WAITING_SUPPLY);
 	powerpin_netlink_capture_started(ktime_get_boottime_ns());
@@ -476,45 +511,48 @@ static void powerpin_apply_config(struct powerpin_capture *run)
 		 * A new series of deadlines, one new period after the change;
 		 * the old series' phase is not kept and nothing is missed.
 		 */
-		if (run->open)
+		if (run->open) {
 			run->next = ktime_add_ns(ktime_get(), run->period_ns);
+			powerpin_series_start(run);
+		}
 	}
 }
 
-static void powerpin_add_missed(u64 n)
+/*
+ * When the next read may start: the first deadline from run->next on that
+ * is at least half a period after the last sample of the capture was
+ * written.  The deadlines before it are missed when they have passed
+ * (powerpin_account_deadlines()).
+ */
+static ktime_t powerpin_next_read(const struct powerpin_capture *run)
 {
-	unsigned long irqflags;
+	ktime_t not_before;
+	u64 skip;
 
-	spin_lock_irqsave(&powerpin_lock, irqflags);
-	powerpin_stats.missed += n;
-	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+	if (!run->have_written)
+		return run->next;
+	not_before = ktime_add_ns(run->last_written, div_u64(run->period_ns, 2));
+	if (!ktime_before(run->next, not_before))
+		return run->next;
+	skip = div64_u64(ktime_to_ns(ktime_sub(not_before, run->next)) +
+			 run->period_ns - 1, run->period_ns);
+	return ktime_add_ns(run->next, skip * run->period_ns);
 }
 
 /*
- * The deadline run->next has come (@now >= run->next): the sample about to
- * be taken stands for the latest deadline that has passed; the others are
- * missed, and that sample is LATE.  The next deadline is at least half a
- * period after @now: one that is nearer (the thread woke more than half a
- * period late) is missed too and makes the sample after it LATE, so no two
- * samples are ever closer than half a period.
+ * A read begins at @now (@now >= run->next): the sample stands for the
+ * latest deadline that has passed; the others, passed too, are missed (and
+ * counted if the sample is written), and the sample is LATE.  No deadline
+ * still to come is touched.
  */
 static void powerpin_account_deadlines(struct powerpin_capture *run,
 				       ktime_t now)
 {
-	u64 due = div64_u64(ktime_to_ns(ktime_sub(now, run->next)),
-			    run->period_ns) + 1;
-	u64 missed = due - 1;
-
-	run->next = ktime_add_ns(run->next, due * run->period_ns);
-	if (missed)
+	run->missed = div64_u64(ktime_to_ns(ktime_sub(now, run->next)),
+				run->period_ns);
+	run->next = ktime_add_ns(run->next, (run->missed + 1) * run->period_ns);
+	if (run->missed)
 		run->late = true;
-	if (ktime_to_ns(ktime_sub(run->next, now)) < (s64)(run->period_ns / 2)) {
-		run->next = ktime_add_ns(run->next, run->period_ns);
-		run->late_after = true;
-		missed++;
-	}
-	if (missed)
-		powerpin_add_missed(missed);
 }
 
 /*
@@ -552,46 +590,61 @@ static void powerpin_sleep_idle(struct powerpin_capture *run)
 	powerpin_freeze_point(run);
 }
 
-static u64 powerpin_poll_ns(const struct powerpin_capture *run)
+/*
+ * How long to sleep before the next look at a closed gate (@now): about a
+ * period, 10..50 ms; once a second when it has been closed for
+ * POWERPIN_IDLE_AFTER_NS with no change announced (a kick).
+ */
+static u64 powerpin_poll_ns(struct powerpin_capture *run, ktime_t now)
 {
+	if (!run->closed) {
+		run->closed = true;
+		run->closed_since = now;
+	}
+	if (!ktime_before(now, ktime_add_ns(run->closed_since,
+					    POWERPIN_IDLE_AFTER_NS)))
+		return POWERPIN_POLL_NS_IDLE;
 	return clamp_t(u64, run->period_ns, POWERPIN_POLL_NS_MIN,
 		       POWERPIN_POLL_NS_MAX);
 }
 
 /*
- * One turn of the thread with at least one consumer: sample when a
- * deadline has come, otherwise sleep towards it, looking at the gate at
- * least every POWERPIN_POLL_NS_MAX.
+ * One turn of the thread with at least one consumer: sample when the next
+ * read may start, otherwise sleep towards it, looking at the gate at least
+ * every POWERPIN_POLL_NS_MAX.
  */
 static void powerpin_sampler_turn(struct powerpin_capture *run)
 {
-	ktime_t now, wake;
+	ktime_t now, wake, due;
+	u64 poll;
 
 	if (!powerpin_gate_would_record()) {
 		powerpin_capture_close(run);
-		powerpin_sleep_until(run, ktime_add_ns(ktime_get(), powerpin_poll_ns(run)),
-				     div_u64(powerpin_poll_ns(run), 10));
+		now = ktime_get();
+		poll = powerpin_poll_ns(run, now);
+		powerpin_sleep_until(run, ktime_add_ns(now, poll), div_u64(poll, 10));
 		return;
 	}
+	run->closed = false;
 	if (!run->open)
 		powerpin_capture_open(run);
 	now = ktime_get();
-	if (ktime_before(now, run->next)) {
+	due = powerpin_next_read(run);
+	if (ktime_before(now, due)) {
 		wake = ktime_add_ns(now, POWERPIN_POLL_NS_MAX);
-		if (ktime_before(wake, run->next))
+		if (ktime_before(wake, due))
 			powerpin_sleep_until(run, wake, NSEC_PER_MSEC);
 		else
-			powerpin_sleep_until(run, run->next,
+			powerpin_sleep_until(run, due,
 					     min_t(u64, div_u64(run->period_ns, 1000),
 						   NSEC_PER_MSEC));
 		return;
 	}
 	powerpin_account_deadlines(run, now);
-	powerpin_take_sample(run);
-	/* a deadline missed after this sample makes the next one LATE */
-	if (run->late_after) {
-		run->late = true;
-		run->late_after = false;
+	if (powerpin_take_sample(run)) {
+		/* after the events' timestamps: the distance is from there */
+		run->last_written = ktime_get();
+		run->have_written = true;
 	}
 }
 
@@ -604,7 +657,8 @@ static int powerpin_sampler_thread(void *unused)
 		/* a freeze that began during a read: no further read first */
 		powerpin_freeze_point(&run);
 		/* consume kicks before looking at what they announce */
-		atomic_set(&powerpin_kicked, 0);
+		if (atomic_xchg(&powerpin_kicked, 0))
+			run.closed = false;	/* a change: look often again */
 		powerpin_apply_config(&run);
 		if (powerpin_gate_has_consumers()) {
 			powerpin_sampler_turn(&run);
@@ -767,6 +821,8 @@ static int powerpin_status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "samples %llu\n", st.samples);
 	seq_printf(m, "read_errors %llu\n", st.read_errors);
 	seq_printf(m, "missed %llu\n", st.missed);
+	seq_printf(m, "series_start_ns %llu\n", st.series_start_ns);
+	seq_printf(m, "last_deadline_ns %llu\n", st.last_deadline_ns);
 	seq_printf(m, "supply_lost %llu\n", st.supply_lost);
 	seq_printf(m, "supply_found %llu\n", st.supply_found);
 	seq_printf(m, "last_seq %u\n", st.last_seq);

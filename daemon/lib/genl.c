@@ -181,6 +181,7 @@ static void parse_status(struct nlattr **tb, struct pp_status *st)
 	S64(POWERPIN_ATTR_LAST_CHARGE_UAH, last_charge_uah);
 	S64(POWERPIN_ATTR_LAST_POWER_UW, last_power_uw);
 	U32(POWERPIN_ATTR_LAST_FLAGS, last_flags);
+	st->has_readings = tb[POWERPIN_ATTR_LAST_VOLTAGE_UV] != NULL;
 #undef U8
 #undef U32
 #undef U64

@@ -36,6 +36,8 @@ struct pp_status {
 	int64_t last_charge_uah;
 	int64_t last_power_uw;
 	uint32_t last_flags;
+	/* the last_* readings came: CAP_SYS_ADMIN or CAP_PERFMON (powerpin(4)) */
+	bool has_readings;
 };
 
 /* Events from the "events" group, plus the family coming and going. */

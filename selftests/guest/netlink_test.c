@@ -254,6 +254,59 @@ TEST_F(nl, set_config_applies)
 	EXPECT_STREQ(self->before.supply, after.supply);
 }
 
+/*
+ * Live readings only for CAP_SYS_ADMIN or CAP_PERFMON (powerpin(4)): after a
+ * sample, root's GET_STATUS carries the last voltage, current, charge and
+ * power; nobody's carries the same state and counters and none of them.
+ */
+TEST_F(nl, readings_need_capability)
+{
+	struct pp_status root;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	for (int i = 0; i < 1000; i++) {
+		ASSERT_EQ(0, pp_genl_get_status(self->g, &root));
+		if (root.samples > self->before.samples)
+			break;
+		usleep(10000);
+	}
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	usleep(100000);		/* a read under way is written or dropped */
+	ASSERT_EQ(0, pp_genl_get_status(self->g, &root));
+	ASSERT_GT(root.samples, self->before.samples);
+	EXPECT_TRUE(root.has_readings);
+	EXPECT_NE(0, root.last_voltage_uv);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct pp_status st;
+		struct pp_genl *g;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		g = pp_genl_open();
+		if (!g)
+			_exit(11);
+		if (pp_genl_get_status(g, &st))
+			_exit(12);
+		if (st.has_readings || st.last_voltage_uv || st.last_current_ua ||
+		    st.last_charge_uah || st.last_power_uw)
+			_exit(13);
+		/* the rest is all there */
+		if (st.samples != root.samples || st.last_seq != root.last_seq ||
+		    st.period_us != root.period_us || strcmp(st.supply, root.supply))
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("13: readings shown, 14: state differs");
+}
+
 /* As nobody: GET_STATUS works, SET_CONFIG is EPERM and changes nothing. */
 TEST_F(nl, set_config_needs_admin)
 {

@@ -82,16 +82,6 @@ static int trace_counters(const char *track, long long *vals, int max)
 }
 
 /* When the read of a sample began (its trace time less the read). */
-/* CLOCK_BOOTTIME - CLOCK_MONOTONIC, in seconds (time spent suspended) */
-static double boottime_minus_mono(void)
-{
-	struct timespec b, m;
-
-	clock_gettime(CLOCK_MONOTONIC, &m);
-	clock_gettime(CLOCK_BOOTTIME, &b);
-	return (b.tv_sec - m.tv_sec) + (b.tv_nsec - m.tv_nsec) / 1e9;
-}
-
 static double ev_start(const struct battery_ev *e)
 {
 	return e->ts - e->read_ns / 1e9;
@@ -290,6 +280,47 @@ TEST_F(sampler, gate)
 }
 
 /*
+ * The event enabled, tracing_on 0, nothing else changing: after 10 s the
+ * thread, which looks at the gate every 10..50 ms at first, looks about
+ * once a second (kmod/README.md, Wake-ups): at most 2 context switches a
+ * second, and at least one look in 5 s (it still polls).  tracing_on 1
+ * then still starts sampling; how soon is the host's business and is
+ * reported.
+ */
+TEST_F_TIMEOUT(sampler, idle_backoff, 60)
+{
+	int pid = kthread_pid();
+	long long sw0, sw1, s0;
+	double t0, t1, t_on;
+	struct battery_ev *e = NULL;
+	int n;
+
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	sleep_s(10.0);
+	t0 = now_mono();
+	sw0 = ctxt_switches(pid);
+	sleep_s(5.0);
+	sw1 = ctxt_switches(pid);
+	t1 = now_mono();
+	ASSERT_GE(sw0, 0);
+	TH_LOG("%.2f context switches a second after 10 s idle", (sw1 - sw0) / (t1 - t0));
+	EXPECT_LE(sw1 - sw0, 2.0 * (t1 - t0));
+	EXPECT_GE(sw1 - sw0, 1);
+
+	s0 = status_ll("samples");
+	t_on = now_mono();
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 1, 10.0));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	n = trace_events(&e);
+	ASSERT_GT(n, 0);
+	EXPECT_GE(e[0].start, t_on);
+	TH_LOG("first sample %.1f ms after tracing_on 1", (e[0].ts - t_on) * 1e3);
+	free(e);
+}
+
+/*
  * supply: an absent name waits without samples; the empty name binds the
  * first battery-type supply (the emulated gauge's).
  */
@@ -432,21 +463,26 @@ TEST_F(sampler, values_square)
 }
 
 /*
- * 3 s at 10 ms: every deadline from the first sample to tracing_on 0 is
- * either sampled or counted missed, and nothing comes after.  The window
- * is timed from the first sample (the gate opens up to one tracing_on poll
- * after `echo 1`).  How many deadlines the thread had to skip depends on
- * the host (qemu TCG on a loaded machine steals time), so what is asserted
- * is the accounting, not a speed: samples + missed cover the deadlines up
- * to the last sample and never exceed those up to tracing_on 0, a gap of
- * two periods and a half or more between two samples is always flagged
- * LATE, and most deadlines do get their sample.
+ * 3 s at 10 ms.  What is exact whatever the load (kmod/README.md, Timing):
+ * a read stands for the latest deadline up to its start and the deadlines
+ * before it are missed, counted when its sample is written; so the
+ * capture's samples + missed are exactly the deadlines of its series from
+ * the first to the last sample's, (last_deadline_ns - series_start_ns) /
+ * period + 1 of them (status file).  The series starts when the gate
+ * opens, after `echo 1` and at the first read; no read starts before its
+ * deadline; a read of half a period or more makes the next sample LATE, a
+ * LATE sample has missed deadlines behind it, and nothing is counted or
+ * written after tracing_on 0.  How many deadlines the thread had to skip
+ * depends on the host (qemu TCG on a loaded machine steals time: beside a
+ * CPU hog up to 154 of 326 were), so that is reported, not asserted.
  */
 TEST_F_TIMEOUT(sampler, count_10ms_3s, 120)
 {
-	const double period = 0.010, window = 3.0 - 0.005;
+	const double period = 0.010, window = 3.0 - 0.005, tol = 0.0005;
+	const long long period_ns = 10000000;
 	struct battery_ev *e = NULL;
 	long long s0, m0, s1, m1, samples, missed, dn, late = 0;
+	long long series_ns, last_ns;
 	double t0, t1, t_first, t_last;
 	char state[32];
 	int n;
@@ -460,62 +496,56 @@ TEST_F_TIMEOUT(sampler, count_10ms_3s, 120)
 	/* the first sample comes as the gate opens */
 	ASSERT_TRUE(wait_status_ge("samples", s0 + 1, 2.0));
 	/*
-	 * When it came, from the status file (CLOCK_BOOTTIME) and not from
-	 * the trace: before 5.7 an open `trace` file stops tracing (3.10's
-	 * tracing_open()), which closes the gate for as long as it is read.
-	 * The last sample counted is the first or a period or two later.
+	 * When it came, from the status file and not from the trace: before
+	 * 5.7 an open `trace` file stops tracing (3.10's tracing_open()),
+	 * which closes the gate for as long as it is read.
 	 */
-	t_first = status_ll("last_time_ns") / 1e9 - boottime_minus_mono() -
-		  (status_ll("samples") - s0 - 1) * period;
+	t_first = status_ll("series_start_ns") / 1e9;
 	sleep_s(t_first + window - now_mono());
 	t1 = now_mono();
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
 	sleep_s(0.02);		/* one period and a bit */
 	s1 = status_ll("samples");
 	m1 = status_ll("missed");
+	series_ns = status_ll("series_start_ns");
+	last_ns = status_ll("last_deadline_ns");
 	sleep_s(0.2);
 	EXPECT_EQ(s1, status_ll("samples")) TH_LOG("samples after tracing_on 0");
+	EXPECT_EQ(m1, status_ll("missed")) TH_LOG("deadlines counted after tracing_on 0");
 	ASSERT_EQ(0, status_str("state", state, sizeof(state)));
 	EXPECT_STREQ("idle", state);
 
 	n = trace_events(&e);
 	ASSERT_GT(n, 0);
 	t_first = ev_start(&e[0]);
+	t_last = ev_start(&e[n - 1]);
 	samples = s1 - s0;
 	missed = m1 - m0;
 	dn = samples + missed;
-	t_last = ev_start(&e[n - 1]);
 	for (int k = 1; k < n; k++) {
 		if (e[k].flags & POWERPIN_SAMPLE_LATE)
 			late++;
-		else
-			EXPECT_LT(ev_start(&e[k]) - ev_start(&e[k - 1]), 2.5 * period)
-				TH_LOG("samples %u and %u %.1f ms apart, not flagged LATE",
-				       e[k - 1].seq, e[k].seq,
-				       (ev_start(&e[k]) - ev_start(&e[k - 1])) * 1e3);
+		if (e[k - 1].read_ns / 1e9 >= period / 2 + tol)
+			EXPECT_NE(0UL, e[k].flags & POWERPIN_SAMPLE_LATE)
+				TH_LOG("sample %u read for %.1f ms, the next not LATE",
+				       e[k - 1].seq, e[k - 1].read_ns / 1e6);
 	}
-	TH_LOG("%lld samples (%d in the trace), %lld missed, %lld late; window %.2f periods, last sample at %.2f; gate opened %.1f ms after tracing_on 1",
-	       samples, n, missed, late, (t1 - t_first) / period,
-	       (t_last - t_first) / period, (t_first - t0) * 1e3);
+	TH_LOG("%lld samples (%d in the trace), %lld missed, %lld late; series %.2f periods to the last sample, %.2f to tracing_on 0; gate opened %.1f ms after tracing_on 1",
+	       samples, n, missed, late, (last_ns - series_ns) / 1e9 / period,
+	       (t1 - series_ns / 1e9) / period, (series_ns / 1e9 - t0) * 1e3);
 	/* a read that straddled tracing_on 0 may be counted but not written */
 	EXPECT_LE(samples - n, 1);
 	EXPECT_GE(samples - n, 0);
 	ASSERT_TRUE(seq_strictly_increasing(e, n, 1));
-	/* every deadline up to the last sample is sampled or missed ... */
-	EXPECT_GE(dn, (long long)floor((t_last - t_first) / period));
-	/* ... and none after tracing_on 0 is (one may straddle it) */
-	EXPECT_LE(dn, (long long)floor((t1 - t_first) / period) + 2);
+	/* every deadline of the series up to the last sample's, and no other */
+	EXPECT_EQ(0, (last_ns - series_ns) % period_ns);
+	EXPECT_EQ((last_ns - series_ns) / period_ns + 1, dn);
+	/* the series starts as the gate opens, reads never before their deadline */
+	EXPECT_GE(series_ns / 1e9, t0);
+	EXPECT_LE(series_ns / 1e9, t_first + tol);
+	EXPECT_LE(last_ns / 1e9, t_last + tol);
 	/* every LATE sample stands after at least one missed deadline */
 	EXPECT_LE(late, missed);
-	/* sampling happens: most deadlines get their sample, even on a busy host */
-	EXPECT_GE(samples * 2, dn) TH_LOG("%lld of %lld deadlines missed", missed, dn);
-	/* 300 when this test's own sleep and the thread's last wake-up were on time */
-	if (fabs(t1 - t_first - window) < period / 2 && t1 - t_last < 1.5 * period) {
-		EXPECT_LE(llabs(dn - 300), 1);
-	} else {
-		TH_LOG("tracing_on 0 %.1f ms late, last sample %.1f ms before it: window checked, not 300",
-		       (t1 - t_first - window) * 1e3, (t1 - t_last) * 1e3);
-	}
 	free(e);
 }
 
@@ -866,17 +896,19 @@ TEST_F_TIMEOUT(sampler, read_errors, 120)
 /*
  * 20 ms per transfer at a 10 ms period: a sample takes longer than a period.
  * Missed deadlines are counted, samples never come in a burst, and samples
- * plus missed never exceed the deadlines that passed.
+ * plus missed are exactly the deadlines of the series up to the last
+ * sample's (kmod/README.md, Timing), which starts after tracing_on 1.
  */
 TEST_F_TIMEOUT(sampler, slow_gauge_no_burst, 120)
 {
 	struct battery_ev *e = NULL;
-	long long m0, m1;
+	long long s0, m0, s1, m1, series_ns, last_ns;
 	double t0, t1, periods, max_read = 0;
 	int n, late = 0;
 
 	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
 	ASSERT_EQ(0, write_str(EMU "/latency_us", "20000"));
+	s0 = status_ll("samples");
 	m0 = status_ll("missed");
 	t0 = now_mono();
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
@@ -885,7 +917,10 @@ TEST_F_TIMEOUT(sampler, slow_gauge_no_burst, 120)
 	t1 = now_mono();
 	ASSERT_EQ(0, write_str(EMU "/latency_us", "0"));
 	sleep_s(0.3);
+	s1 = status_ll("samples");
 	m1 = status_ll("missed");
+	series_ns = status_ll("series_start_ns");
+	last_ns = status_ll("last_deadline_ns");
 
 	n = trace_events(&e);
 	ASSERT_GE(n, 3);
@@ -907,12 +942,12 @@ TEST_F_TIMEOUT(sampler, slow_gauge_no_burst, 120)
 	EXPECT_GE(max_read, 0.020);
 	EXPECT_GT(m1 - m0, 0);
 	EXPECT_GE(late, n - 1 > 0 ? 1 : 0);
-	/* never more samples + missed than deadlines until tracing_on 0 ... */
-	EXPECT_LE(n + (m1 - m0), (long long)periods + 2);
-	/* ... and every deadline up to the last sample accounted for */
-	EXPECT_GE(n + (m1 - m0),
-		  (long long)((e[n - 1].ts - e[n - 1].read_ns / 1e9 -
-			       (e[0].ts - e[0].read_ns / 1e9)) / 0.010));
+	/* samples + missed: the deadlines of the series to the last sample's */
+	EXPECT_LE(s1 - s0 - n, 1);
+	EXPECT_EQ(0, (last_ns - series_ns) % 10000000);
+	EXPECT_EQ((last_ns - series_ns) / 10000000 + 1, s1 - s0 + (m1 - m0));
+	EXPECT_GE(series_ns / 1e9, t0);
+	EXPECT_LE(last_ns / 1e9, e[n - 1].start + 0.0005);
 	EXPECT_TRUE(seq_strictly_increasing(e, n, 1));
 	free(e);
 }
