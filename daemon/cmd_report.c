@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "trace_input.h"
+#include "platform.h"
 #include "report.h"
 #include "report_perf.h"
 #include "util.h"
@@ -30,8 +31,10 @@ static void report_usage(FILE *out)
 		"a trace.dat from `trace-cmd record -e powerpin ...`\n"
 		"or ftrace text (trace, trace_pipe, systrace; the seed's write_power_ringbuffer\n"
 		"lines too); \"-\" is standard input.  A pipe, FIFO or device is copied to\n"
-		"a temporary file first (in $TMPDIR, else /tmp), as it is read more than once;\n"
-		"binary data that is not a trace.dat is refused at its first block.\n"
+		"a temporary file first (in $TMPDIR, else /tmp; on Android " PP_ANDROID_DIR "/tmp),\n"
+		"as it is read more than once; "
+		"binary data that is not a trace.dat is refused at its first\n"
+		"block.\n"
 		"A text summary goes to stdout, unless an output does.\n"
 		"\n"
 		"Each FILE may be \"-\" (stdout, for one of them), a FIFO, device or /dev/fd/N\n"
@@ -52,7 +55,8 @@ static void report_usage(FILE *out)
 		"  --perf PERFDATA   energy per function from `perf record -e cpu-clock -g`\n"
 		"                    taken during the capture (read with `perf script`)\n"
 		"  --perf-map PATH   perf-<pid>.map files for JIT frames perf left unnamed:\n"
-		"                    a directory of them or one map (default /tmp)\n"
+		"                    a directory of them or one map (default /tmp; on\n"
+		"                    Android /data/local/tmp)\n"
 		"  --flame FILE      with --perf: an energy flame graph page, in joules\n"
 		"  --baseline SECONDS  subtract the mean power of the first SECONDS\n"
 		"  --sign auto|discharge-negative|discharge-positive\n"
@@ -331,14 +335,12 @@ static int spool_file(const char *dir)
 static int spool_input(const char *input, const char *name, unsigned long long max,
 		       char *path, size_t len)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = pp_tmp_dir();
 	unsigned long long total = 0;
 	char buf[65536], err[512];
 	int in, out = -1;
 	ssize_t n;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	in = strcmp(input, "-") ? open(input, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
 	if (in < 0) {
 		fprintf(stderr, "powerpin report: %s: %s\n", name, strerror(errno));

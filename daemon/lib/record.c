@@ -20,6 +20,7 @@
 #include <tracefs.h>
 
 #include "output.h"
+#include "platform.h"
 #include "record.h"
 
 /*
@@ -319,12 +320,12 @@ static void capture_free(struct pp_capture *c)
 /*
  * Where the capture's own files go.  A file (a symlink's target) is written
  * beside itself and renamed into place; a stream (standard output, a FIFO,
- * a device) gets a trace.dat built in $TMPDIR and copied into it at the
+ * a device) gets a trace.dat built in pp_tmp_dir() and copied into it at the
  * end, since libtracecmd seeks back into what it wrote.
  */
 static int capture_files(struct pp_capture *c)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = pp_tmp_dir();
 	int fd;
 
 	if (c->out.kind == OUTPUT_REPLACE) {
@@ -332,8 +333,6 @@ static int capture_files(struct pp_capture *c)
 		c->spill = strdup(c->out.target);
 		return c->data && c->spill ? 0 : -1;
 	}
-	if (!dir || !*dir)
-		dir = "/tmp";
 	if (asprintf(&c->spill, "%s/powerpin-record", dir) < 0) {
 		c->spill = NULL;
 		return -1;
