@@ -30,6 +30,11 @@ const char *pp_default_config(void)
 	return pp_on_android() ? PP_ANDROID_DIR "/powerpind.conf" : LINUX_CONFIG;
 }
 
+const char *pp_run_dir(void)
+{
+	return pp_on_android() ? PP_ANDROID_DIR "/run" : "/run/powerpin";
+}
+
 const char *pp_default_spool(void)
 {
 	return pp_on_android() ? PP_ANDROID_DIR "/spool" : LINUX_SPOOL;

@@ -22,13 +22,16 @@ bool pp_on_android(void);
 #define PP_ANDROID_DIR		"/data/local/tmp/powerpin"
 
 /*
- * The defaults, for this system: powerpind's configuration and spool, the
+ * The defaults, for this system: powerpind's configuration, its runtime
+ * directory and spool, the
  * directory of temporary files ($TMPDIR when set, else /tmp, or
  * PP_ANDROID_DIR/tmp on Android) and where a JIT's perf-PID.map files
  * are looked for (/tmp, or /data/local/tmp on Android, as the agent
  * writes them there).  Static strings.
  */
 const char *pp_default_config(void);
+/* where the capture lock lives: /run/powerpin, or PP_ANDROID_DIR/run */
+const char *pp_run_dir(void);
 const char *pp_default_spool(void);
 const char *pp_tmp_dir(void);
 const char *pp_perf_map_dir(void);

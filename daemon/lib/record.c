@@ -664,15 +664,18 @@ void pp_capture_clean_dir(const char *dir)
 
 int pp_capture_lock(void)
 {
+	char path[PATH_MAX];
 	int fd;
 
 	/*
 	 * In a directory of its own, so that powerpind's unit can let the
-	 * daemon write there (RuntimeDirectory=powerpin) and not in /run.
+	 * daemon write there (RuntimeDirectory=powerpin) and not in /run;
+	 * made with its parents, as on a phone nothing is there.
 	 */
-	if (mkdir(PP_CAPTURE_LOCK_DIR, 0755) && errno != EEXIST)
+	if (pp_mkdirs(pp_run_dir(), 0755))
 		return -1;
-	fd = open(PP_CAPTURE_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	snprintf(path, sizeof(path), "%s/" PP_CAPTURE_LOCK_NAME, pp_run_dir());
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {

@@ -405,6 +405,9 @@ static void check_reports(struct __test_metadata *_metadata, FIXTURE_DATA(phone)
 	const char *const made[] = { "report.txt", "report.json", "report.html", "report.csv" };
 	size_t i;
 
+	/* the capture lock, in the phone's directory as there is no /run */
+	snprintf(path, sizeof(path), "%s" DEV_DIR "/run/capture.lock", self->root);
+	EXPECT_EQ(0, access(path, F_OK));
 	for (i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
 		snprintf(path, sizeof(path), "%s" SPOOL "/%s/%s", self->root, capture, made[i]);
 		EXPECT_LT(0, file_size(path)) TH_LOG("powerpind did not write %s", path);

@@ -58,6 +58,7 @@ TEST_F(env, linux_defaults)
 	EXPECT_FALSE(pp_on_android());
 	EXPECT_STREQ("/etc/powerpin/powerpind.conf", pp_default_config());
 	EXPECT_STREQ("/var/lib/powerpin/spool", pp_default_spool());
+	EXPECT_STREQ("/run/powerpin", pp_run_dir());
 	EXPECT_STREQ("/tmp", pp_tmp_dir());
 	EXPECT_STREQ("/tmp", pp_perf_map_dir());
 	setenv("ANDROID_ROOT", "", 1);
@@ -74,6 +75,7 @@ TEST_F(env, android_defaults)
 	EXPECT_TRUE(pp_on_android());
 	EXPECT_STREQ("/data/local/tmp/powerpin/powerpind.conf", pp_default_config());
 	EXPECT_STREQ("/data/local/tmp/powerpin/spool", pp_default_spool());
+	EXPECT_STREQ("/data/local/tmp/powerpin/run", pp_run_dir());
 	EXPECT_STREQ("/data/local/tmp", pp_perf_map_dir());
 	/* $TMPDIR still wins (without it, the phone's directory is made) */
 	setenv("TMPDIR", self->dir, 1);
