@@ -20,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -40,6 +42,7 @@
 #define TRACING_ON	"/sys/kernel/tracing/tracing_on"
 #define PERIOD		"/sys/module/powerpin/parameters/period_us"
 #define HOST_PP		"build/bin/powerpin"
+#define LOGDW		"/dev/socket/logdw"	/* the root's /dev is this one */
 
 /* The phone commands, each as the README has it after `adb shell su -c '`. */
 static const char *const readme_cmds[] = {
@@ -260,6 +263,7 @@ FIXTURE(phone) {
 	char period[32];
 	bool mounted;
 	pid_t daemon;
+	int logd;		/* our logd's socket, or -1 */
 };
 
 FIXTURE_VARIANT(phone) {
@@ -308,6 +312,26 @@ FIXTURE_SETUP(phone)
 	ASSERT_EQ(0, write_file(TRACING_ON, "0"));
 }
 
+/* A logd of our own at LOGDW, as a phone has one; its socket, or -1. */
+static int logd_listen(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX, .sun_path = LOGDW };
+	struct timeval tv = { 1, 0 };
+	int fd;
+
+	if (mkdir("/dev/socket", 0755) && errno != EEXIST)
+		return -1;
+	unlink(LOGDW);
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 FIXTURE_TEARDOWN(phone)
 {
 	char path[512];
@@ -321,6 +345,10 @@ FIXTURE_TEARDOWN(phone)
 	}
 	if (self->period[0])
 		write_file(PERIOD, self->period);
+	if (self->logd > 0) {
+		close(self->logd);
+		unlink(LOGDW);
+	}
 	for (i = 0; self->mounted && i < sizeof(binds) / sizeof(binds[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", self->root, binds[i]);
 		if (umount2(path, MNT_DETACH) && errno != EINVAL)
@@ -337,7 +365,7 @@ static void assert_readme_has_commands(struct __test_metadata *_metadata)
 	char *readme = readme_section();
 	size_t i;
 
-	ASSERT_NE(NULL, readme) TH_LOG("README.md has no \"On an Android phone\" section");
+	ASSERT_TRUE(readme != NULL) TH_LOG("README.md has no \"On an Android phone\" section");
 	for (i = 0; i < sizeof(readme_cmds) / sizeof(readme_cmds[0]); i++) {
 		bool said = strstr(readme, readme_cmds[i]);
 
@@ -355,15 +383,19 @@ static void check_tools(struct __test_metadata *_metadata, FIXTURE_DATA(phone) *
 	ASSERT_EQ(0, run_cmd(HOST_PP " --version", host, sizeof(host)));
 	EXPECT_STREQ(host, out);
 	ASSERT_EQ(0, phone_run(self->root, PP " status", out, sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "period")) TH_LOG("%s", out);
+	EXPECT_TRUE(strstr(out, "period") != NULL) TH_LOG("%s", out);
 	ASSERT_EQ(0, phone_run(self->root, PP " config --period-ms 20", out, sizeof(out)))
 		TH_LOG("%s", out);
 	ASSERT_EQ(0, read_line(PERIOD, period, sizeof(period)));
 	EXPECT_STREQ("20000", period);
 }
 
-/* powerpind from the root: Android's spool, its log on stderr (no logd). */
-static void start_powerpind(struct __test_metadata *_metadata, FIXTURE_DATA(phone) *self)
+/*
+ * powerpind from the root, with Android's spool.  Its log is on stderr when
+ * there is no logd; with one (@logd), in logcat and not on stderr.
+ */
+static void start_powerpind(struct __test_metadata *_metadata, FIXTURE_DATA(phone) *self,
+			    bool logd)
 {
 	char log[256], exe[256], text[8192];
 	double end;
@@ -388,13 +420,31 @@ static void start_powerpind(struct __test_metadata *_metadata, FIXTURE_DATA(phon
 	}
 	snprintf(exe, sizeof(exe), "%s" PPD, self->root);
 	end = now_s() + 60;
-	while ((text[0] = '\0', read_text(log, text, sizeof(text)), !strstr(text, "ready:")) &&
-	       now_s() < end)
+	while (!logd && (text[0] = '\0', read_text(log, text, sizeof(text)),
+			 !strstr(text, "ready:")) && now_s() < end)
 		usleep(100000);
 	self->daemon = find_process(exe);
 	ASSERT_LT(0, self->daemon) TH_LOG("no powerpind running: %s", text);
-	EXPECT_NE(NULL, strstr(text, "powerpind: ready: spool " SPOOL ", powerpin.ko loaded"))
-		TH_LOG("%s", text);
+	if (!logd)
+		EXPECT_TRUE(strstr(text, "powerpind: ready: spool " SPOOL ", powerpin.ko loaded") != NULL)
+			TH_LOG("%s", text);
+}
+
+/* The next entry logd gets: its priority, tag and message; 0 or -1. */
+static int logd_read(int fd, int *prio, char *tag, char *msg, size_t len)
+{
+	unsigned char buf[4200];
+	ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+	size_t tag_len;
+
+	if (n < 13 || buf[0] != 0)	/* header, priority, "" and "": main log */
+		return -1;
+	buf[n] = '\0';
+	*prio = buf[11];
+	tag_len = strnlen((char *)buf + 12, n - 12);
+	snprintf(tag, 32, "%s", (char *)buf + 12);
+	snprintf(msg, len, "%s", (char *)buf + 12 + tag_len + 1);
+	return 0;
 }
 
 /* The reports on the phone and, from the pulled capture, on the host. */
@@ -415,7 +465,7 @@ static void check_reports(struct __test_metadata *_metadata, FIXTURE_DATA(phone)
 	snprintf(cmd, sizeof(cmd), PP " report " SPOOL "/%s --json " DEV_DIR "/report.json --html "
 		 DEV_DIR "/report.html --perfetto " DEV_DIR "/report.pftrace", capture);
 	ASSERT_EQ(0, phone_run(self->root, cmd, out, sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "samples")) TH_LOG("%s", out);
+	EXPECT_TRUE(strstr(out, "samples") != NULL) TH_LOG("%s", out);
 	snprintf(path, sizeof(path), "%s" DEV_DIR "/report.html", self->root);
 	EXPECT_LT(10000, file_size(path));
 	snprintf(path, sizeof(path), "%s" DEV_DIR "/report.pftrace", self->root);
@@ -428,7 +478,7 @@ static void check_reports(struct __test_metadata *_metadata, FIXTURE_DATA(phone)
 
 	/* adb pull, then the host's own build */
 	ASSERT_EQ(0, pin_run("cp -a %s" SPOOL "/%s %s/", self->root, capture, self->dir));
-	ASSERT_NE(NULL, getcwd(top, sizeof(top)));
+	ASSERT_TRUE(getcwd(top, sizeof(top)) != NULL);
 	ASSERT_EQ(0, pin_run("cd %s && %s/" HOST_PP " report %s --html report.html >/dev/null",
 			     self->dir, top, capture));
 	snprintf(cmd, sizeof(cmd), HOST_PP " report %s/%s --json %s/host.json", self->dir,
@@ -437,7 +487,7 @@ static void check_reports(struct __test_metadata *_metadata, FIXTURE_DATA(phone)
 	snprintf(path, sizeof(path), "%s/host.json", self->dir);
 	ASSERT_EQ(0, energy_of(path, host_j, sizeof(host_j)));
 	EXPECT_STREQ(phone_j, host_j);
-	EXPECT_EQ(NULL, strstr(phone_j, "null"));
+	EXPECT_TRUE(strstr(phone_j, "null") == NULL);
 }
 
 /* The bytes a pinlist's (offset, length) pairs cover, or -1. */
@@ -470,7 +520,7 @@ static void check_pinlists(struct __test_metadata *_metadata, FIXTURE_DATA(phone
 			       "/pinlist.meta", out, sizeof(out))) TH_LOG("%s", out);
 	/* the APK was just written: all of it is in the page cache */
 	snprintf(want, sizeof(want), "Pinlist Writing start=0 bytes=%lld\n", apk);
-	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_TRUE(strstr(out, want) != NULL) TH_LOG("%s", out);
 	snprintf(path, sizeof(path), "%s" DEV_DIR "/pinlist.meta", self->root);
 	EXPECT_EQ(8, file_size(path));
 	EXPECT_EQ(apk, pinlist_bytes(path));
@@ -491,7 +541,7 @@ TEST_F_TIMEOUT(phone, readme_commands, 900)
 
 	assert_readme_has_commands(_metadata);
 	check_tools(_metadata, self);
-	start_powerpind(_metadata, self);
+	start_powerpind(_metadata, self, false);
 
 	ASSERT_EQ(0, write_file(TRACING_ON, "1"));
 	busy_for(2.0);
@@ -502,6 +552,33 @@ TEST_F_TIMEOUT(phone, readme_commands, 900)
 
 	check_reports(_metadata, self, capture);
 	check_pinlists(_metadata, self);
+}
+
+/* With logd there, powerpind's messages are logcat's, as `adb logcat -s powerpind` shows. */
+TEST_F_TIMEOUT(phone, logcat, 300)
+{
+	char tag[32], msg[1024], text[8192], log[256];
+	double end = now_s() + 60;
+	bool ready = false;
+	int prio;
+
+	self->logd = logd_listen();
+	ASSERT_LE(0, self->logd) TH_LOG("cannot be logd at " LOGDW ": %s", strerror(errno));
+	start_powerpind(_metadata, self, true);
+	while (!ready && now_s() < end) {
+		if (logd_read(self->logd, &prio, tag, msg, sizeof(msg)))
+			continue;
+		EXPECT_STREQ("powerpind", tag);
+		ready = !strncmp(msg, "ready: spool " SPOOL ", ", 13 + strlen(SPOOL) + 2);
+		if (ready)
+			EXPECT_EQ(4, prio);	/* ANDROID_LOG_INFO */
+	}
+	EXPECT_TRUE(ready);
+	/* logcat took it; nothing went to stderr */
+	snprintf(log, sizeof(log), "%s/powerpind.log", self->dir);
+	text[0] = '\0';
+	read_text(log, text, sizeof(text));
+	EXPECT_STREQ("", text);
 }
 
 TEST_HARNESS_MAIN
