@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # powerpin: `make` builds the module, the userspace binaries and the tests;
-# `make demo`, `make check` and `make bench` install what they need first.
+# `make demo`, `make check` and `make bench` install what they need first;
+# `make android` builds static powerpin and powerpind for Android phones
+# (scripts/android).
 #
 #   KVER=<abi>   kernel ABI to build the module for (default: the guest
 #                GUEST=6.12 GUEST_ARCH=x86_64 of the matrix, scripts/lib.sh;

@@ -49,6 +49,7 @@ static const char *const readme_cmds[] = {
 	PP " --version",
 	PP " status",
 	PP " config --period-ms 20",
+	PP " record -d 5 --compression zstd -o " DEV_DIR "/trace.dat",
 	PPD,
 	PP " report " SPOOL "/" CAPTURE " --json " DEV_DIR "/report.json --html "
 		DEV_DIR "/report.html --perfetto " DEV_DIR "/report.pftrace",
@@ -390,6 +391,26 @@ static void check_tools(struct __test_metadata *_metadata, FIXTURE_DATA(phone) *
 	EXPECT_STREQ("20000", period);
 }
 
+/* record without the daemon: a zstd capture the phone's report reads. */
+static void check_record(struct __test_metadata *_metadata, FIXTURE_DATA(phone) *self)
+{
+	char out[8192], path[512], head[4096] = "";
+	int fd;
+
+	ASSERT_EQ(0, phone_run(self->root, PP " record -d 5 --compression zstd -o " DEV_DIR
+			       "/trace.dat", out, sizeof(out))) TH_LOG("%s", out);
+	snprintf(path, sizeof(path), "%s" DEV_DIR "/trace.dat", self->root);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_LT(0, read(fd, head, sizeof(head)));
+	close(fd);
+	/* a version 7 file names its compression in the first header */
+	EXPECT_TRUE(memmem(head, sizeof(head), "zstd", 5) != NULL);
+	ASSERT_EQ(0, phone_run(self->root, PP " report " DEV_DIR "/trace.dat", out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(strstr(out, "samples") != NULL) TH_LOG("%s", out);
+}
+
 /*
  * powerpind from the root, with Android's spool.  Its log is on stderr when
  * there is no logd; with one (@logd), in logcat and not on stderr.
@@ -541,6 +562,7 @@ TEST_F_TIMEOUT(phone, readme_commands, 900)
 
 	assert_readme_has_commands(_metadata);
 	check_tools(_metadata, self);
+	check_record(_metadata, self);
 	start_powerpind(_metadata, self, false);
 
 	ASSERT_EQ(0, write_file(TRACING_ON, "1"));
