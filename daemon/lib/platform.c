@@ -58,34 +58,41 @@ const char *pp_perf_map_dir(void)
 	return pp_on_android() ? "/data/local/tmp" : "/tmp";
 }
 
+/* mkdir @dir, with @mode whole (the umask takes nothing), unless it is one */
+static int make_dir(const char *dir, unsigned int mode)
+{
+	struct stat st;
+
+	if (!mkdir(dir, mode))
+		return chmod(dir, mode);
+	if (errno != EEXIST || stat(dir, &st))
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
 int pp_mkdirs(const char *path, unsigned int mode)
 {
 	char buf[PATH_MAX], *p;
-	struct stat st;
 
+	if (!*path) {
+		errno = ENOENT;
+		return -1;
+	}
 	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	for (p = buf + 1; ; p++) {
-		if (*p && *p != '/')
-			continue;
-		bool last = !*p || !p[strspn(p, "/")];
-
+	for (p = strchr(buf + 1, '/'); p && p[strspn(p, "/")]; p = strchr(p + 1, '/')) {
 		*p = '\0';
-		if (mkdir(buf, last ? mode : 0755) == 0) {
-			/* mkdir(2) leaves out what the umask says; ask for it whole */
-			if (last && chmod(buf, mode))
-				return -1;
-		} else if (errno != EEXIST || stat(buf, &st) || !S_ISDIR(st.st_mode)) {
-			if (!errno || errno == EEXIST)
-				errno = ENOTDIR;
+		if (make_dir(buf, 0755))
 			return -1;
-		}
-		if (last)
-			return 0;
 		*p = '/';
 	}
+	return make_dir(buf, mode);
 }
 
 FILE *pp_tmpfile(void)

@@ -108,6 +108,8 @@ TEST_F(env, mkdirs)
 	EXPECT_EQ(ENOTDIR, errno);
 	EXPECT_EQ(-1, pp_mkdirs(file, 0755));
 	EXPECT_EQ(ENOTDIR, errno);
+	EXPECT_EQ(-1, pp_mkdirs("", 0755));
+	EXPECT_EQ(ENOENT, errno);
 	umask(old);
 }
 
