@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # powerpin: `make` builds the module, the userspace binaries and the tests;
-# `make demo`, `make check` and `make bench` install what they need first.
+# `make demo`, `make check` and `make bench` install what they need first;
+# `make android` builds static powerpin and powerpind for Android phones
+# (scripts/android).
 #
 #   KVER=<abi>   kernel ABI to build the module for (default: the guest
 #                GUEST=6.12 GUEST_ARCH=x86_64 of the matrix, scripts/lib.sh;
@@ -57,13 +59,29 @@ CC      := $(TRIPLET)-gcc --sysroot=$(SYSROOT)
 AR      := $(TRIPLET)-ar
 PKG_CONFIG := PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/$(TRIPLET)/pkgconfig:$(SYSROOT)/usr/share/pkgconfig pkg-config
 endif
+# POWERPIN_ANDROID=DIR (scripts/android, `make android`): fully static
+# executables for Android into build/android/{arm,arm64}/obj/, from the
+# root's static archives and the ones scripts/android made in DIR
+# (libtracecmd, libzstd; their compressions are linked in).  There is no
+# RTLD_NEXT in a static link: --wrap puts trace_input_dat.c's guards in
+# front of libtraceevent's parsers (-u makes sure they are linked).
+ifneq ($(POWERPIN_ANDROID),)
+B       := $(TOP)/build/android/$(if $(filter armhf,$(POWERPIN_ARCH)),arm,$(POWERPIN_ARCH))/obj
+PKG_CONFIG += --static
+LDFLAGS += -static -L$(POWERPIN_ANDROID)/lib \
+	   -Wl,--wrap=tep_parse_event,--wrap=tep_parse_printk_formats \
+	   -Wl,-u,__wrap_tep_parse_event,-u,__wrap_tep_parse_printk_formats
+ANDROID_CFLAGS := -DPOWERPIN_STATIC
+endif
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 	   -Wformat=2 -Wmissing-prototypes -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
-	   -fstack-protector-strong \
+	   -fstack-protector-strong $(ANDROID_CFLAGS) \
 	   -I$(TOP)/uapi -I$(TOP)/daemon/lib -I$(B)/gen \
 	   $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
+# libtracecmd's own libraries, which its .pc leaves out
+LDLIBS  += $(if $(POWERPIN_ANDROID),-lzstd -lz)
 # kselftest_harness.h keeps `child` across setjmp() in every TEST_F wrapper;
 # -Wextra's -Wclobbered then warns about the harness, not about the tests.
 TEST_CFLAGS := $(filter-out -Wmissing-prototypes -Wshadow,$(CFLAGS)) -Wno-clobbered -I$(KSELFTEST)
@@ -91,7 +109,7 @@ AGENT_OBJ := $(AGENT_SRC:daemon/agent/%.c=$(B)/agent/%.o)
 AGENT   := $(B)/lib/libpowerpin_agent.so
 JAVA_CLASSES := $(if $(JAVAC),$(patsubst selftests/java/%.java,$(B)/java/%.class,$(wildcard selftests/java/*.java)))
 
-.PHONY: all modules userspace binaries tests fuzzers fuzz version dist deb deps check demo fresh-check bench clean install uninstall static FORCE
+.PHONY: android all modules userspace binaries tests fuzzers fuzz version dist deb deps check demo fresh-check bench clean install uninstall static FORCE
 
 all: modules userspace tests
 
@@ -228,6 +246,10 @@ static:
 # make demo, make check and make deb in pristine Debian 12 roots
 fresh-check:
 	@$(TOP)/scripts/fresh-check
+
+# static powerpin and powerpind for Android phones: build/android/{arm,arm64}/
+android:
+	@$(TOP)/scripts/android
 
 version:
 	@echo $(VERSION)

@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "trace_input.h"
+#include "platform.h"
 #include "report.h"
 #include "profile.h"
 #include "report_perf.h"
@@ -33,8 +34,8 @@ static void report_usage(FILE *out)
 		"lines too); \"-\" is standard input.  Without one, trace.dat in the current\n"
 		"directory is read (what powerpin record and trace-cmd record write).\n"
 		"A pipe, FIFO or device is copied to a temporary file first (in $TMPDIR,\n"
-		"else /tmp), as it is read more than once; binary data that is not a\n"
-		"trace.dat is refused at its first block.\n"
+		"else /tmp; on Android " PP_ANDROID_DIR "/tmp), as it is read more than once;\n"
+		"binary data that is not a trace.dat is refused at its first block.\n"
 		"A text summary goes to stdout, unless an output does.\n"
 		"\n"
 		"Each FILE may be \"-\" (stdout, for one of them), a FIFO, device or /dev/fd/N\n"
@@ -56,7 +57,8 @@ static void report_usage(FILE *out)
 		"  --perf PERFDATA   energy per function from `perf record -e cpu-clock -g`\n"
 		"                    taken during the capture (read with `perf script`)\n"
 		"  --perf-map PATH   perf-<pid>.map files for JIT frames perf left unnamed:\n"
-		"                    a directory of them or one map (default /tmp)\n"
+		"                    a directory of them or one map (default /tmp; on\n"
+		"                    Android /data/local/tmp)\n"
 		"  --flame FILE      with --perf: an energy flame graph page, in joules\n"
 		"  --baseline SECONDS  subtract the mean power of the first SECONDS\n"
 		"  --sign auto|discharge-negative|discharge-positive\n"
@@ -395,14 +397,12 @@ static int spool_file(const char *dir)
 static int spool_input(const char *input, const char *name, unsigned long long max,
 		       char *path, size_t len)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = pp_tmp_dir();
 	unsigned long long total = 0;
 	char buf[65536], err[512];
 	int in, out = -1;
 	ssize_t n;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	in = strcmp(input, "-") ? open(input, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
 	if (in < 0) {
 		fprintf(stderr, "powerpin report: %s: %s\n", name, strerror(errno));

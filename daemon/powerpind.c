@@ -36,12 +36,22 @@
 
 #include "daemon.h"
 #include "genl.h"
+#include "platform.h"
 #include "record.h"
 #include "util.h"
 #include "version.h"
 
+/* where messages go: chosen once, before the daemon leaves the terminal */
+enum ppd_log {
+	PPD_LOG_STDERR,		/* --foreground, or no logger to reach */
+	PPD_LOG_SYSLOG,		/* Linux with a syslog socket */
+	PPD_LOG_LOGD,		/* Android: logcat */
+};
+
 struct ppd {
 	bool foreground;
+	enum ppd_log log;
+	int logd_fd;
 	bool check_config;
 	const char *config_path;
 	char *config_abs;	/* --config made absolute (config_path then) */
@@ -63,19 +73,65 @@ struct ppd {
 	bool stopping;
 };
 
+static int logd_prio(int prio)
+{
+	if (prio <= LOG_ERR)
+		return PP_LOGD_ERROR;
+	if (prio == LOG_WARNING)
+		return PP_LOGD_WARN;
+	return prio == LOG_DEBUG ? PP_LOGD_DEBUG : PP_LOGD_INFO;
+}
+
 static void logmsg(struct ppd *d, int prio, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (d->foreground) {
-		fprintf(stderr, "powerpind: ");
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	} else {
-		vsyslog(prio, fmt, ap);
-	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (d->log == PPD_LOG_SYSLOG)
+		syslog(prio, "%s", msg);
+	else if (d->log != PPD_LOG_LOGD ||
+		 pp_logd_write(d->logd_fd, logd_prio(prio), "powerpind", msg))
+		fprintf(stderr, "powerpind: %s\n", msg);
+}
+
+/*
+ * Never silently nowhere: logcat on Android, syslog on Linux, and stderr
+ * (kept open by daemon()) where the logger's socket is missing.
+ */
+static void choose_log(struct ppd *d)
+{
+	d->log = PPD_LOG_STDERR;
+	if (d->foreground)
+		return;
+	if (pp_on_android()) {
+		d->logd_fd = pp_logd_open(PP_LOGD_SOCKET);
+		if (d->logd_fd >= 0)
+			d->log = PPD_LOG_LOGD;
+	} else if (!access("/dev/log", W_OK)) {
+		openlog("powerpind", LOG_PID, LOG_DAEMON);
+		d->log = PPD_LOG_SYSLOG;
+	}
+}
+
+/* daemon(3), but stderr stays where it was when it is the log */
+static int detach(const struct ppd *d)
+{
+	int fd;
+
+	if (daemon(0, d->log == PPD_LOG_STDERR))
+		return -1;
+	if (d->log != PPD_LOG_STDERR)
+		return 0;
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	return 0;
 }
 
 static uint64_t boottime_ns(void)
@@ -91,17 +147,19 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: powerpind [--foreground] [--config FILE] [--spool DIR] [--check-config]\n\n"
 		"Capture power samples whenever tracing_on opens the powerpin sampler's gate.\n\n"
-		"  -f, --foreground   stay in the foreground and log to stderr (else syslog)\n"
-		"  -c, --config FILE  configuration (default " PPD_DEFAULT_CONFIG ",\n"
+		"  -f, --foreground   stay in the foreground and log to stderr (else syslog,\n"
+		"                     on Android logcat; stderr when neither is there)\n"
+		"  -c, --config FILE  configuration (default %s,\n"
 		"                     optional when not given explicitly)\n"
 		"  -s, --spool DIR    where captures go (default: the config's spool, else\n"
-		"                     " PPD_DEFAULT_SPOOL ")\n"
+		"                     %s)\n"
 		"      --check-config read the configuration, print what would be used and\n"
 		"                     exit: 0 if powerpind would start with it, else 1\n"
 		"  -V, --version      print the version and exit\n"
 		"  -h, --help         this help\n\n"
 		"Signals: SIGTERM/SIGINT finish an open capture and exit, SIGHUP rereads\n"
-		"the configuration.  Capture layout: docs/capture-format.md.\n");
+		"the configuration.  Capture layout: docs/capture-format.md.\n",
+		pp_default_config(), pp_default_spool());
 }
 
 /* Apply the configured period and supply, if any. */
@@ -423,7 +481,7 @@ static int setup_spool(struct ppd *d)
 	int fd;
 
 	d->spool = d->spool_arg ? d->spool_arg :
-		   d->cfg.spool ? d->cfg.spool : PPD_DEFAULT_SPOOL;
+		   d->cfg.spool ? d->cfg.spool : pp_default_spool();
 	s = strdup(d->spool);
 	if (!s)
 		return -1;
@@ -467,7 +525,7 @@ static int parse_args(struct ppd *d, int argc, char **argv)
 	};
 	int c;
 
-	d->config_path = PPD_DEFAULT_CONFIG;
+	d->config_path = pp_default_config();
 	argv[0] = (char *)"powerpind";	/* getopt's messages start with it */
 	while ((c = getopt_long(argc, argv, "fc:s:hV", opts, NULL)) != -1) {
 		switch (c) {
@@ -535,7 +593,7 @@ static int print_config(const struct ppd *d)
 	printf("config: %s%s\n", d->config_path,
 	       access(d->config_path, F_OK) ? " (not present: defaults)" : "");
 	printf("spool: %s\n", d->spool_arg ? d->spool_arg :
-	       d->cfg.spool ? d->cfg.spool : PPD_DEFAULT_SPOOL);
+	       d->cfg.spool ? d->cfg.spool : pp_default_spool());
 	if (d->cfg.have_period)
 		printf("period_us: %u\n", d->cfg.period_us);
 	else
@@ -588,8 +646,8 @@ static int daemon_main(struct ppd *d, int argc, char **argv)
 	if (setup_spool(d))
 		return 1;
 	if (!d->foreground) {
-		openlog("powerpind", LOG_PID, LOG_DAEMON);
-		if (daemon(0, 0)) {
+		choose_log(d);
+		if (detach(d)) {
 			fprintf(stderr, "powerpind: daemon: %s\n", strerror(errno));
 			return 1;
 		}
@@ -680,9 +738,11 @@ static int daemon_main(struct ppd *d, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct ppd d = { .cfg = { .report = true }, .cap_lock = -1 };
+	struct ppd d = { .cfg = { .report = true }, .cap_lock = -1, .logd_fd = -1 };
 	int ret = daemon_main(&d, argc, argv);
 
 	free(d.config_abs);
+	if (d.logd_fd >= 0)
+		close(d.logd_fd);
 	return ret;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Linux's defaults; pp_default_config() and pp_default_spool() choose */
 #define PPD_DEFAULT_CONFIG "/etc/powerpin/powerpind.conf"
 #define PPD_DEFAULT_SPOOL "/var/lib/powerpin/spool"
 

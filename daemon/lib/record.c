@@ -20,6 +20,7 @@
 #include <tracefs.h>
 
 #include "output.h"
+#include "platform.h"
 #include "record.h"
 
 /*
@@ -319,12 +320,12 @@ static void capture_free(struct pp_capture *c)
 /*
  * Where the capture's own files go.  A file (a symlink's target) is written
  * beside itself and renamed into place; a stream (standard output, a FIFO,
- * a device) gets a trace.dat built in $TMPDIR and copied into it at the
+ * a device) gets a trace.dat built in pp_tmp_dir() and copied into it at the
  * end, since libtracecmd seeks back into what it wrote.
  */
 static int capture_files(struct pp_capture *c)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = pp_tmp_dir();
 	int fd;
 
 	if (c->out.kind == OUTPUT_REPLACE) {
@@ -332,8 +333,6 @@ static int capture_files(struct pp_capture *c)
 		c->spill = strdup(c->out.target);
 		return c->data && c->spill ? 0 : -1;
 	}
-	if (!dir || !*dir)
-		dir = "/tmp";
 	if (asprintf(&c->spill, "%s/powerpin-record", dir) < 0) {
 		c->spill = NULL;
 		return -1;
@@ -668,15 +667,18 @@ void pp_capture_clean_dir(const char *dir)
 
 int pp_capture_lock(void)
 {
+	char path[PATH_MAX];
 	int fd;
 
 	/*
 	 * In a directory of its own, so that powerpind's unit can let the
-	 * daemon write there (RuntimeDirectory=powerpin) and not in /run.
+	 * daemon write there (RuntimeDirectory=powerpin) and not in /run;
+	 * made with its parents, as on a phone nothing is there.
 	 */
-	if (mkdir(PP_CAPTURE_LOCK_DIR, 0755) && errno != EEXIST)
+	if (pp_mkdirs(pp_run_dir(), 0755))
 		return -1;
-	fd = open(PP_CAPTURE_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	snprintf(path, sizeof(path), "%s/" PP_CAPTURE_LOCK_NAME, pp_run_dir());
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {

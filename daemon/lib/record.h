@@ -74,8 +74,8 @@ void pp_capture_abort(struct pp_capture *c);
  * of them would split its pages between their files.  powerpind and
  * powerpin record both hold this flock while capturing.
  */
-#define PP_CAPTURE_LOCK_DIR "/run/powerpin"
-#define PP_CAPTURE_LOCK PP_CAPTURE_LOCK_DIR "/capture.lock"
+/* capture.lock in pp_run_dir(): /run/powerpin, or Android's */
+#define PP_CAPTURE_LOCK_NAME "capture.lock"
 /* Returns an fd holding the lock; -1 with EWOULDBLOCK if another capture
  * holds it; -1 with another errno if no lock file can be made. */
 int pp_capture_lock(void);

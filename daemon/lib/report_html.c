@@ -23,6 +23,7 @@
 #include <linux/powerpin.h>
 
 #include "report.h"
+#include "platform.h"
 #include "report_html_js.h"
 #include "report_perf.h"
 #include "util.h"
@@ -399,7 +400,7 @@ struct html_writer *html_open(const struct report *r, const char *title, FILE *o
 	w->nr_series = top_processes(r) + 3;
 	w->energy = calloc((size_t)HTML_ENERGY_POINTS * w->nr_series, sizeof(double));
 	w->proc = calloc(r->nr_processes + 1, sizeof(double));
-	w->slices = tmpfile();
+	w->slices = pp_tmpfile();
 	if (!w->energy || !w->proc || !w->slices) {
 		html_free(w);
 		return NULL;

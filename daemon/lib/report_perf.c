@@ -8,6 +8,7 @@
 #include <linux/powerpin.h>
 
 #include "report_perf.h"
+#include "platform.h"
 #include "util.h"
 
 #define MAP_MAX_BYTES	(256U << 20)
@@ -16,7 +17,7 @@ int report_perf_init(struct report_perf *rp, const struct report *r, const char 
 {
 	memset(rp, 0, sizeof(*rp));
 	rp->r = r;
-	rp->map_path = map_path ? map_path : "/tmp";
+	rp->map_path = map_path ? map_path : pp_perf_map_dir();
 	rp->ncpus = r->nr_cpus > r->nr_cpus_hint ? r->nr_cpus : r->nr_cpus_hint;
 	if (rp->ncpus < 1)
 		rp->ncpus = 1;

@@ -64,6 +64,27 @@ bool trace_format_unsafe(const char *buf, size_t size)
 	return false;
 }
 
+/*
+ * The two guards below stand in front of libtraceevent's own functions of
+ * the same names.  Against the shared library they are found first and
+ * reach the library's through dlsym(RTLD_NEXT); a static link (make
+ * android) has no RTLD_NEXT, so there the linker's --wrap=NAME sends every
+ * other object's calls to __wrap_NAME and the library's is __real_NAME.
+ */
+#ifdef POWERPIN_STATIC
+#define GUARD(name)	__wrap_##name
+#define LIBRARY(name)	__real_##name
+enum tep_errno __real_tep_parse_event(struct tep_handle *tep, const char *buf,
+				      unsigned long size, const char *sys);
+int __real_tep_parse_printk_formats(struct tep_handle *tep, const char *buf);
+enum tep_errno __wrap_tep_parse_event(struct tep_handle *tep, const char *buf,
+				      unsigned long size, const char *sys);
+int __wrap_tep_parse_printk_formats(struct tep_handle *tep, const char *buf);
+#else
+#define GUARD(name)	name
+#define LIBRARY(name)	dlsym(RTLD_NEXT, #name)
+#endif
+
 /* "SYSTEM:NAME" of a format, from its "name:" line, for the message. */
 static void format_name(const char *buf, size_t size, const char *sys, char *out, size_t len)
 {
@@ -80,8 +101,8 @@ static void format_name(const char *buf, size_t size, const char *sys, char *out
 	snprintf(out, len, "%s:%.*s", sys ? sys : "?", (int)(e - p), p);
 }
 
-enum tep_errno tep_parse_event(struct tep_handle *tep, const char *buf, unsigned long size,
-			       const char *sys)
+enum tep_errno GUARD(tep_parse_event)(struct tep_handle *tep, const char *buf,
+				      unsigned long size, const char *sys)
 {
 	static enum tep_errno (*library)(struct tep_handle *, const char *, unsigned long,
 					 const char *);
@@ -93,7 +114,7 @@ enum tep_errno tep_parse_event(struct tep_handle *tep, const char *buf, unsigned
 	}
 	if (!library)
 		library = (enum tep_errno (*)(struct tep_handle *, const char *, unsigned long,
-					      const char *))dlsym(RTLD_NEXT, "tep_parse_event");
+					      const char *))LIBRARY(tep_parse_event);
 	if (!library)
 		return TEP_ERRNO__READ_FORMAT_FAILED;
 	return library(tep, buf, size, sys);
@@ -139,7 +160,7 @@ bool trace_printk_formats_unsafe(const char *buf)
 	return false;
 }
 
-int tep_parse_printk_formats(struct tep_handle *tep, const char *buf)
+int GUARD(tep_parse_printk_formats)(struct tep_handle *tep, const char *buf)
 {
 	static int (*library)(struct tep_handle *, const char *);
 	const char *line, *end;
@@ -148,7 +169,7 @@ int tep_parse_printk_formats(struct tep_handle *tep, const char *buf)
 
 	if (!library)
 		library = (int (*)(struct tep_handle *, const char *))
-			  dlsym(RTLD_NEXT, "tep_parse_printk_formats");
+			  LIBRARY(tep_parse_printk_formats);
 	if (!library)
 		return -1;
 	if (!trace_printk_formats_unsafe(buf))

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Default paths on Linux and Android, and logd's datagrams, on the host. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+
+#include <kselftest_harness.h>
+
+#include "platform.h"
+
+FIXTURE(env) {
+	char dir[64];
+};
+
+FIXTURE_SETUP(env)
+{
+	snprintf(self->dir, sizeof(self->dir), "/tmp/pp-platform.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	unsetenv("ANDROID_ROOT");
+	unsetenv("TMPDIR");
+}
+
+FIXTURE_TEARDOWN(env)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	system(cmd);
+}
+
+static int nr_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+TEST_F(env, linux_defaults)
+{
+	if (!access("/system/build.prop", F_OK))
+		SKIP(return, "this host looks like Android");
+	EXPECT_FALSE(pp_on_android());
+	EXPECT_STREQ("/etc/powerpin/powerpind.conf", pp_default_config());
+	EXPECT_STREQ("/var/lib/powerpin/spool", pp_default_spool());
+	EXPECT_STREQ("/run/powerpin", pp_run_dir());
+	EXPECT_STREQ("/tmp", pp_tmp_dir());
+	EXPECT_STREQ("/tmp", pp_perf_map_dir());
+	setenv("ANDROID_ROOT", "", 1);
+	EXPECT_FALSE(pp_on_android());
+	setenv("TMPDIR", "", 1);
+	EXPECT_STREQ("/tmp", pp_tmp_dir());
+	setenv("TMPDIR", self->dir, 1);
+	EXPECT_STREQ(self->dir, pp_tmp_dir());
+}
+
+TEST_F(env, android_defaults)
+{
+	setenv("ANDROID_ROOT", "/system", 1);
+	EXPECT_TRUE(pp_on_android());
+	EXPECT_STREQ("/data/local/tmp/powerpin/powerpind.conf", pp_default_config());
+	EXPECT_STREQ("/data/local/tmp/powerpin/spool", pp_default_spool());
+	EXPECT_STREQ("/data/local/tmp/powerpin/run", pp_run_dir());
+	EXPECT_STREQ("/data/local/tmp", pp_perf_map_dir());
+	/* $TMPDIR still wins (without it, the phone's directory is made) */
+	setenv("TMPDIR", self->dir, 1);
+	EXPECT_STREQ(self->dir, pp_tmp_dir());
+}
+
+TEST_F(env, mkdirs)
+{
+	char path[128], file[128];
+	struct stat st;
+	mode_t old = umask(022);
+
+	snprintf(path, sizeof(path), "%s/a//b/c/", self->dir);
+	ASSERT_EQ(0, pp_mkdirs(path, 01777));
+	snprintf(path, sizeof(path), "%s/a/b/c", self->dir);
+	ASSERT_EQ(0, stat(path, &st));
+	/* the umask does not take the sticky, group or other bits away */
+	EXPECT_EQ(041777U, st.st_mode);
+	snprintf(path, sizeof(path), "%s/a/b", self->dir);
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_EQ(040755U, st.st_mode);
+	/* what exists is fine, and keeps its mode */
+	ASSERT_EQ(0, pp_mkdirs(path, 0700));
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_EQ(040755U, st.st_mode);
+	snprintf(file, sizeof(file), "%s/f", self->dir);
+	ASSERT_EQ(0, close(creat(file, 0644)));
+	snprintf(path, sizeof(path), "%s/f/g", self->dir);
+	EXPECT_EQ(-1, pp_mkdirs(path, 0755));
+	EXPECT_EQ(ENOTDIR, errno);
+	EXPECT_EQ(-1, pp_mkdirs(file, 0755));
+	EXPECT_EQ(ENOTDIR, errno);
+	EXPECT_EQ(-1, pp_mkdirs("", 0755));
+	EXPECT_EQ(ENOENT, errno);
+	umask(old);
+}
+
+TEST_F(env, tmpfile_in_tmpdir)
+{
+	char buf[8] = "";
+	FILE *fp;
+
+	setenv("TMPDIR", self->dir, 1);
+	fp = pp_tmpfile();
+	ASSERT_NE(NULL, fp);
+	/* unlinked at once: nothing is left behind, even on a crash */
+	EXPECT_EQ(0, nr_entries(self->dir));
+	EXPECT_EQ(5, fprintf(fp, "slice"));
+	rewind(fp);
+	EXPECT_EQ(5U, fread(buf, 1, sizeof(buf), fp));
+	EXPECT_STREQ("slice", buf);
+	fclose(fp);
+	setenv("TMPDIR", "/nonexistent-pp", 1);
+	EXPECT_EQ(NULL, pp_tmpfile());
+	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST(logd_format_exact)
+{
+	static const unsigned char want[] = {
+		0, 0x34, 0x12, 0x04, 0x03, 0x02, 0x01, 0x08, 0x07, 0x06, 0x05,
+		4, 'p', 'p', 'd', 0, 'r', 'e', 'a', 'd', 'y', 0,
+	};
+	struct timespec ts = { 0x01020304, 0x05060708 };
+	unsigned char buf[64];
+
+	ASSERT_EQ(sizeof(want), pp_logd_format(buf, sizeof(buf), &ts, 0x1234,
+					       PP_LOGD_INFO, "ppd", "ready"));
+	EXPECT_EQ(0, memcmp(want, buf, sizeof(want)));
+	/* room for the header, the tag and an empty message, no less */
+	EXPECT_EQ(17U, pp_logd_format(buf, 17, &ts, 1, PP_LOGD_INFO, "ppd", "ready"));
+	EXPECT_EQ(0, buf[16]);
+	EXPECT_EQ(0U, pp_logd_format(buf, 16, &ts, 1, PP_LOGD_INFO, "ppd", "ready"));
+}
+
+TEST(logd_format_cut_to_logd_max)
+{
+	static char msg[8192], buf[8192];
+	struct timespec ts = { 1, 2 };
+	size_t n;
+
+	memset(msg, 'x', sizeof(msg) - 1);
+	n = pp_logd_format(buf, sizeof(buf), &ts, 1, PP_LOGD_WARN, "t", msg);
+	EXPECT_EQ(PP_LOGD_HEADER_BYTES + PP_LOGD_MAX_BYTES + 0U, n);
+	EXPECT_EQ(0, buf[n - 1]);
+	EXPECT_EQ('x', buf[n - 2]);
+	EXPECT_EQ(PP_LOGD_WARN, buf[PP_LOGD_HEADER_BYTES]);
+}
+
+TEST_F(env, logd_socket_roundtrip)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	unsigned char buf[256];
+	struct timespec now;
+	uint32_t sec;
+	int srv, fd;
+	ssize_t n;
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/logdw", self->dir);
+	EXPECT_EQ(-1, pp_logd_open(sun.sun_path));
+	EXPECT_EQ(ENOENT, errno);
+	srv = socket(AF_UNIX, SOCK_DGRAM, 0);
+	ASSERT_LE(0, srv);
+	ASSERT_EQ(0, bind(srv, (struct sockaddr *)&sun, sizeof(sun)));
+	fd = pp_logd_open(sun.sun_path);
+	ASSERT_LE(0, fd);
+	clock_gettime(CLOCK_REALTIME, &now);
+	ASSERT_EQ(0, pp_logd_write(fd, PP_LOGD_ERROR, "powerpind", "capture lost"));
+	n = recv(srv, buf, sizeof(buf), 0);
+	ASSERT_EQ(PP_LOGD_HEADER_BYTES + 1 + 10 + 13, n);
+	EXPECT_EQ(0, buf[0]);
+	EXPECT_EQ((uint16_t)syscall(SYS_gettid), buf[1] | buf[2] << 8);
+	sec = buf[3] | buf[4] << 8 | buf[5] << 16 | (uint32_t)buf[6] << 24;
+	EXPECT_LE((uint32_t)now.tv_sec, sec);
+	EXPECT_GE((uint32_t)now.tv_sec + 5, sec);
+	EXPECT_EQ(PP_LOGD_ERROR, buf[11]);
+	EXPECT_STREQ("powerpind", (char *)buf + 12);
+	EXPECT_STREQ("capture lost", (char *)buf + 22);
+	close(fd);
+	close(srv);
+}
+
+TEST_HARNESS_MAIN
