@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "genl.h"
 #include "output.h"
+#include "platform.h"
 #include "profile.h"
 #include "record.h"
 
@@ -486,13 +487,14 @@ static int check_access(void)
 static int session_open(struct session *ss)
 {
 	struct pp_status st;
-	const char *tmp = getenv("TMPDIR");
 
 	ss->lock = pp_capture_lock();
 	if (ss->lock < 0) {
-		fprintf(stderr, "powerpin profile: %s\n", errno == EWOULDBLOCK ?
-			"another capture (powerpind or powerpin record) is reading the ring buffer; try again when it ends" :
-			"cannot take the capture lock " PP_CAPTURE_LOCK);
+		if (errno == EWOULDBLOCK)
+			fprintf(stderr, "powerpin profile: another capture (powerpind or powerpin record) is reading the ring buffer; try again when it ends\n");
+		else
+			fprintf(stderr, "powerpin profile: cannot take the capture lock in %s: %s\n",
+				pp_run_dir(), strerror(errno));
 		return -1;
 	}
 	ss->g = pp_genl_open();
@@ -501,7 +503,7 @@ static int session_open(struct session *ss)
 			strerror(errno));
 		return -1;
 	}
-	snprintf(ss->dir, sizeof(ss->dir), "%s/powerpin-profile.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	snprintf(ss->dir, sizeof(ss->dir), "%s/powerpin-profile.XXXXXX", pp_tmp_dir());
 	if (!mkdtemp(ss->dir)) {
 		fprintf(stderr, "powerpin profile: cannot make a temporary directory %s: %s\n",
 			ss->dir, strerror(errno));
