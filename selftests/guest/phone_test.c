@@ -279,7 +279,7 @@ static const char *const binds[] = { "proc", "sys", "dev" };
 
 FIXTURE_SETUP(phone)
 {
-	char path[512], cmd[2048];
+	char path[512], cmd[2048], why[512];
 	struct utsname u;
 	size_t i;
 
@@ -289,8 +289,8 @@ FIXTURE_SETUP(phone)
 	if (access("/sys/module/powerpin", F_OK))
 		SKIP(return, "powerpin.ko is not loaded");
 	snprintf(path, sizeof(path), "build/android/%s/powerpind", variant->arch);
-	if (access(path, X_OK) && !read_line("build/android/unavailable", cmd, sizeof(cmd)))
-		SKIP(return, "no phone build: %s", cmd);
+	if (access(path, X_OK) && !read_line("build/android/unavailable", why, sizeof(why)))
+		SKIP(return, "no phone build: %s", why);
 	ASSERT_EQ(0, access(path, X_OK))
 		TH_LOG("%s missing: make android (scripts/check builds it)", path);
 	ASSERT_EQ(0, read_line(PERIOD, self->period, sizeof(self->period)));
