@@ -63,7 +63,7 @@ TEST(binaries_print_the_tree_version)
 /* dpkg --compare-versions A OP B: 0 when it holds */
 static int dpkg_cmp(const char *a, const char *op, const char *b)
 {
-	char cmd[512];
+	char cmd[1024];
 
 	snprintf(cmd, sizeof(cmd), "dpkg --compare-versions '%s' %s '%s'", a, op, b);
 	return system(cmd) ? 1 : 0;
