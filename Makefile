@@ -74,6 +74,8 @@ LDFLAGS += -static -L$(POWERPIN_ANDROID)/lib \
 ANDROID_CFLAGS := -DPOWERPIN_STATIC
 endif
 CFLAGS  ?= -O2 -g
+# CPPFLAGS (dpkg-buildflags' -D_FORTIFY_SOURCE=2) goes to every compile
+CPPFLAGS ?=
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 	   -Wformat=2 -Wmissing-prototypes -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	   -fstack-protector-strong $(ANDROID_CFLAGS) \
@@ -140,7 +142,7 @@ $(B)/daemon/lib/version.o $(B)/fuzz/obj/daemon/lib/version.o: $(B)/gen/powerpin_
 
 $(B)/%.o: %.c $(wildcard daemon/lib/*.h) uapi/linux/powerpin.h $(GEN_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h: daemon/lib/%.proto
 	@mkdir -p $(dir $@)
@@ -153,7 +155,7 @@ $(B)/gen/report_html_js.h: daemon/lib/report_html.js scripts/embed-js
 
 # generated code: the project's warning flags are not its author's
 $(B)/gen/%.pb-c.o: $(B)/gen/%.pb-c.c $(GEN_HDRS)
-	$(CC) $(filter-out -Wmissing-prototypes -Wshadow,$(CFLAGS)) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(filter-out -Wmissing-prototypes -Wshadow,$(CFLAGS)) -c -o $@ $<
 
 $(B)/libpowerpin.a: $(LIB_OBJ)
 	@rm -f $@
@@ -171,11 +173,11 @@ $(B)/bin/powerpind: $(B)/daemon/powerpind.o $(B)/libpowerpin.a
 $(B)/agent/%.o: daemon/agent/%.c daemon/agent/agent.h
 	@test -f $(JAVA_HOME)/include/jvmti.h || { echo "powerpin: no jvmti.h under JAVA_HOME=$(JAVA_HOME) (run make deps, or set JAVA_HOME=)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(JNI_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(JNI_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
 $(AGENT): $(AGENT_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -shared -fPIC -Wl,-z,defs -Wl,-z,now -o $@ $^ -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -fPIC -Wl,-z,defs -Wl,-z,now -o $@ $^ -lpthread
 
 # ---- tests ------------------------------------------------------------------
 tests: $(HOST_TESTS) $(GUEST_TESTS) $(BENCHES) $(B)/tests/bin/powerpin-other-version $(JAVA_CLASSES)
@@ -184,7 +186,7 @@ tests: $(HOST_TESTS) $(GUEST_TESTS) $(BENCHES) $(B)/tests/bin/powerpin-other-ver
 # that does not match.
 $(B)/tests/bin/powerpin-other-version: $(CLI_OBJ) $(B)/libpowerpin.a daemon/lib/version.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DPOWERPIN_VERSION='"0.0.0-other"' -o $@ daemon/lib/version.c $(CLI_OBJ) $(B)/libpowerpin.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DPOWERPIN_VERSION='"0.0.0-other"' -o $@ daemon/lib/version.c $(CLI_OBJ) $(B)/libpowerpin.a $(LDLIBS)
 
 $(B)/java/%.class: selftests/java/%.java
 	@mkdir -p $(dir $@)

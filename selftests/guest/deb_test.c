@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The Debian packages from `make deb`, installed in the guest and used
- * there: dpkg installs powerpin-dkms and powerpin (over a writable overlay
- * of the guest's /usr, with the package database the host's /usr goes
- * with), DKMS builds powerpin.ko for the running kernel in the postinst,
- * modprobe loads that module, and the packaged powerpin talks to it,
+ * there: dpkg installs powerpin-dkms, powerpin and powerpin-dev (over a
+ * writable overlay of the guest's /usr, with the package database the
+ * host's /usr goes with), DKMS builds powerpin.ko for the running kernel
+ * in the postinst, modprobe loads that module, and the packaged powerpin talks to it,
  * records and reports; the man page and completion are where man and bash
  * look; removing the packages takes the module away again.
  * Runs as root from the repo root, in a mount namespace of its own.
@@ -74,7 +74,8 @@ FIXTURE_SETUP(deb)
 	struct utsname u;
 	char cmd[256];
 
-	if (sh("ls " DEBS "/powerpin_*.deb " DEBS "/powerpin-dkms_*_all.deb >/dev/null 2>&1") ||
+	if (sh("ls " DEBS "/powerpin_*.deb " DEBS "/powerpin-dkms_*_all.deb "
+	       DEBS "/powerpin-dev_*_all.deb >/dev/null 2>&1") ||
 	    access(DEBS "/host-dpkg-status", R_OK))
 		SKIP(return, "no packages: make deb");
 	ASSERT_NE(NULL, getcwd(self->top, sizeof(self->top)));
@@ -137,7 +138,7 @@ TEST_F_TIMEOUT(deb, install_use_remove, 900)
 
 	/* the module package first: its postinst builds for this kernel */
 	ASSERT_EQ(0, sh(DPKG " -i " DEBS "/powerpin-dkms_*_all.deb " DEBS "/powerpin_*.deb "
-			">/tmp/deb_test.log 2>&1 || { tail -n 40 /tmp/deb_test.log; "
+			DEBS "/powerpin-dev_*_all.deb >/tmp/deb_test.log 2>&1 || { tail -n 40 /tmp/deb_test.log; "
 			"cat /var/lib/dkms/powerpin/*/build/make.log; exit 1; }"));
 	TH_LOG("dpkg -i with the DKMS build: %.0f s", now_s() - t0);
 	snprintf(want, sizeof(want), "powerpin/%s, %s, ", self->ver, self->kver);
@@ -168,11 +169,19 @@ TEST_F_TIMEOUT(deb, install_use_remove, 900)
 	EXPECT_EQ(0, sh("man -w powerpind | grep -q /usr/share/man/man8/powerpind.8"));
 	EXPECT_EQ(0, sh("LC_ALL=C MANWIDTH=80 man powerpin 2>/dev/null | grep -q COMMANDS"));
 	EXPECT_EQ(0, sh("test -f /usr/share/bash-completion/completions/powerpin"));
+	EXPECT_EQ(0, sh("test -f /usr/share/doc/powerpin/kmod/README.md && "
+			"test -f /usr/share/doc/powerpin/capture-format.md"));
+	/*
+	 * the header, from powerpin-dev, compiles as a program includes it
+	 * (gcc: cc is an alternative, which the guest's /etc does not have)
+	 */
+	EXPECT_EQ(0, sh(DPKG " -S /usr/include/linux/powerpin.h | grep -q '^powerpin-dev:'"));
+	EXPECT_EQ(0, sh("echo '#include <linux/powerpin.h>' | gcc -fsyntax-only -x c -"));
 	EXPECT_EQ(0, sh("test -f /lib/systemd/system/powerpind.service && "
 			"grep -q '^ExecStart=/usr/sbin/powerpind ' /lib/systemd/system/powerpind.service"));
 
 	/* removal takes the module and the tools away */
-	ASSERT_EQ(0, sh("rmmod powerpin && " DPKG " -r powerpin powerpin-dkms >>/tmp/deb_test.log 2>&1 || "
+	ASSERT_EQ(0, sh("rmmod powerpin && " DPKG " -r powerpin-dev powerpin powerpin-dkms >>/tmp/deb_test.log 2>&1 || "
 			"{ tail -n 20 /tmp/deb_test.log; exit 1; }"));
 	EXPECT_NE(0, sh("modprobe -n powerpin 2>/dev/null"));
 	EXPECT_NE(0, sh("test -e /usr/bin/powerpin"));

@@ -86,6 +86,36 @@ TEST(pages_render_without_warnings)
 	}
 }
 
+/*
+ * The pages name documents where they are installed (@DOCDIR@, filled in
+ * by scripts/install): each is one scripts/install installs, docs/NAME or
+ * kmod/README*.md as kmod/NAME, and the module's events are among them.
+ */
+TEST(pages_name_installed_documents)
+{
+	char *out, *save;
+	int st, n = 0;
+
+	out = sh("grep -ho '@DOCDIR@/[a-zA-Z/\\.-]*[a-z]' docs/man/*.[148] | "
+		 "sed 's/\\\\//g; s|@DOCDIR@/||' | sort -u", &st);
+	ASSERT_EQ(0, st);
+	EXPECT_NE(NULL, strstr(out, "kmod/README.md"));
+	EACH_WORD(out, doc, save) {
+		char src[512];
+
+		snprintf(src, sizeof(src), "%s%s", strncmp(doc, "kmod/", 5) ? "docs/" : "", doc);
+		if (access(src, R_OK))
+			TH_LOG("a page names %s, which is no %s", doc, src);
+		EXPECT_EQ(0, access(src, R_OK));
+		n++;
+	}
+	EXPECT_LE(5, n);
+	free(out);
+	/* no page names a path of the source tree */
+	free(sh("grep -l 'docs/[^ ]*md' docs/man/*.[148]", &st));
+	EXPECT_NE(0, st);
+}
+
 TEST(powerpin_1_documents_every_command_and_option)
 {
 	char cmd[512], *page, *cmds, *opts, *s1, *s2, want[128];

@@ -189,6 +189,7 @@ static void check_userspace_files(struct __test_metadata *_metadata, const char 
 		"share/bash-completion/completions/powerpin",
 		"share/bash-completion/completions/powerpind",
 		"share/doc/powerpin/capture-format.md",
+		"share/doc/powerpin/kmod/README.md",
 		"lib/powerpin/libpowerpin_agent.so",
 	};
 	char p[512];
@@ -202,6 +203,12 @@ static void check_userspace_files(struct __test_metadata *_metadata, const char 
 	}
 	EXPECT_EQ(0, run("LC_ALL=C man --warnings -l %s%s/share/man/man1/powerpin.1 2>&1 >/dev/null | grep -q . && exit 1; exit 0",
 			 dest, prefix));
+	/* dated and versioned, naming the installed docs, no placeholder left */
+	EXPECT_EQ(0, run("grep -Eq '^\\.TH POWERPIN 1 \"[0-9]{4}-[0-9]{2}-[0-9]{2}\" \"powerpin '\"$(scripts/version)\"'\"' %s%s/share/man/man1/powerpin.1",
+			 dest, prefix));
+	EXPECT_EQ(0, run("grep -q ' %s/share/doc/powerpin/output' %s%s/share/man/man1/powerpin.1",
+			 prefix, dest, prefix));
+	EXPECT_NE(0, run("grep -q @ %s%s/share/man/man*/*", dest, prefix));
 	EXPECT_EQ(0, run("bash -c '. %s%s/share/bash-completion/completions/powerpin && complete -p powerpin powerpind' >/dev/null",
 			 dest, prefix));
 	/* the header is usable on its own, as userspace includes it */

@@ -3,6 +3,9 @@
  * One version source (scripts/version): the binaries print it, `make
  * version` prints it, and a source tree without .git (a tarball, the Debian
  * source, a DKMS tree) takes it from .tarball-version, or else the base.
+ * Before the first release tag a snapshot is BASE~gitN.gHASH and sorts
+ * below the release BASE; after tag vX.Y.Z it is X.Y.Z+gitN.gHASH and sorts
+ * above it, as dpkg compares them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +37,11 @@ TEST(binaries_print_the_tree_version)
 
 	ASSERT_EQ(0, line_of("scripts/version", ver, sizeof(ver)));
 	ASSERT_NE('\0', ver[0]);
-	/* X.Y.Z, optionally +gitN.gHASH and .dirty: a valid Debian upstream version */
-	EXPECT_EQ(0, line_of("scripts/version | grep -Ex '[0-9]+\\.[0-9]+\\.[0-9]+(\\+git[0-9]+\\.g[0-9a-f]+)?(\\.dirty)?'",
+	/*
+	 * X.Y.Z, optionally ~gitN.gHASH (before the release X.Y.Z) or
+	 * +gitN.gHASH (after it) and .dirty: a valid Debian upstream version
+	 */
+	EXPECT_EQ(0, line_of("scripts/version | grep -Ex '[0-9]+\\.[0-9]+\\.[0-9]+([~+]git[0-9]+\\.g[0-9a-f]+)?(\\.dirty)?'",
 			     got, sizeof(got)));
 	ASSERT_EQ(0, line_of("make -s version", got, sizeof(got)));
 	EXPECT_STREQ(ver, got);
@@ -52,6 +58,65 @@ TEST(binaries_print_the_tree_version)
 	/* and --help says how */
 	EXPECT_EQ(0, line_of("build/bin/powerpind --help | grep -- --version", got, sizeof(got)));
 	EXPECT_EQ(0, line_of("build/bin/powerpin --help | grep -- --version", got, sizeof(got)));
+}
+
+/* dpkg --compare-versions A OP B: 0 when it holds */
+static int dpkg_cmp(const char *a, const char *op, const char *b)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "dpkg --compare-versions '%s' %s '%s'", a, op, b);
+	return system(cmd) ? 1 : 0;
+}
+
+TEST(snapshots_sort_around_the_release)
+{
+	char dir[] = "/tmp/pptag.XXXXXX", cmd[1024], base[64], got[256], want[256];
+	char hash[64], snap[256], top[512];
+
+	if (system("git rev-parse --git-dir >/dev/null 2>&1") ||
+	    system("command -v dpkg >/dev/null"))
+		SKIP(return, "not a git checkout, or no dpkg");
+	ASSERT_NE(NULL, getcwd(top, sizeof(top)));
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, line_of("sed -n 's/^base=//p' scripts/version", base, sizeof(base)));
+	/* a repository of its own, with no tag: scripts/version and one commit */
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && git init -q && mkdir scripts && cp %s/scripts/version scripts/ && "
+		 "git add . && git -c user.name=t -c user.email=t@example.org "
+		 "commit -qm one", dir, top);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "git -C %s rev-parse --short=12 HEAD", dir);
+	ASSERT_EQ(0, line_of(cmd, hash, sizeof(hash)));
+	snprintf(cmd, sizeof(cmd), "%s/scripts/version", dir);
+	ASSERT_EQ(0, line_of(cmd, snap, sizeof(snap)));
+	snprintf(want, sizeof(want), "%s~git1.g%s", base, hash);
+	EXPECT_STREQ(want, snap);
+	EXPECT_EQ(0, dpkg_cmp(snap, "lt", base));
+
+	/* the release: the tag's version, above the snapshot */
+	snprintf(cmd, sizeof(cmd), "git -C %s tag v%s", dir, base);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s/scripts/version", dir);
+	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	EXPECT_STREQ(base, got);
+	EXPECT_EQ(0, dpkg_cmp(got, "gt", snap));
+
+	/* a commit after it: +gitN, above the release */
+	snprintf(cmd, sizeof(cmd), "cd %s && git -c user.name=t -c user.email=t@example.org "
+		 "commit -q --allow-empty -m two", dir);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "git -C %s rev-parse --short=7 HEAD", dir);
+	ASSERT_EQ(0, line_of(cmd, hash, sizeof(hash)));
+	snprintf(cmd, sizeof(cmd), "%s/scripts/version", dir);
+	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	snprintf(want, sizeof(want), "%s+git1.g", base);
+	EXPECT_EQ(0, strncmp(got, want, strlen(want)));
+	EXPECT_NE(NULL, strstr(got, hash));
+	EXPECT_EQ(0, dpkg_cmp(got, "gt", base));
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	system(cmd);
 }
 
 TEST(tree_without_git)
