@@ -88,7 +88,7 @@ FIXTURE_SETUP(deb)
 	if (!self->tree[0] && !sh("test -f /lib/modules/%s/build/Makefile", self->kver))
 		line_of("readlink -f /lib/modules/$(uname -r)/build", self->tree, sizeof(self->tree));
 	if (!self->tree[0])
-		SKIP(return, "no kernel tree for %s that this gcc builds for (make deps)", self->kver);
+		SKIP(return, "no tree of %s that DKMS builds against here (another architecture, compiler or build root)", self->kver);
 	line_of("dpkg-deb -f $(ls " DEBS "/powerpin_*.deb | head -n 1) Version", self->ver,
 		sizeof(self->ver));
 	ASSERT_NE('\0', self->ver[0]);

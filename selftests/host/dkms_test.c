@@ -111,7 +111,7 @@ TEST_F_TIMEOUT(dkms, add_build_install_for_each_kernel, 900)
 		built++;
 	}
 	if (!built)
-		SKIP(return, "no kernel tree of the matrix in the cache that this host builds for (make deps)");
+		SKIP(return, "no tree of the matrix in the cache that DKMS builds against here (run scripts/deps)");
 	ASSERT_EQ(0, sh("%s remove -m powerpin -v %s --all --no-depmod >/dev/null 2>&1", self->dkms, self->ver));
 	EXPECT_EQ(0, sh("test -z \"$(find %s/inst -name 'powerpin.ko*')\"", self->dir));
 }
