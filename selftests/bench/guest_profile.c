@@ -20,39 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EMU	"/sys/kernel/debug/max17042_emu/"
+#include "profile_helpers.h"
+
 #define XML	"/tmp/guest_profile.xml"
-
-static int emu_write(const char *knob, const char *val)
-{
-	char path[128];
-	FILE *f;
-	int bad;
-
-	snprintf(path, sizeof(path), EMU "%s", knob);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	bad = fputs(val, f) < 0;
-	return fclose(f) || bad ? -1 : 0;
-}
-
-static double xml_value(const char *xml, const char *name)
-{
-	char key[128];
-	const char *p;
-
-	snprintf(key, sizeof(key), "name=\"%s\">", name);
-	p = strstr(xml, key);
-	if (!p)
-		return NAN;
-	p += strlen(key);
-	while (*p == ' ' || *p == '\n')
-		p++;
-	if (!strncmp(p, "<value>", 7))
-		p += 7;
-	return strtod(p, NULL);
-}
 
 static double now_s(void)
 {

@@ -21,8 +21,8 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
+#include "profile_helpers.h"
 
-#define EMU		"/sys/kernel/debug/max17042_emu/"
 #define BAT		"/sys/class/power_supply/max170xx_battery/"
 #define TRACING		"/sys/kernel/tracing/"
 #define POWERPIN	"build/bin/powerpin"
@@ -30,38 +30,6 @@
 #define BUSY_UA		(-900000)
 #define CLEAN_RESIDUAL_MA	10.0
 #define MAX_ATTEMPTS	2
-
-static int emu_write(const char *knob, const char *val)
-{
-	char path[128];
-	FILE *f;
-	int ret;
-
-	snprintf(path, sizeof(path), EMU "%s", knob);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ret = fputs(val, f) < 0;
-	return fclose(f) || ret ? -1 : 0;
-}
-
-/* The number after name="@name"> (an item) or after its array's first <value>. */
-static double xml_value(const char *xml, const char *name)
-{
-	char key[128];
-	const char *p;
-
-	snprintf(key, sizeof(key), "name=\"%s\">", name);
-	p = strstr(xml, key);
-	if (!p)
-		return NAN;
-	p += strlen(key);
-	while (*p == ' ' || *p == '\n')
-		p++;
-	if (!strncmp(p, "<value>", 7))
-		p += 7;
-	return strtod(p, NULL);
-}
 
 static long read_long(const char *path)
 {
