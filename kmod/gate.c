@@ -80,6 +80,9 @@ static atomic_t powerpin_nr_files[POWERPIN_NR_EVENTS];
 /* the tracepoint has at least one probe, whoever attached it */
 static atomic_t powerpin_tp_live[POWERPIN_NR_EVENTS];
 
+/* who hears that consumers changed: the sampler, once it is there */
+static const struct powerpin_gate_ops *powerpin_gate_listener;
+
 #ifdef CONFIG_PERF_EVENTS
 static atomic_t powerpin_perf_users[POWERPIN_NR_EVENTS];
 static struct trace_event_call *powerpin_perf_call[POWERPIN_NR_EVENTS];
@@ -87,6 +90,25 @@ static struct trace_event_call *powerpin_perf_call[POWERPIN_NR_EVENTS];
 static atomic_t powerpin_perf_system_wide;
 static DEFINE_PER_CPU(int, powerpin_perf_here);
 #endif
+
+/*
+ * Set (or clear, NULL) the ops told when consumers may have changed.
+ * Registrations start before module init, so one may come before any
+ * listener: the listener looks at the gate once it has registered.
+ */
+void powerpin_gate_listen(const struct powerpin_gate_ops *ops)
+{
+	WRITE_ONCE(powerpin_gate_listener, ops);
+}
+
+/* Consumers may have changed: tell the listener, if there is one yet. */
+static void powerpin_gate_changed(void)
+{
+	const struct powerpin_gate_ops *ops = READ_ONCE(powerpin_gate_listener);
+
+	if (ops)
+		ops->consumers_changed();
+}
 
 static enum powerpin_event powerpin_event_of(struct trace_event_call *call)
 {
@@ -157,12 +179,12 @@ static int powerpin_perf_reg(struct trace_event_call *call,
 		ret = trace_event_reg(call, type, data);
 		if (ret)
 			atomic_dec(&powerpin_perf_users[event]);
-		powerpin_sampler_kick();
+		powerpin_gate_changed();
 		return ret;
 	case TRACE_REG_PERF_UNREGISTER:
 		ret = trace_event_reg(call, type, data);
 		atomic_dec(&powerpin_perf_users[event]);
-		powerpin_sampler_kick();
+		powerpin_gate_changed();
 		return ret;
 	case TRACE_REG_PERF_ADD:
 		powerpin_gate_perf_sched(data, 1);
@@ -249,7 +271,7 @@ int powerpin_event_reg(struct trace_event_call *call, enum trace_reg type,
 	default:
 		return powerpin_perf_reg(call, type, data);
 	}
-	powerpin_sampler_kick();
+	powerpin_gate_changed();
 	return ret;
 }
 
@@ -257,13 +279,13 @@ int powerpin_event_reg(struct trace_event_call *call, enum trace_reg type,
 static void powerpin_tp_reg(enum powerpin_event event)
 {
 	atomic_set(&powerpin_tp_live[event], 1);
-	powerpin_sampler_kick();
+	powerpin_gate_changed();
 }
 
 static void powerpin_tp_unreg(enum powerpin_event event)
 {
 	atomic_set(&powerpin_tp_live[event], 0);
-	powerpin_sampler_kick();
+	powerpin_gate_changed();
 }
 
 POWERPIN_TP_REG_TYPE powerpin_battery_tp_reg(void)

@@ -263,27 +263,34 @@ err:
 	nlmsg_free(skb);
 }
 
-void powerpin_netlink_capture_started(u64 time_ns)
+static void powerpin_netlink_capture_started(u64 time_ns)
 {
 	powerpin_nl_event(POWERPIN_CMD_CAPTURE_STARTED, time_ns, 0, NULL);
 }
 
-void powerpin_netlink_capture_stopped(u64 time_ns, u64 samples)
+static void powerpin_netlink_capture_stopped(u64 time_ns, u64 samples)
 {
 	powerpin_nl_event(POWERPIN_CMD_CAPTURE_STOPPED, time_ns, samples, NULL);
 }
 
-void powerpin_netlink_supply_found(const char *name)
+static void powerpin_netlink_supply_found(const char *name)
 {
 	powerpin_nl_event(POWERPIN_CMD_SUPPLY_FOUND, ktime_get_boottime_ns(), 0,
 			  name);
 }
 
-void powerpin_netlink_supply_lost(const char *name)
+static void powerpin_netlink_supply_lost(const char *name)
 {
 	powerpin_nl_event(POWERPIN_CMD_SUPPLY_LOST, ktime_get_boottime_ns(), 0,
 			  name);
 }
+
+static const struct powerpin_sampler_ops powerpin_netlink_sampler_ops = {
+	.capture_started = powerpin_netlink_capture_started,
+	.capture_stopped = powerpin_netlink_capture_stopped,
+	.supply_found = powerpin_netlink_supply_found,
+	.supply_lost = powerpin_netlink_supply_lost,
+};
 
 int powerpin_netlink_init(void)
 {
@@ -293,12 +300,17 @@ int powerpin_netlink_init(void)
 				     ARRAY_SIZE(powerpin_genl_ops),
 				     powerpin_genl_mcgrps,
 				     ARRAY_SIZE(powerpin_genl_mcgrps));
-	if (ret)
+	if (ret) {
 		pr_err("cannot register generic netlink family: %d\n", ret);
-	return ret;
+		return ret;
+	}
+	powerpin_sampler_listen(&powerpin_netlink_sampler_ops);
+	return 0;
 }
 
+/* After powerpin_sampler_exit(): the thread announces nothing any more. */
 void powerpin_netlink_exit(void)
 {
+	powerpin_sampler_listen(NULL);
 	genl_unregister_family(&powerpin_genl_family);
 }

@@ -83,6 +83,8 @@ static struct task_struct *powerpin_task;
 /* A wakeup request for the thread. */
 static atomic_t powerpin_kicked = ATOMIC_INIT(0);
 static u32 powerpin_seq;	/* kthread only */
+/* who hears of captures and supplies (netlink), set before the thread runs */
+static const struct powerpin_sampler_ops *powerpin_listener;
 static struct dentry *powerpin_debugfs;
 
 /* The thread's own state; nothing else touches it, no pointer in it. */
@@ -106,7 +108,7 @@ struct powerpin_capture {
 };
 
 /* Wake the thread: consumers, configuration or tracepoint probes changed. */
-void powerpin_sampler_kick(void)
+static void powerpin_sampler_kick(void)
 {
 	unsigned long irqflags;
 
@@ -115,6 +117,16 @@ void powerpin_sampler_kick(void)
 	if (powerpin_task)
 		wake_up_process(powerpin_task);
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+}
+
+/*
+ * Set (or clear, NULL) the ops the thread announces capture and supply
+ * changes to: before powerpin_sampler_init() and after
+ * powerpin_sampler_exit(), when the thread does not run.
+ */
+void powerpin_sampler_listen(const struct powerpin_sampler_ops *ops)
+{
+	WRITE_ONCE(powerpin_listener, ops);
 }
 
 static void powerpin_set_state(u32 state)
@@ -233,7 +245,8 @@ static void powerpin_supply_lost(struct powerpin_capture *run)
 	powerpin_stats.supply_present = false;
 	powerpin_stats.supply_bound[0] = '\0';
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-	powerpin_netlink_supply_lost(run->bound);
+	if (powerpin_listener)
+		powerpin_listener->supply_lost(run->bound);
 	run->bound[0] = '\0';
 }
 
@@ -252,7 +265,8 @@ static void powerpin_supply_found(struct powerpin_capture *run,
 	strscpy(powerpin_stats.supply_bound, run->bound,
 		sizeof(powerpin_stats.supply_bound));
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-	powerpin_netlink_supply_found(run->bound);
+	if (powerpin_listener)
+		powerpin_listener->supply_found(run->bound);
 }
 
 /* ---- one sample ---------------------------------------------------------- */
@@ -473,7 +487,8 @@ static void powerpin_capture_open(struct powerpin_capture *run)
 	powerpin_series_start(run);
 	powerpin_set_state(run->bound[0] ? POWERPIN_STATE_SAMPLING :
 			   POWERPIN_STATE_WAITING_SUPPLY);
-	powerpin_netlink_capture_started(ktime_get_boottime_ns());
+	if (powerpin_listener)
+		powerpin_listener->capture_started(ktime_get_boottime_ns());
 }
 
 static void powerpin_capture_close(struct powerpin_capture *run)
@@ -482,8 +497,9 @@ static void powerpin_capture_close(struct powerpin_capture *run)
 		return;
 	run->open = false;
 	powerpin_set_state(POWERPIN_STATE_IDLE);
-	powerpin_netlink_capture_stopped(ktime_get_boottime_ns(),
-					 run->capture_samples);
+	if (powerpin_listener)
+		powerpin_listener->capture_stopped(ktime_get_boottime_ns(),
+						   run->capture_samples);
 }
 
 /* Pick up a new period or supply name. */
@@ -839,14 +855,22 @@ DEFINE_SHOW_ATTRIBUTE(powerpin_status);
 
 /* ---- init/exit ------------------------------------------------------------ */
 
+static const struct powerpin_gate_ops powerpin_sampler_gate_ops = {
+	.consumers_changed = powerpin_sampler_kick,
+};
+
 int powerpin_sampler_init(void)
 {
 	struct task_struct *task;
 	unsigned long irqflags;
 
+	/* first: a change announced before the thread runs is kept (kicked) */
+	powerpin_gate_listen(&powerpin_sampler_gate_ops);
 	task = kthread_create(powerpin_sampler_thread, NULL, "powerpin-sample");
-	if (IS_ERR(task))
+	if (IS_ERR(task)) {
+		powerpin_gate_listen(NULL);
 		return PTR_ERR(task);
+	}
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_task = task;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
@@ -863,6 +887,7 @@ void powerpin_sampler_exit(void)
 	struct task_struct *task;
 	unsigned long irqflags;
 
+	powerpin_gate_listen(NULL);
 	debugfs_remove_recursive(powerpin_debugfs);
 	powerpin_debugfs = NULL;
 
