@@ -474,6 +474,21 @@ static int residency_check_args(const struct powerpin_residency *res)
 	return 0;
 }
 
+/* The walk's one-page buffer its mode needs: runs or bits. */
+static int residency_alloc(struct residency_walk *w)
+{
+	if (w->mode == POWERPIN_RES_RUNS) {
+		w->max_runs = w->res->buf_len / sizeof(struct powerpin_run);
+		w->kruns = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		return w->kruns ? 0 : -ENOMEM;
+	}
+	if (w->mode == POWERPIN_RES_BITMAP) {
+		w->bits = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		return w->bits ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
 static int residency_query(struct powerpin_residency *res)
 {
 	struct residency_walk w = { .mode = res->mode, .res = res };
@@ -530,20 +545,9 @@ static int residency_query(struct powerpin_residency *res)
 		first = min_t(u64, res->cursor >> PAGE_SHIFT, end_index);
 	}
 
-	if (res->mode == POWERPIN_RES_RUNS) {
-		w.max_runs = res->buf_len / sizeof(struct powerpin_run);
-		w.kruns = kmalloc(PAGE_SIZE, GFP_KERNEL);
-		if (!w.kruns) {
-			ret = -ENOMEM;
-			goto out_fput;
-		}
-	} else if (res->mode == POWERPIN_RES_BITMAP) {
-		w.bits = kmalloc(PAGE_SIZE, GFP_KERNEL);
-		if (!w.bits) {
-			ret = -ENOMEM;
-			goto out_fput;
-		}
-	}
+	ret = residency_alloc(&w);
+	if (ret)
+		goto out_fput;
 
 	w.mapping = inode->i_mapping;
 	res->cursor = 0;
