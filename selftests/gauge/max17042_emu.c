@@ -39,7 +39,7 @@
 #include <linux/string.h>
 #include <linux/tick.h>
 
-#include "compat.h"
+#include "emu_compat.h"
 
 #define EMU_I2C_ADDR		0x36
 #define EMU_NR_REGS		256
