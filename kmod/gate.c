@@ -413,6 +413,17 @@ static bool powerpin_files_record(void)
 }
 
 /*
+ * The gate's one decision: whether at least one consumer records a sample
+ * emitted now (@here: on this CPU, preemption off; else anywhere, before a
+ * read).  With powerpin_gate_lock held.
+ */
+static bool powerpin_gate_records(bool here)
+{
+	return powerpin_any_other_probe() || powerpin_perf_records(here) ||
+	       powerpin_files_record();
+}
+
+/*
  * Whether a sample would be recorded by at least one consumer: the check
  * before a read.  Process context (takes a mutex, reserves in ring
  * buffers); cheap: a few atomic reads and one reservation per enabled file.
@@ -421,10 +432,8 @@ bool powerpin_gate_would_record(void)
 {
 	bool records;
 
-	if (powerpin_any_other_probe() || powerpin_perf_records(false))
-		return true;
 	mutex_lock(&powerpin_gate_lock);
-	records = powerpin_files_record();
+	records = powerpin_gate_records(false);
 	mutex_unlock(&powerpin_gate_lock);
 	return records;
 }
@@ -441,8 +450,7 @@ bool powerpin_gate_emit(void (*emit)(void *arg), void *arg)
 
 	mutex_lock(&powerpin_gate_lock);
 	preempt_disable();
-	records = powerpin_any_other_probe() || powerpin_perf_records(true) ||
-		  powerpin_files_record();
+	records = powerpin_gate_records(true);
 	if (records)
 		emit(arg);
 	preempt_enable();
