@@ -380,7 +380,7 @@ static int residency_copy_bits(struct residency_walk *w, pgoff_t range_first,
  * Walk pages [@first, @end) in chunks, dropping RCU between them; on return
  * res->cursor is set for runs mode.
  */
-static int residency_walk(struct residency_walk *w, pgoff_t first, pgoff_t end)
+static int residency_walk_chunks(struct residency_walk *w, pgoff_t first, pgoff_t end)
 {
 	enum residency_step step = RESIDENCY_NEXT;
 	pgoff_t pos = first;
@@ -551,7 +551,7 @@ static int residency_query(struct powerpin_residency *res)
 
 	w.mapping = inode->i_mapping;
 	res->cursor = 0;
-	ret = residency_walk(&w, first, end_index);
+	ret = residency_walk_chunks(&w, first, end_index);
 
 	kfree(w.bits);
 	kfree(w.kruns);
