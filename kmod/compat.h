@@ -380,13 +380,27 @@ bool powerpin_gate_tp_live(int event);	/* gate.c */
 #define powerpin_perf_target(event)	((event)->hw.tp_target)
 #endif
 
-/* what a tracepoint reg hook returns: an errno, or nothing (3.10) */
+/*
+ * A tracepoint reg hook returns an errno, or nothing (3.10).
+ * POWERPIN_DEFINE_TP_REG(event, fn, arg) defines the hook
+ * powerpin_<event>_tp_reg(), which calls fn(arg) and succeeds;
+ * POWERPIN_TP_REG_TYPE is its return type.
+ */
 #ifdef POWERPIN_HAVE_TP_REGFUNC_INT
 #define POWERPIN_TP_REG_TYPE		int
-#define POWERPIN_TP_REG_OK		0
+#define POWERPIN_DEFINE_TP_REG(event, fn, arg)				\
+int powerpin_ ## event ## _tp_reg(void)					\
+{									\
+	fn(arg);							\
+	return 0;							\
+}
 #else
 #define POWERPIN_TP_REG_TYPE		void
-#define POWERPIN_TP_REG_OK
+#define POWERPIN_DEFINE_TP_REG(event, fn, arg)				\
+void powerpin_ ## event ## _tp_reg(void)				\
+{									\
+	fn(arg);							\
+}
 #endif
 
 /*

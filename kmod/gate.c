@@ -288,22 +288,15 @@ static void powerpin_tp_unreg(enum powerpin_event event)
 	powerpin_gate_changed();
 }
 
-POWERPIN_TP_REG_TYPE powerpin_battery_tp_reg(void)
-{
-	powerpin_tp_reg(POWERPIN_EV_BATTERY);
-	return POWERPIN_TP_REG_OK;
-}
+/* powerpin_battery_tp_reg() and powerpin_counter_tp_reg() */
+POWERPIN_DEFINE_TP_REG(battery, powerpin_tp_reg, POWERPIN_EV_BATTERY)
 
 void powerpin_battery_tp_unreg(void)
 {
 	powerpin_tp_unreg(POWERPIN_EV_BATTERY);
 }
 
-POWERPIN_TP_REG_TYPE powerpin_counter_tp_reg(void)
-{
-	powerpin_tp_reg(POWERPIN_EV_COUNTER);
-	return POWERPIN_TP_REG_OK;
-}
+POWERPIN_DEFINE_TP_REG(counter, powerpin_tp_reg, POWERPIN_EV_COUNTER)
 
 void powerpin_counter_tp_unreg(void)
 {
