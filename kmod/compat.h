@@ -82,16 +82,21 @@
 #define u64_to_user_ptr(x)	((void __user *)(uintptr_t)(x))
 #endif
 
-#ifndef POWERPIN_HAVE_STRSCPY
-/* Only the copy is needed, never strscpy()'s return value. */
-static inline void strscpy(char *dst, const char *src, size_t size)
+/*
+ * Copy a string, cut to @size bytes with its NUL: strscpy() without its
+ * return value, which no caller needs (strscpy() is 4.3).
+ */
+static inline void powerpin_strscpy(char *dst, const char *src, size_t size)
 {
+#ifdef POWERPIN_HAVE_STRSCPY
+	strscpy(dst, src, size);
+#else
 	size_t len = strnlen(src, size - 1);
 
 	memcpy(dst, src, len);
 	dst[len] = '\0';
-}
 #endif
+}
 
 #ifndef POWERPIN_HAVE_KTIME_GET_NS
 static inline u64 ktime_get_ns(void)

@@ -258,12 +258,12 @@ static void powerpin_supply_found(struct powerpin_capture *run,
 	if (run->bound[0] && !strcmp(run->bound, name))
 		return;
 	powerpin_supply_lost(run);
-	strscpy(run->bound, name, sizeof(run->bound));
+	powerpin_strscpy(run->bound, name, sizeof(run->bound));
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_stats.supply_found++;
 	powerpin_stats.supply_present = true;
-	strscpy(powerpin_stats.supply_bound, run->bound,
-		sizeof(powerpin_stats.supply_bound));
+	powerpin_strscpy(powerpin_stats.supply_bound, run->bound,
+			 sizeof(powerpin_stats.supply_bound));
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 	if (powerpin_listener)
 		powerpin_listener->supply_found(run->bound);
@@ -435,7 +435,7 @@ static bool powerpin_take_sample(struct powerpin_capture *run)
 		powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
 		return false;
 	}
-	strscpy(name, dev_name(dev), sizeof(name));
+	powerpin_strscpy(name, dev_name(dev), sizeof(name));
 	t0 = ktime_get_ns();
 	present = powerpin_read_supply(dev, val, &ok, &flags);
 	s.read_ns = ktime_get_ns() - t0;
@@ -514,7 +514,7 @@ static void powerpin_apply_config(struct powerpin_capture *run)
 	supply_changed = run->supply_gen != powerpin_supply_gen;
 	if (supply_changed) {
 		run->supply_gen = powerpin_supply_gen;
-		strscpy(run->supply, powerpin_supply, sizeof(run->supply));
+		powerpin_strscpy(run->supply, powerpin_supply, sizeof(run->supply));
 	}
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 
@@ -707,7 +707,7 @@ int powerpin_sampler_set_config(const u32 *period_us, const char *supply)
 	if (period_us)
 		powerpin_period_us = *period_us;
 	if (supply && strcmp(powerpin_supply, supply)) {
-		strscpy(powerpin_supply, supply, sizeof(powerpin_supply));
+		powerpin_strscpy(powerpin_supply, supply, sizeof(powerpin_supply));
 		powerpin_supply_gen++;
 	}
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
@@ -729,7 +729,7 @@ void powerpin_sampler_get_status(struct powerpin_status *st)
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	*st = powerpin_stats;
-	strscpy(st->supply, powerpin_supply, sizeof(st->supply));
+	powerpin_strscpy(st->supply, powerpin_supply, sizeof(st->supply));
 	st->period_us = powerpin_period_us;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 	st->event_enabled = powerpin_gate_has_consumers();
