@@ -475,14 +475,17 @@ static inline int file_permission(struct file *file, int mask)
 }
 #endif
 
-#ifndef POWERPIN_HAVE_COPY_STRUCT_FROM_USER
 /*
  * copy_struct_from_user() (5.4): copy what both sides know, zero what only
  * the kernel knows, and refuse (E2BIG) non-zero bytes only the caller knows.
  */
-static inline int copy_struct_from_user(void *dst, size_t ksize,
-					const void __user *src, size_t usize)
+static inline int powerpin_copy_struct_from_user(void *dst, size_t ksize,
+						 const void __user *src,
+						 size_t usize)
 {
+#ifdef POWERPIN_HAVE_COPY_STRUCT_FROM_USER
+	return copy_struct_from_user(dst, ksize, src, usize);
+#else
 	size_t size = min(ksize, usize);
 	size_t i;
 	u8 byte;
@@ -498,8 +501,8 @@ static inline int copy_struct_from_user(void *dst, size_t ksize,
 		memset(dst + size, 0, ksize - size);
 	}
 	return copy_from_user(dst, src, size) ? -EFAULT : 0;
-}
 #endif
+}
 
 #ifdef POWERPIN_HAVE_XARRAY
 #define powerpin_page_cache(mapping)	(&(mapping)->i_pages)

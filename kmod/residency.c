@@ -576,7 +576,7 @@ long powerpin_residency_ioctl(struct file *file, unsigned int cmd,
 		return -EINVAL;
 	if (usize > PAGE_SIZE)
 		return -E2BIG;
-	ret = copy_struct_from_user(&res, sizeof(res), uarg, usize);
+	ret = powerpin_copy_struct_from_user(&res, sizeof(res), uarg, usize);
 	if (ret)
 		return ret;
 
