@@ -663,22 +663,29 @@ static inline void powerpin_genl_no_ext_ack(struct genl_info *info,
 #define GENL_SET_ERR_MSG(info, msg)	powerpin_genl_no_ext_ack(info, msg)
 #endif
 
-#ifndef POWERPIN_HAVE_NLA_PUT_64BIT
 /*
- * Before 4.7, 64-bit attributes go without an alignment pad attribute
- * (nla_put_s64(), where a kernel has it, takes no pad argument either).
+ * 64-bit attributes.  Before 4.7 they go without an alignment pad
+ * attribute: @padattr is not used there.
  */
-static inline int powerpin_nla_put_64(struct sk_buff *skb, int type, u64 value,
-				      int padattr)
+static inline int powerpin_nla_put_u64(struct sk_buff *skb, int type, u64 value,
+				       int padattr)
 {
+#ifdef POWERPIN_HAVE_NLA_PUT_64BIT
+	return nla_put_u64_64bit(skb, type, value, padattr);
+#else
 	return nla_put(skb, type, sizeof(value), &value);
+#endif
 }
 
-#define nla_put_u64_64bit(skb, type, value, padattr)			\
-	powerpin_nla_put_64(skb, type, value, padattr)
-#define nla_put_s64(skb, type, value, padattr)				\
-	powerpin_nla_put_64(skb, type, (u64)(value), padattr)
+static inline int powerpin_nla_put_s64(struct sk_buff *skb, int type, s64 value,
+				       int padattr)
+{
+#ifdef POWERPIN_HAVE_NLA_PUT_64BIT
+	return nla_put_s64(skb, type, value, padattr);
+#else
+	return powerpin_nla_put_u64(skb, type, (u64)value, padattr);
 #endif
+}
 
 #ifndef POWERPIN_HAVE_GENL_REGISTER_MC_GROUP
 /* 4.10 on: the family carries its ops and groups; group numbers are its own. */

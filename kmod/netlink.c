@@ -75,14 +75,14 @@ static struct genl_family powerpin_genl_family;
 static int powerpin_put_readings(struct sk_buff *skb,
 				 const struct powerpin_status *st)
 {
-	if (nla_put_s64(skb, POWERPIN_ATTR_LAST_VOLTAGE_UV, st->last_voltage_uv,
-			POWERPIN_ATTR_PAD) ||
-	    nla_put_s64(skb, POWERPIN_ATTR_LAST_CURRENT_UA, st->last_current_ua,
-			POWERPIN_ATTR_PAD) ||
-	    nla_put_s64(skb, POWERPIN_ATTR_LAST_CHARGE_UAH, st->last_charge_uah,
-			POWERPIN_ATTR_PAD) ||
-	    nla_put_s64(skb, POWERPIN_ATTR_LAST_POWER_UW, st->last_power_uw,
-			POWERPIN_ATTR_PAD))
+	if (powerpin_nla_put_s64(skb, POWERPIN_ATTR_LAST_VOLTAGE_UV, st->last_voltage_uv,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_s64(skb, POWERPIN_ATTR_LAST_CURRENT_UA, st->last_current_ua,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_s64(skb, POWERPIN_ATTR_LAST_CHARGE_UAH, st->last_charge_uah,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_s64(skb, POWERPIN_ATTR_LAST_POWER_UW, st->last_power_uw,
+				 POWERPIN_ATTR_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -97,19 +97,19 @@ static int powerpin_put_status(struct sk_buff *skb,
 	    nla_put_string(skb, POWERPIN_ATTR_SUPPLY_BOUND, st->supply_bound) ||
 	    nla_put_u8(skb, POWERPIN_ATTR_SUPPLY_PRESENT, st->supply_present) ||
 	    nla_put_u32(skb, POWERPIN_ATTR_PERIOD_US, st->period_us) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_SAMPLES, st->samples,
-			      POWERPIN_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_READ_ERRORS, st->read_errors,
-			      POWERPIN_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_MISSED, st->missed,
-			      POWERPIN_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_SUPPLY_LOST, st->supply_lost,
-			      POWERPIN_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_SUPPLY_FOUND, st->supply_found,
-			      POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_SAMPLES, st->samples,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_READ_ERRORS, st->read_errors,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_MISSED, st->missed,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_SUPPLY_LOST, st->supply_lost,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_SUPPLY_FOUND, st->supply_found,
+				 POWERPIN_ATTR_PAD) ||
 	    nla_put_u32(skb, POWERPIN_ATTR_LAST_SEQ, st->last_seq) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_LAST_TIME_NS, st->last_time_ns,
-			      POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_LAST_TIME_NS, st->last_time_ns,
+				 POWERPIN_ATTR_PAD) ||
 	    nla_put_u32(skb, POWERPIN_ATTR_LAST_FLAGS, st->last_flags))
 		return -EMSGSIZE;
 	return readings ? powerpin_put_readings(skb, st) : 0;
@@ -245,12 +245,12 @@ static void powerpin_nl_event(u8 cmd, u64 time_ns, u64 samples,
 	hdr = genlmsg_put(skb, 0, 0, &powerpin_genl_family, 0, cmd);
 	if (!hdr)
 		goto err;
-	if (nla_put_u64_64bit(skb, POWERPIN_ATTR_TIME_NS, time_ns,
-			      POWERPIN_ATTR_PAD))
+	if (powerpin_nla_put_u64(skb, POWERPIN_ATTR_TIME_NS, time_ns,
+				 POWERPIN_ATTR_PAD))
 		goto err;
 	if (cmd == POWERPIN_CMD_CAPTURE_STOPPED &&
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_CAPTURE_SAMPLES, samples,
-			      POWERPIN_ATTR_PAD))
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_CAPTURE_SAMPLES, samples,
+				 POWERPIN_ATTR_PAD))
 		goto err;
 	if (supply && nla_put_string(skb, POWERPIN_ATTR_SUPPLY_BOUND, supply))
 		goto err;
