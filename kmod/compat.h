@@ -653,14 +653,16 @@ static inline struct inode *powerpin_data_inode(struct file *file)
 
 #include <linux/powerpin.h>
 
-#ifndef GENL_SET_ERR_MSG
-/* no extended ack before 4.12: the errno is the whole answer */
+/* An extack message; none before 4.12, where the errno is the whole answer. */
+#ifdef GENL_SET_ERR_MSG
+#define POWERPIN_GENL_SET_ERR_MSG(info, msg)	GENL_SET_ERR_MSG(info, msg)
+#else
 static inline void powerpin_genl_no_ext_ack(struct genl_info *info,
 					    const char *msg)
 {
 }
 
-#define GENL_SET_ERR_MSG(info, msg)	powerpin_genl_no_ext_ack(info, msg)
+#define POWERPIN_GENL_SET_ERR_MSG(info, msg)	powerpin_genl_no_ext_ack(info, msg)
 #endif
 
 /*
@@ -825,13 +827,19 @@ static inline void powerpin_genl_multicast(struct genl_family *family,
 }
 #endif
 
-#ifndef NLA_POLICY_FULL_RANGE
-/* no range policies before 5.2: the command checks the range itself */
+/*
+ * A policy for an attribute of type @tp in @range (struct
+ * netlink_range_validation); no range policies before 5.2, where it checks
+ * the type only and the command checks the range itself.
+ */
+#ifdef NLA_POLICY_FULL_RANGE
+#define POWERPIN_NLA_POLICY_FULL_RANGE(tp, range)	NLA_POLICY_FULL_RANGE(tp, range)
+#else
 struct netlink_range_validation {
 	u64 min, max;
 };
 
-#define NLA_POLICY_FULL_RANGE(tp, range)				\
+#define POWERPIN_NLA_POLICY_FULL_RANGE(tp, range)			\
 	{ .type = (tp), .len = 0 * sizeof((range)->max) }
 #endif
 
@@ -848,13 +856,13 @@ static inline int powerpin_genl_check_header(struct genl_info *info)
 	u16 flags = info->nlhdr->nlmsg_flags;
 
 	if (info->genlhdr->reserved) {
-		GENL_SET_ERR_MSG(info, "genlmsghdr.reserved field is not 0");
+		POWERPIN_GENL_SET_ERR_MSG(info, "genlmsghdr.reserved field is not 0");
 		return -EINVAL;
 	}
 	if ((flags & NLM_F_DUMP) == NLM_F_DUMP)
 		flags &= ~NLM_F_DUMP;
 	if (flags & ~(NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO)) {
-		GENL_SET_ERR_MSG(info, "ambiguous or reserved bits set in nlmsg_flags");
+		POWERPIN_GENL_SET_ERR_MSG(info, "ambiguous or reserved bits set in nlmsg_flags");
 		return -EINVAL;
 	}
 #endif

@@ -63,8 +63,8 @@ static struct netlink_range_validation powerpin_period_range = {
 };
 
 static const struct nla_policy powerpin_set_config_policy[POWERPIN_ATTR_MAX + 1] = {
-	[POWERPIN_ATTR_PERIOD_US] = NLA_POLICY_FULL_RANGE(NLA_U32,
-							  &powerpin_period_range),
+	[POWERPIN_ATTR_PERIOD_US] = POWERPIN_NLA_POLICY_FULL_RANGE(NLA_U32,
+								   &powerpin_period_range),
 	[POWERPIN_ATTR_SUPPLY] = { .type = NLA_NUL_STRING,
 				   .len = POWERPIN_SUPPLY_NAME_MAX - 1 },
 };
@@ -169,7 +169,7 @@ static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		return ret;
 	if (!period_attr && !supply_attr) {
-		GENL_SET_ERR_MSG(info, "SET_CONFIG needs PERIOD_US or SUPPLY");
+		POWERPIN_GENL_SET_ERR_MSG(info, "SET_CONFIG needs PERIOD_US or SUPPLY");
 		return -EINVAL;
 	}
 	if (period_attr) {
@@ -179,7 +179,7 @@ static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 		 */
 		if (period_us < powerpin_period_range.min ||
 		    period_us > powerpin_period_range.max) {
-			GENL_SET_ERR_MSG(info, "PERIOD_US out of range");
+			POWERPIN_GENL_SET_ERR_MSG(info, "PERIOD_US out of range");
 			return -ERANGE;
 		}
 	}
@@ -187,7 +187,7 @@ static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	ret = powerpin_sampler_set_config(period_attr ? &period_us : NULL,
 					  supply_attr ? nla_data(supply_attr) : NULL);
 	if (ret)
-		GENL_SET_ERR_MSG(info, "sampler refused the configuration");
+		POWERPIN_GENL_SET_ERR_MSG(info, "sampler refused the configuration");
 	return ret;
 }
 
