@@ -504,20 +504,34 @@ static inline int powerpin_copy_struct_from_user(void *dst, size_t ksize,
 #endif
 }
 
+/*
+ * The page-cache walk of the residency ioctl, under RCU: the xarray's own
+ * walk API (POWERPIN_XA_STATE() declares a struct powerpin_xa_state, and
+ * the powerpin_xas_*() calls are xas_*()) where the page cache is an
+ * xarray (4.20 on); before, the same calls over the radix tree.
+ */
 #ifdef POWERPIN_HAVE_XARRAY
 #define powerpin_page_cache(mapping)	(&(mapping)->i_pages)
+#define powerpin_xa_state		xa_state
+#define POWERPIN_XA_STATE(name, xa, index)	XA_STATE(name, xa, index)
+#define powerpin_xa_is_value		xa_is_value
+#define powerpin_xas_find		xas_find
+#define powerpin_xas_for_each		xas_for_each
+#define powerpin_xas_retry		xas_retry
+#define powerpin_xas_get_mark		xas_get_mark
+#define powerpin_xas_pause		xas_pause
 #else
 /*
- * Before 4.20 the page cache is a radix tree.  This is the part of the
- * xarray walk API the residency ioctl uses, over radix_tree_next_chunk()
- * and radix_tree_next_slot() under RCU: present slots in index order, each
- * one page (no large folios in those page caches), exceptional entries
+ * Before 4.20 the page cache is a radix tree.  These are the few xarray
+ * walk calls the residency ioctl makes, over radix_tree_next_chunk() and
+ * radix_tree_next_slot() under RCU: present slots in index order, each one
+ * page (no large folios in those page caches), exceptional entries
  * (shmem's swap entries) as values, marks read from the tree's tags.
  * Entries are only looked at, never dereferenced.
  */
 #define powerpin_page_cache(mapping)	(&(mapping)->page_tree)
 
-struct xa_state {
+struct powerpin_xa_state {
 	struct radix_tree_root *root;
 	struct radix_tree_iter iter;
 	void **slot;			/* NULL: look up again from next */
@@ -525,16 +539,17 @@ struct xa_state {
 	unsigned long xa_index;		/* index of the entry returned last */
 };
 
-#define XA_STATE(name, tree, index)					\
-	struct xa_state name = { .root = (tree), .next = (index) }
+#define POWERPIN_XA_STATE(name, tree, index)				\
+	struct powerpin_xa_state name = { .root = (tree), .next = (index) }
 
-static inline bool xa_is_value(const void *entry)
+static inline bool powerpin_xa_is_value(const void *entry)
 {
 	return radix_tree_exceptional_entry((void *)entry);
 }
 
 /* The entry at xas->slot or a later present slot, if at most @max. */
-static inline void *powerpin_xas_entry(struct xa_state *xas, unsigned long max)
+static inline void *powerpin_xas_entry(struct powerpin_xa_state *xas,
+				       unsigned long max)
 {
 	void *entry;
 
@@ -552,7 +567,8 @@ static inline void *powerpin_xas_entry(struct xa_state *xas, unsigned long max)
 	return NULL;
 }
 
-static inline void *xas_find(struct xa_state *xas, unsigned long max)
+static inline void *powerpin_xas_find(struct powerpin_xa_state *xas,
+				      unsigned long max)
 {
 	void *entry;
 
@@ -569,26 +585,28 @@ static inline void *xas_find(struct xa_state *xas, unsigned long max)
 	}
 }
 
-static inline void *xas_next_entry(struct xa_state *xas, unsigned long max)
+static inline void *powerpin_xas_next_entry(struct powerpin_xa_state *xas,
+					    unsigned long max)
 {
 	void *entry;
 
 	if (!xas->slot)
-		return xas_find(xas, max);
+		return powerpin_xas_find(xas, max);
 	xas->slot = radix_tree_next_slot(xas->slot, &xas->iter, 0);
 	entry = powerpin_xas_entry(xas, max);
 	if (entry || xas->iter.index > max || !xas->iter.next_index)
 		return entry;
 	xas->next = xas->iter.next_index;
-	return xas_find(xas, max);
+	return powerpin_xas_find(xas, max);
 }
 
-/* xas_next_entry() starts with a lookup: xas->slot is NULL in XA_STATE() */
-#define xas_for_each(xas, entry, max)					\
-	for (; ((entry) = xas_next_entry(xas, max)); )
+/* the first powerpin_xas_next_entry() looks up: POWERPIN_XA_STATE() has no slot */
+#define powerpin_xas_for_each(xas, entry, max)				\
+	for (; ((entry) = powerpin_xas_next_entry(xas, max)); )
 
 /* The tree changed shape under the walk: look the same index up again. */
-static inline bool xas_retry(struct xa_state *xas, const void *entry)
+static inline bool powerpin_xas_retry(struct powerpin_xa_state *xas,
+				      const void *entry)
 {
 	if (!radix_tree_deref_retry((void *)entry))
 		return false;
@@ -597,40 +615,33 @@ static inline bool xas_retry(struct xa_state *xas, const void *entry)
 	return true;
 }
 
-static inline unsigned int xas_get_order(struct xa_state *xas)
-{
-	return 0;
-}
-
-static inline bool xas_get_mark(struct xa_state *xas, unsigned int tag)
+static inline bool powerpin_xas_get_mark(struct powerpin_xa_state *xas,
+					 unsigned int tag)
 {
 	return radix_tree_tag_get(xas->root, xas->xa_index, tag);
 }
 
 /* Let the walk drop RCU: the next lookup starts after the current entry. */
-static inline void xas_pause(struct xa_state *xas)
+static inline void powerpin_xas_pause(struct powerpin_xa_state *xas)
 {
 	xas->slot = NULL;
-}
-
-static inline void xas_set(struct xa_state *xas, unsigned long index)
-{
-	xas->slot = NULL;
-	xas->next = index;
 }
 #endif /* POWERPIN_HAVE_XARRAY */
 
 /*
  * Order of the entry @xas points at.  xas_get_order() is mainline since
  * 6.10 (some distributions backport it); xa_get_order() (5.10) answers the
- * same from the root, one tree walk per entry.
+ * same from the root, one tree walk per entry; a radix tree page cache has
+ * no large folios.
  */
-static inline unsigned int powerpin_xas_order(struct xa_state *xas)
+static inline unsigned int powerpin_xas_order(struct powerpin_xa_state *xas)
 {
-#if defined(POWERPIN_HAVE_XAS_GET_ORDER) || !defined(POWERPIN_HAVE_XARRAY)
+#if defined(POWERPIN_HAVE_XAS_GET_ORDER)
 	return xas_get_order(xas);
-#else
+#elif defined(POWERPIN_HAVE_XARRAY)
 	return xa_get_order(xas->xa, xas->xa_index);
+#else
+	return 0;
 #endif
 }
 

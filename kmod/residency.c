@@ -253,7 +253,7 @@ static enum residency_step residency_account(struct residency_walk *w,
  * extent comes from the xarray (the entry's index and order), never from
  * the folio, which is not pinned and must not be dereferenced.
  */
-static void residency_extent(struct xa_state *xas, pgoff_t first, pgoff_t last,
+static void residency_extent(struct powerpin_xa_state *xas, pgoff_t first, pgoff_t last,
 			     pgoff_t *entry_first, pgoff_t *entry_last)
 {
 	unsigned int order = powerpin_xas_order(xas);
@@ -264,10 +264,10 @@ static void residency_extent(struct xa_state *xas, pgoff_t first, pgoff_t last,
 }
 
 /* Leave RCU for a moment when a reschedule is due (filemap_cachestat()). */
-static void residency_resched(struct xa_state *xas)
+static void residency_resched(struct powerpin_xa_state *xas)
 {
 	if (need_resched()) {
-		xas_pause(xas);
+		powerpin_xas_pause(xas);
 		rcu_read_unlock();
 		cond_resched();
 		rcu_read_lock();
@@ -285,18 +285,18 @@ static void residency_resched(struct xa_state *xas)
 static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 				   pgoff_t last, enum residency_step *step)
 {
-	XA_STATE(xas, powerpin_page_cache(w->mapping), first);
+	POWERPIN_XA_STATE(xas, powerpin_page_cache(w->mapping), first);
 	pgoff_t stop = last + 1, entry_first, entry_last;
 	pgoff_t next = first;	/* the first index not yet accounted */
 	void *entry;
 
 	*step = RESIDENCY_NEXT;
 	rcu_read_lock();
-	xas_for_each(&xas, entry, last) {
+	powerpin_xas_for_each(&xas, entry, last) {
 		bool value;
 
 		/* Never dereference @entry: the folio is not pinned. */
-		if (xas_retry(&xas, entry))
+		if (powerpin_xas_retry(&xas, entry))
 			continue;
 		/*
 		 * A folio that grew into a large one behind the walk (or
@@ -307,15 +307,15 @@ static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 		if (entry_first > entry_last)
 			continue;
 		next = entry_last + 1;
-		value = xa_is_value(entry);
+		value = powerpin_xa_is_value(entry);
 		*step = residency_account(w, entry_first, entry_last, value);
 		if (*step != RESIDENCY_NEXT) {
 			stop = entry_first;
 			break;
 		}
-		if (!value && xas_get_mark(&xas, PAGECACHE_TAG_DIRTY))
+		if (!value && powerpin_xas_get_mark(&xas, PAGECACHE_TAG_DIRTY))
 			w->res->nr_dirty += entry_last - entry_first + 1;
-		if (!value && xas_get_mark(&xas, PAGECACHE_TAG_WRITEBACK))
+		if (!value && powerpin_xas_get_mark(&xas, PAGECACHE_TAG_WRITEBACK))
 			w->res->nr_writeback += entry_last - entry_first + 1;
 		residency_resched(&xas);
 	}
@@ -334,14 +334,14 @@ static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 static pgoff_t residency_next_entry(struct address_space *mapping,
 				    pgoff_t first, pgoff_t last)
 {
-	XA_STATE(xas, powerpin_page_cache(mapping), first);
+	POWERPIN_XA_STATE(xas, powerpin_page_cache(mapping), first);
 	pgoff_t next = last + 1;
 	void *entry;
 
 	rcu_read_lock();
 	do {
-		entry = xas_find(&xas, last);
-	} while (xas_retry(&xas, entry));
+		entry = powerpin_xas_find(&xas, last);
+	} while (powerpin_xas_retry(&xas, entry));
 	if (entry)
 		next = max(xas.xa_index, first);
 	rcu_read_unlock();
