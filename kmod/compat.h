@@ -336,17 +336,18 @@ static inline void powerpin_supply_unlock(struct device *dev)
 #define EVENT_FILE_FL_PID_FILTER	0
 #define trace_buffer			ring_buffer
 
-static inline int trace_event_reg(struct ftrace_event_call *call,
-				  enum trace_reg type, void *data)
+/* the tracing core's class reg, which the gate hands every call on to */
+static inline int powerpin_trace_event_reg(struct ftrace_event_call *call,
+					   enum trace_reg type, void *data)
 {
 	return ftrace_event_reg(call, type, data);
 }
 
 /*
- * TRACE_EVENT's class initialiser names ftrace_event_reg: one name for it,
- * so that renaming trace_event_reg where the events are made (gate.c)
- * renames the class's reg too.  (Defined after the wrapper above, which
- * calls the real function.)
+ * TRACE_EVENT's class initialiser names ftrace_event_reg: give it newer
+ * kernels' name, so that gate.c, which points trace_event_reg at its own
+ * callback where the events are made, points the class's reg there too.
+ * (After powerpin_trace_event_reg() above, which calls the kernel's.)
  */
 #define ftrace_event_reg		trace_event_reg
 
@@ -363,6 +364,13 @@ static inline bool trace_event_ignore_this_pid(struct ftrace_event_file *file)
 static inline bool bpf_prog_array_valid(struct ftrace_event_call *call)
 {
 	return false;
+}
+#else
+/* the tracing core's class reg, which the gate hands every call on to */
+static inline int powerpin_trace_event_reg(struct trace_event_call *call,
+					   enum trace_reg type, void *data)
+{
+	return trace_event_reg(call, type, data);
 }
 #endif
 

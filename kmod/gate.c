@@ -19,7 +19,8 @@
  * the events are defined), so every registration goes through it from the
  * moment the events appear in tracefs, at MODULE_STATE_COMING, before
  * module init, until they go at MODULE_STATE_GOING, after module exit.  It
- * does its bookkeeping and calls the exported trace_event_reg().
+ * does its bookkeeping and calls the exported trace_event_reg() (through
+ * powerpin_trace_event_reg(), compat.h).
  *
  * A file would record when:
  *  - triggers are attached to the event itself (TRIGGER_MODE/COND): they
@@ -176,13 +177,13 @@ static int powerpin_perf_reg(struct trace_event_call *call,
 	case TRACE_REG_PERF_REGISTER:
 		WRITE_ONCE(powerpin_perf_call[event], call);
 		atomic_inc(&powerpin_perf_users[event]);
-		ret = trace_event_reg(call, type, data);
+		ret = powerpin_trace_event_reg(call, type, data);
 		if (ret)
 			atomic_dec(&powerpin_perf_users[event]);
 		powerpin_gate_changed();
 		return ret;
 	case TRACE_REG_PERF_UNREGISTER:
-		ret = trace_event_reg(call, type, data);
+		ret = powerpin_trace_event_reg(call, type, data);
 		atomic_dec(&powerpin_perf_users[event]);
 		powerpin_gate_changed();
 		return ret;
@@ -196,7 +197,7 @@ static int powerpin_perf_reg(struct trace_event_call *call,
 		break;
 	}
 	/* 0 for ADD/DEL: the core still queues the event on its CPU */
-	return trace_event_reg(call, type, data);
+	return powerpin_trace_event_reg(call, type, data);
 }
 
 /*
@@ -234,7 +235,7 @@ static bool powerpin_perf_registered(enum powerpin_event event)
 static int powerpin_perf_reg(struct trace_event_call *call,
 			     enum trace_reg type, void *data)
 {
-	return trace_event_reg(call, type, data);
+	return powerpin_trace_event_reg(call, type, data);
 }
 
 static bool powerpin_perf_records(bool here)
@@ -260,12 +261,12 @@ int powerpin_event_reg(struct trace_event_call *call, enum trace_reg type,
 		ret = powerpin_gate_add_file(powerpin_event_of(call), data);
 		if (ret)
 			return ret;
-		ret = trace_event_reg(call, type, data);
+		ret = powerpin_trace_event_reg(call, type, data);
 		if (ret)
 			powerpin_gate_remove_file(data);
 		break;
 	case TRACE_REG_UNREGISTER:
-		ret = trace_event_reg(call, type, data);
+		ret = powerpin_trace_event_reg(call, type, data);
 		powerpin_gate_remove_file(data);
 		break;
 	default:
