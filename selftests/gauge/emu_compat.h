@@ -71,17 +71,22 @@ static inline u64 div64_u64_rem(u64 dividend, u64 divisor, u64 *remainder)
 }
 #endif
 
-#ifndef POWERPIN_HAVE_MUL_U64_U64_DIV_U64
-/* a * b / c, giving up low bits of a and c while a * b would overflow */
-static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+/*
+ * a * b / c: the kernel's mul_u64_u64_div_u64() (5.9), else giving up low
+ * bits of a and c while a * b would overflow.
+ */
+static inline u64 powerpin_mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
+#ifdef POWERPIN_HAVE_MUL_U64_U64_DIV_U64
+	return mul_u64_u64_div_u64(a, b, c);
+#else
 	while (b && a > div64_u64(U64_MAX, b)) {
 		a >>= 1;
 		c >>= 1;
 	}
 	return c ? div64_u64(a * b, c) : 0;
-}
 #endif
+}
 
 #ifndef sysfs_match_string
 static inline int __sysfs_match_string(const char * const *array, size_t n,

@@ -191,7 +191,8 @@ static void emu_sample_cpu(void)
 	dbusy = busy - emu.cpu_busy_ns;
 	total = dbusy + (idle - emu.cpu_idle_ns);
 	if (total)
-		emu.busy_ppm = min_t(u64, mul_u64_u64_div_u64(dbusy, 1000000, total), 1000000);
+		emu.busy_ppm = min_t(u64, 1000000,
+				     powerpin_mul_u64_u64_div_u64(dbusy, 1000000, total));
 	emu.cpu_busy_ns = busy;
 	emu.cpu_idle_ns = idle;
 }
