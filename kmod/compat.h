@@ -219,6 +219,13 @@ static inline enum power_supply_type powerpin_supply_type(struct power_supply *p
 	return psy->desc->type;
 }
 
+static inline int powerpin_supply_get_property(struct power_supply *psy,
+					       enum power_supply_property psp,
+					       union power_supply_propval *val)
+{
+	return power_supply_get_property(psy, psp, val);
+}
+
 static inline void powerpin_supply_get(struct device *dev)
 {
 	get_device(dev);
@@ -272,9 +279,10 @@ static inline enum power_supply_type powerpin_supply_type(struct power_supply *p
 	return psy->type;
 }
 
-static inline int power_supply_get_property(struct power_supply *psy,
-					    enum power_supply_property psp,
-					    union power_supply_propval *val)
+/* the driver's own callback: no use count, no -ENODEV after unregister */
+static inline int powerpin_supply_get_property(struct power_supply *psy,
+					       enum power_supply_property psp,
+					       union power_supply_propval *val)
 {
 	return psy->get_property(psy, psp, val);
 }

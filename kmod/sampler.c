@@ -160,7 +160,7 @@ static int powerpin_supply_kind(struct power_supply *psy)
 	union power_supply_propval val = {};
 	int ret;
 
-	ret = power_supply_get_property(psy, POWER_SUPPLY_PROP_SCOPE, &val);
+	ret = powerpin_supply_get_property(psy, POWER_SUPPLY_PROP_SCOPE, &val);
 	if (ret == -ENODEV)
 		return 0;		/* going away */
 	if (ret == -EAGAIN)
@@ -170,7 +170,7 @@ static int powerpin_supply_kind(struct power_supply *psy)
 	if (!ret && val.intval == POWER_SUPPLY_SCOPE_DEVICE)
 		return 0;
 	val.intval = 1;
-	ret = power_supply_get_property(psy, POWER_SUPPLY_PROP_PRESENT, &val);
+	ret = powerpin_supply_get_property(psy, POWER_SUPPLY_PROP_PRESENT, &val);
 	if (ret == -EAGAIN)
 		return -EAGAIN;
 	if (ret == -ENODEV)
@@ -311,7 +311,7 @@ static bool powerpin_read_supply(struct device *dev,
 	present = psy;
 	for (i = 0; i < PP_NR_PROPS && present; i++) {
 		pv.intval = 0;
-		ret = power_supply_get_property(psy, powerpin_props[i], &pv);
+		ret = powerpin_supply_get_property(psy, powerpin_props[i], &pv);
 		val[i] = ret ? 0 : pv.intval;
 		switch (ret) {
 		case 0:
