@@ -9,6 +9,15 @@
  * A port to an older kernel adds its branch here.  Where an older kernel
  * cannot give the guarantee the module relies on, the build stops with an
  * #error that says what is missing rather than building something unsafe.
+ *
+ * Names: a helper that gives an older kernel a newer kernel's interface
+ * with the same contract keeps the kernel's name (ktime_get_ns(),
+ * file_permission(), ...).  One that does less or something else there
+ * (no return value, no pad attribute, no range check, the radix tree
+ * under the xarray's walk calls, the driver's callback for the core's)
+ * is a powerpin_* (or POWERPIN_*) name on every kernel, the kernel's own
+ * function where it has one, so a reader never takes it for the kernel's.
+ * What only the gauge emulator uses is in selftests/gauge/emu_compat.h.
  */
 #ifndef _POWERPIN_COMPAT_H
 #define _POWERPIN_COMPAT_H
