@@ -9,6 +9,15 @@
  * A port to an older kernel adds its branch here.  Where an older kernel
  * cannot give the guarantee the module relies on, the build stops with an
  * #error that says what is missing rather than building something unsafe.
+ *
+ * Names: a helper that gives an older kernel a newer kernel's interface
+ * with the same contract keeps the kernel's name (ktime_get_ns(),
+ * file_permission(), ...).  One that does less or something else there
+ * (no return value, no pad attribute, no range check, the radix tree
+ * under the xarray's walk calls, the driver's callback for the core's)
+ * is a powerpin_* (or POWERPIN_*) name on every kernel, the kernel's own
+ * function where it has one, so a reader never takes it for the kernel's.
+ * What only the gauge emulator uses is in selftests/gauge/emu_compat.h.
  */
 #ifndef _POWERPIN_COMPAT_H
 #define _POWERPIN_COMPAT_H
@@ -82,16 +91,21 @@
 #define u64_to_user_ptr(x)	((void __user *)(uintptr_t)(x))
 #endif
 
-#ifndef POWERPIN_HAVE_STRSCPY
-/* Only the copy is needed, never strscpy()'s return value. */
-static inline void strscpy(char *dst, const char *src, size_t size)
+/*
+ * Copy a string, cut to @size bytes with its NUL: strscpy() without its
+ * return value, which no caller needs (strscpy() is 4.3).
+ */
+static inline void powerpin_strscpy(char *dst, const char *src, size_t size)
 {
+#ifdef POWERPIN_HAVE_STRSCPY
+	strscpy(dst, src, size);
+#else
 	size_t len = strnlen(src, size - 1);
 
 	memcpy(dst, src, len);
 	dst[len] = '\0';
-}
 #endif
+}
 
 #ifndef POWERPIN_HAVE_KTIME_GET_NS
 static inline u64 ktime_get_ns(void)
@@ -214,6 +228,13 @@ static inline enum power_supply_type powerpin_supply_type(struct power_supply *p
 	return psy->desc->type;
 }
 
+static inline int powerpin_supply_get_property(struct power_supply *psy,
+					       enum power_supply_property psp,
+					       union power_supply_propval *val)
+{
+	return power_supply_get_property(psy, psp, val);
+}
+
 static inline void powerpin_supply_get(struct device *dev)
 {
 	get_device(dev);
@@ -267,9 +288,10 @@ static inline enum power_supply_type powerpin_supply_type(struct power_supply *p
 	return psy->type;
 }
 
-static inline int power_supply_get_property(struct power_supply *psy,
-					    enum power_supply_property psp,
-					    union power_supply_propval *val)
+/* the driver's own callback: no use count, no -ENODEV after unregister */
+static inline int powerpin_supply_get_property(struct power_supply *psy,
+					       enum power_supply_property psp,
+					       union power_supply_propval *val)
 {
 	return psy->get_property(psy, psp, val);
 }
@@ -331,17 +353,18 @@ static inline void powerpin_supply_unlock(struct device *dev)
 #define EVENT_FILE_FL_PID_FILTER	0
 #define trace_buffer			ring_buffer
 
-static inline int trace_event_reg(struct ftrace_event_call *call,
-				  enum trace_reg type, void *data)
+/* the tracing core's class reg, which the gate hands every call on to */
+static inline int powerpin_trace_event_reg(struct ftrace_event_call *call,
+					   enum trace_reg type, void *data)
 {
 	return ftrace_event_reg(call, type, data);
 }
 
 /*
- * TRACE_EVENT's class initialiser names ftrace_event_reg: one name for it,
- * so that renaming trace_event_reg where the events are made (gate.c)
- * renames the class's reg too.  (Defined after the wrapper above, which
- * calls the real function.)
+ * TRACE_EVENT's class initialiser names ftrace_event_reg: give it newer
+ * kernels' name, so that gate.c, which points trace_event_reg at its own
+ * callback where the events are made, points the class's reg there too.
+ * (After powerpin_trace_event_reg() above, which calls the kernel's.)
  */
 #define ftrace_event_reg		trace_event_reg
 
@@ -358,6 +381,13 @@ static inline bool trace_event_ignore_this_pid(struct ftrace_event_file *file)
 static inline bool bpf_prog_array_valid(struct ftrace_event_call *call)
 {
 	return false;
+}
+#else
+/* the tracing core's class reg, which the gate hands every call on to */
+static inline int powerpin_trace_event_reg(struct trace_event_call *call,
+					   enum trace_reg type, void *data)
+{
+	return trace_event_reg(call, type, data);
 }
 #endif
 
@@ -380,13 +410,27 @@ bool powerpin_gate_tp_live(int event);	/* gate.c */
 #define powerpin_perf_target(event)	((event)->hw.tp_target)
 #endif
 
-/* what a tracepoint reg hook returns: an errno, or nothing (3.10) */
+/*
+ * A tracepoint reg hook returns an errno, or nothing (3.10).
+ * POWERPIN_DEFINE_TP_REG(event, fn, arg) defines the hook
+ * powerpin_<event>_tp_reg(), which calls fn(arg) and succeeds;
+ * POWERPIN_TP_REG_TYPE is its return type.
+ */
 #ifdef POWERPIN_HAVE_TP_REGFUNC_INT
 #define POWERPIN_TP_REG_TYPE		int
-#define POWERPIN_TP_REG_OK		0
+#define POWERPIN_DEFINE_TP_REG(event, fn, arg)				\
+int powerpin_ ## event ## _tp_reg(void)					\
+{									\
+	fn(arg);							\
+	return 0;							\
+}
 #else
 #define POWERPIN_TP_REG_TYPE		void
-#define POWERPIN_TP_REG_OK
+#define POWERPIN_DEFINE_TP_REG(event, fn, arg)				\
+void powerpin_ ## event ## _tp_reg(void)				\
+{									\
+	fn(arg);							\
+}
 #endif
 
 /*
@@ -456,14 +500,17 @@ static inline int file_permission(struct file *file, int mask)
 }
 #endif
 
-#ifndef POWERPIN_HAVE_COPY_STRUCT_FROM_USER
 /*
  * copy_struct_from_user() (5.4): copy what both sides know, zero what only
  * the kernel knows, and refuse (E2BIG) non-zero bytes only the caller knows.
  */
-static inline int copy_struct_from_user(void *dst, size_t ksize,
-					const void __user *src, size_t usize)
+static inline int powerpin_copy_struct_from_user(void *dst, size_t ksize,
+						 const void __user *src,
+						 size_t usize)
 {
+#ifdef POWERPIN_HAVE_COPY_STRUCT_FROM_USER
+	return copy_struct_from_user(dst, ksize, src, usize);
+#else
 	size_t size = min(ksize, usize);
 	size_t i;
 	u8 byte;
@@ -479,23 +526,37 @@ static inline int copy_struct_from_user(void *dst, size_t ksize,
 		memset(dst + size, 0, ksize - size);
 	}
 	return copy_from_user(dst, src, size) ? -EFAULT : 0;
-}
 #endif
+}
 
+/*
+ * The page-cache walk of the residency ioctl, under RCU: the xarray's own
+ * walk API (POWERPIN_XA_STATE() declares a struct powerpin_xa_state, and
+ * the powerpin_xas_*() calls are xas_*()) where the page cache is an
+ * xarray (4.20 on); before, the same calls over the radix tree.
+ */
 #ifdef POWERPIN_HAVE_XARRAY
 #define powerpin_page_cache(mapping)	(&(mapping)->i_pages)
+#define powerpin_xa_state		xa_state
+#define POWERPIN_XA_STATE(name, xa, index)	XA_STATE(name, xa, index)
+#define powerpin_xa_is_value		xa_is_value
+#define powerpin_xas_find		xas_find
+#define powerpin_xas_for_each		xas_for_each
+#define powerpin_xas_retry		xas_retry
+#define powerpin_xas_get_mark		xas_get_mark
+#define powerpin_xas_pause		xas_pause
 #else
 /*
- * Before 4.20 the page cache is a radix tree.  This is the part of the
- * xarray walk API the residency ioctl uses, over radix_tree_next_chunk()
- * and radix_tree_next_slot() under RCU: present slots in index order, each
- * one page (no large folios in those page caches), exceptional entries
+ * Before 4.20 the page cache is a radix tree.  These are the few xarray
+ * walk calls the residency ioctl makes, over radix_tree_next_chunk() and
+ * radix_tree_next_slot() under RCU: present slots in index order, each one
+ * page (no large folios in those page caches), exceptional entries
  * (shmem's swap entries) as values, marks read from the tree's tags.
  * Entries are only looked at, never dereferenced.
  */
 #define powerpin_page_cache(mapping)	(&(mapping)->page_tree)
 
-struct xa_state {
+struct powerpin_xa_state {
 	struct radix_tree_root *root;
 	struct radix_tree_iter iter;
 	void **slot;			/* NULL: look up again from next */
@@ -503,16 +564,17 @@ struct xa_state {
 	unsigned long xa_index;		/* index of the entry returned last */
 };
 
-#define XA_STATE(name, tree, index)					\
-	struct xa_state name = { .root = (tree), .next = (index) }
+#define POWERPIN_XA_STATE(name, tree, index)				\
+	struct powerpin_xa_state name = { .root = (tree), .next = (index) }
 
-static inline bool xa_is_value(const void *entry)
+static inline bool powerpin_xa_is_value(const void *entry)
 {
 	return radix_tree_exceptional_entry((void *)entry);
 }
 
 /* The entry at xas->slot or a later present slot, if at most @max. */
-static inline void *powerpin_xas_entry(struct xa_state *xas, unsigned long max)
+static inline void *powerpin_xas_entry(struct powerpin_xa_state *xas,
+				       unsigned long max)
 {
 	void *entry;
 
@@ -530,7 +592,8 @@ static inline void *powerpin_xas_entry(struct xa_state *xas, unsigned long max)
 	return NULL;
 }
 
-static inline void *xas_find(struct xa_state *xas, unsigned long max)
+static inline void *powerpin_xas_find(struct powerpin_xa_state *xas,
+				      unsigned long max)
 {
 	void *entry;
 
@@ -547,26 +610,28 @@ static inline void *xas_find(struct xa_state *xas, unsigned long max)
 	}
 }
 
-static inline void *xas_next_entry(struct xa_state *xas, unsigned long max)
+static inline void *powerpin_xas_next_entry(struct powerpin_xa_state *xas,
+					    unsigned long max)
 {
 	void *entry;
 
 	if (!xas->slot)
-		return xas_find(xas, max);
+		return powerpin_xas_find(xas, max);
 	xas->slot = radix_tree_next_slot(xas->slot, &xas->iter, 0);
 	entry = powerpin_xas_entry(xas, max);
 	if (entry || xas->iter.index > max || !xas->iter.next_index)
 		return entry;
 	xas->next = xas->iter.next_index;
-	return xas_find(xas, max);
+	return powerpin_xas_find(xas, max);
 }
 
-/* xas_next_entry() starts with a lookup: xas->slot is NULL in XA_STATE() */
-#define xas_for_each(xas, entry, max)					\
-	for (; ((entry) = xas_next_entry(xas, max)); )
+/* the first powerpin_xas_next_entry() looks up: POWERPIN_XA_STATE() has no slot */
+#define powerpin_xas_for_each(xas, entry, max)				\
+	for (; ((entry) = powerpin_xas_next_entry(xas, max)); )
 
 /* The tree changed shape under the walk: look the same index up again. */
-static inline bool xas_retry(struct xa_state *xas, const void *entry)
+static inline bool powerpin_xas_retry(struct powerpin_xa_state *xas,
+				      const void *entry)
 {
 	if (!radix_tree_deref_retry((void *)entry))
 		return false;
@@ -575,40 +640,33 @@ static inline bool xas_retry(struct xa_state *xas, const void *entry)
 	return true;
 }
 
-static inline unsigned int xas_get_order(struct xa_state *xas)
-{
-	return 0;
-}
-
-static inline bool xas_get_mark(struct xa_state *xas, unsigned int tag)
+static inline bool powerpin_xas_get_mark(struct powerpin_xa_state *xas,
+					 unsigned int tag)
 {
 	return radix_tree_tag_get(xas->root, xas->xa_index, tag);
 }
 
 /* Let the walk drop RCU: the next lookup starts after the current entry. */
-static inline void xas_pause(struct xa_state *xas)
+static inline void powerpin_xas_pause(struct powerpin_xa_state *xas)
 {
 	xas->slot = NULL;
-}
-
-static inline void xas_set(struct xa_state *xas, unsigned long index)
-{
-	xas->slot = NULL;
-	xas->next = index;
 }
 #endif /* POWERPIN_HAVE_XARRAY */
 
 /*
  * Order of the entry @xas points at.  xas_get_order() is mainline since
  * 6.10 (some distributions backport it); xa_get_order() (5.10) answers the
- * same from the root, one tree walk per entry.
+ * same from the root, one tree walk per entry; a radix tree page cache has
+ * no large folios.
  */
-static inline unsigned int powerpin_xas_order(struct xa_state *xas)
+static inline unsigned int powerpin_xas_order(struct powerpin_xa_state *xas)
 {
-#if defined(POWERPIN_HAVE_XAS_GET_ORDER) || !defined(POWERPIN_HAVE_XARRAY)
+#if defined(POWERPIN_HAVE_XAS_GET_ORDER)
 	return xas_get_order(xas);
-#else
+#elif defined(POWERPIN_HAVE_XARRAY)
 	return xa_get_order(xas->xa, xas->xa_index);
+#else
+	return 0;
 #endif
 }
 
@@ -631,32 +689,41 @@ static inline struct inode *powerpin_data_inode(struct file *file)
 
 #include <linux/powerpin.h>
 
-#ifndef GENL_SET_ERR_MSG
-/* no extended ack before 4.12: the errno is the whole answer */
+/* An extack message; none before 4.12, where the errno is the whole answer. */
+#ifdef GENL_SET_ERR_MSG
+#define POWERPIN_GENL_SET_ERR_MSG(info, msg)	GENL_SET_ERR_MSG(info, msg)
+#else
 static inline void powerpin_genl_no_ext_ack(struct genl_info *info,
 					    const char *msg)
 {
 }
 
-#define GENL_SET_ERR_MSG(info, msg)	powerpin_genl_no_ext_ack(info, msg)
+#define POWERPIN_GENL_SET_ERR_MSG(info, msg)	powerpin_genl_no_ext_ack(info, msg)
 #endif
 
-#ifndef POWERPIN_HAVE_NLA_PUT_64BIT
 /*
- * Before 4.7, 64-bit attributes go without an alignment pad attribute
- * (nla_put_s64(), where a kernel has it, takes no pad argument either).
+ * 64-bit attributes.  Before 4.7 they go without an alignment pad
+ * attribute: @padattr is not used there.
  */
-static inline int powerpin_nla_put_64(struct sk_buff *skb, int type, u64 value,
-				      int padattr)
+static inline int powerpin_nla_put_u64(struct sk_buff *skb, int type, u64 value,
+				       int padattr)
 {
+#ifdef POWERPIN_HAVE_NLA_PUT_64BIT
+	return nla_put_u64_64bit(skb, type, value, padattr);
+#else
 	return nla_put(skb, type, sizeof(value), &value);
+#endif
 }
 
-#define nla_put_u64_64bit(skb, type, value, padattr)			\
-	powerpin_nla_put_64(skb, type, value, padattr)
-#define nla_put_s64(skb, type, value, padattr)				\
-	powerpin_nla_put_64(skb, type, (u64)(value), padattr)
+static inline int powerpin_nla_put_s64(struct sk_buff *skb, int type, s64 value,
+				       int padattr)
+{
+#ifdef POWERPIN_HAVE_NLA_PUT_64BIT
+	return nla_put_s64(skb, type, value, padattr);
+#else
+	return powerpin_nla_put_u64(skb, type, (u64)value, padattr);
 #endif
+}
 
 #ifndef POWERPIN_HAVE_GENL_REGISTER_MC_GROUP
 /* 4.10 on: the family carries its ops and groups; group numbers are its own. */
@@ -796,13 +863,19 @@ static inline void powerpin_genl_multicast(struct genl_family *family,
 }
 #endif
 
-#ifndef NLA_POLICY_FULL_RANGE
-/* no range policies before 5.2: the command checks the range itself */
+/*
+ * A policy for an attribute of type @tp in @range (struct
+ * netlink_range_validation); no range policies before 5.2, where it checks
+ * the type only and the command checks the range itself.
+ */
+#ifdef NLA_POLICY_FULL_RANGE
+#define POWERPIN_NLA_POLICY_FULL_RANGE(tp, range)	NLA_POLICY_FULL_RANGE(tp, range)
+#else
 struct netlink_range_validation {
 	u64 min, max;
 };
 
-#define NLA_POLICY_FULL_RANGE(tp, range)				\
+#define POWERPIN_NLA_POLICY_FULL_RANGE(tp, range)			\
 	{ .type = (tp), .len = 0 * sizeof((range)->max) }
 #endif
 
@@ -819,13 +892,13 @@ static inline int powerpin_genl_check_header(struct genl_info *info)
 	u16 flags = info->nlhdr->nlmsg_flags;
 
 	if (info->genlhdr->reserved) {
-		GENL_SET_ERR_MSG(info, "genlmsghdr.reserved field is not 0");
+		POWERPIN_GENL_SET_ERR_MSG(info, "genlmsghdr.reserved field is not 0");
 		return -EINVAL;
 	}
 	if ((flags & NLM_F_DUMP) == NLM_F_DUMP)
 		flags &= ~NLM_F_DUMP;
 	if (flags & ~(NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO)) {
-		GENL_SET_ERR_MSG(info, "ambiguous or reserved bits set in nlmsg_flags");
+		POWERPIN_GENL_SET_ERR_MSG(info, "ambiguous or reserved bits set in nlmsg_flags");
 		return -EINVAL;
 	}
 #endif
@@ -851,193 +924,5 @@ static inline bool powerpin_nl_readings_allowed(struct sk_buff *skb)
 	return capable(CAP_SYS_ADMIN);
 #endif
 }
-
-/* ---- used by the gauge emulator (selftests/gauge) --------------------------- */
-
-#include <linux/debugfs.h>
-#include <linux/delay.h>
-#include <linux/i2c.h>
-#include <linux/kernel_stat.h>
-#include <linux/math64.h>
-
-#ifndef POWERPIN_HAVE_I2C_NEW_CLIENT_DEVICE
-static inline struct i2c_client *
-i2c_new_client_device(struct i2c_adapter *adap, struct i2c_board_info const *info)
-{
-	struct i2c_client *client = i2c_new_device(adap, info);
-
-	return client ? client : ERR_PTR(-ENODEV);
-}
-#endif
-
-/*
- * Until 4.1, max17042_battery refuses to bind without platform data (later
- * kernels fall back to defaults): give it the defaults it would pick, the
- * current sense on and the datasheet's 10 mOhm sense resistor.
- */
-#ifndef POWERPIN_HAVE_PSY_DESC
-#include <linux/power/max17042_battery.h>
-static inline void *powerpin_max17042_pdata(void)
-{
-	/* the driver keeps the pointer for as long as it is bound */
-	static struct max17042_platform_data pdata = {
-		.enable_current_sense = true,
-		.r_sns = 10000,
-	};
-
-	return &pdata;
-}
-#else
-static inline void *powerpin_max17042_pdata(void)
-{
-	return NULL;
-}
-#endif
-
-#ifndef POWERPIN_HAVE_FSLEEP
-static inline void fsleep(unsigned long usecs)
-{
-	if (usecs <= 20000)
-		usleep_range(usecs, 2 * usecs);
-	else
-		msleep(DIV_ROUND_UP(usecs, 1000));
-}
-#endif
-
-#ifndef POWERPIN_HAVE_DIV64_U64_REM
-static inline u64 div64_u64_rem(u64 dividend, u64 divisor, u64 *remainder)
-{
-	u64 quotient = div64_u64(dividend, divisor);
-
-	*remainder = dividend - quotient * divisor;
-	return quotient;
-}
-#endif
-
-#ifndef POWERPIN_HAVE_MUL_U64_U64_DIV_U64
-/* a * b / c, giving up low bits of a and c while a * b would overflow */
-static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
-{
-	while (b && a > div64_u64(U64_MAX, b)) {
-		a >>= 1;
-		c >>= 1;
-	}
-	return c ? div64_u64(a * b, c) : 0;
-}
-#endif
-
-#ifndef sysfs_match_string
-static inline int __sysfs_match_string(const char * const *array, size_t n,
-				       const char *str)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (array[i] && sysfs_streq(array[i], str))
-			return i;
-	return -EINVAL;
-}
-#endif
-
-/*
- * Before 4.7 debugfs has no removal-safe attributes: simple attributes
- * then, but written through a parser as strict as later kernels' (3.10's
- * simple_attr_write() takes "lots" for 0 and cuts 64-bit values).
- */
-#ifndef DEFINE_DEBUGFS_ATTRIBUTE
-struct powerpin_debugfs_attr {
-	int (*get)(void *data, u64 *val);
-	int (*set)(void *data, u64 val);
-	const char *fmt;
-	bool is_signed;
-};
-
-static inline ssize_t powerpin_attr_write(struct file *file,
-					  const char __user *ubuf, size_t len,
-					  const struct powerpin_debugfs_attr *attr)
-{
-	char buf[24];
-	size_t size = min_t(size_t, sizeof(buf) - 1, len);
-	u64 val;
-	int ret;
-
-	if (!attr->set)
-		return -EACCES;
-	if (copy_from_user(buf, ubuf, size))
-		return -EFAULT;
-	buf[size] = '\0';
-	if (attr->is_signed)
-		ret = kstrtoll(buf, 0, (s64 *)&val);
-	else
-		ret = kstrtoull(buf, 0, &val);
-	if (ret)
-		return ret;
-	ret = attr->set(file_inode(file)->i_private, val);
-	return ret ? (ssize_t)ret : (ssize_t)len;
-}
-
-#define POWERPIN_DEBUGFS_ATTRIBUTE(__fops, __get, __set, __fmt, __signed) \
-static const struct powerpin_debugfs_attr __fops ## _attr = {			\
-	.get = __get, .set = __set, .fmt = __fmt, .is_signed = __signed,	\
-};									\
-									\
-static int __fops ## _open(struct inode *inode, struct file *file)	\
-{									\
-	return simple_attr_open(inode, file, __fops ## _attr.get,	\
-				__fops ## _attr.set, __fops ## _attr.fmt); \
-}									\
-									\
-static ssize_t __fops ## _write(struct file *file,			\
-				const char __user *ubuf, size_t len,	\
-				loff_t *ppos)				\
-{									\
-	return powerpin_attr_write(file, ubuf, len, &__fops ## _attr);	\
-}									\
-									\
-static const struct file_operations __fops = {				\
-	.owner		= THIS_MODULE,					\
-	.open		= __fops ## _open,				\
-	.release	= simple_attr_release,				\
-	.read		= simple_attr_read,				\
-	.write		= __fops ## _write,				\
-	.llseek		= generic_file_llseek,				\
-}
-
-#define DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)			\
-	POWERPIN_DEBUGFS_ATTRIBUTE(fops, get, set, fmt, false)
-#define DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)		\
-	POWERPIN_DEBUGFS_ATTRIBUTE(fops, get, set, fmt, true)
-#define debugfs_create_file_unsafe	debugfs_create_file
-#endif
-/* a signed value parses as one: simple_attr_write() did so until 4.x */
-#ifndef DEFINE_DEBUGFS_ATTRIBUTE_SIGNED
-#define DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)		\
-	DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)
-#endif
-
-/*
- * CPU time of one kind (CPUTIME_*) on one CPU, in ns.  Before 4.11 the
- * counters are in cputime units (jiffies on the kernels we build for).
- */
-#ifdef POWERPIN_HAVE_KCPUSTAT_CPU_FETCH
-static inline void powerpin_cpustat_ns(int cpu, u64 ns[NR_STATS])
-{
-	struct kernel_cpustat kcs;
-	int i;
-
-	kcpustat_cpu_fetch(&kcs, cpu);
-	for (i = 0; i < NR_STATS; i++)
-		ns[i] = kcs.cpustat[i];
-}
-#else
-static inline void powerpin_cpustat_ns(int cpu, u64 ns[NR_STATS])
-{
-	int i;
-
-	for (i = 0; i < NR_STATS; i++)
-		ns[i] = cputime64_to_jiffies64(kcpustat_cpu(cpu).cpustat[i]) *
-			(NSEC_PER_SEC / HZ);
-}
-#endif
 
 #endif /* _POWERPIN_COMPAT_H */

@@ -19,7 +19,8 @@
  * the events are defined), so every registration goes through it from the
  * moment the events appear in tracefs, at MODULE_STATE_COMING, before
  * module init, until they go at MODULE_STATE_GOING, after module exit.  It
- * does its bookkeeping and calls the exported trace_event_reg().
+ * does its bookkeeping and calls the exported trace_event_reg() (through
+ * powerpin_trace_event_reg(), compat.h).
  *
  * A file would record when:
  *  - triggers are attached to the event itself (TRIGGER_MODE/COND): they
@@ -80,6 +81,9 @@ static atomic_t powerpin_nr_files[POWERPIN_NR_EVENTS];
 /* the tracepoint has at least one probe, whoever attached it */
 static atomic_t powerpin_tp_live[POWERPIN_NR_EVENTS];
 
+/* who hears that consumers changed: the sampler, once it is there */
+static const struct powerpin_gate_ops *powerpin_gate_listener;
+
 #ifdef CONFIG_PERF_EVENTS
 static atomic_t powerpin_perf_users[POWERPIN_NR_EVENTS];
 static struct trace_event_call *powerpin_perf_call[POWERPIN_NR_EVENTS];
@@ -87,6 +91,25 @@ static struct trace_event_call *powerpin_perf_call[POWERPIN_NR_EVENTS];
 static atomic_t powerpin_perf_system_wide;
 static DEFINE_PER_CPU(int, powerpin_perf_here);
 #endif
+
+/*
+ * Set (or clear, NULL) the ops told when consumers may have changed.
+ * Registrations start before module init, so one may come before any
+ * listener: the listener looks at the gate once it has registered.
+ */
+void powerpin_gate_listen(const struct powerpin_gate_ops *ops)
+{
+	WRITE_ONCE(powerpin_gate_listener, ops);
+}
+
+/* Consumers may have changed: tell the listener, if there is one yet. */
+static void powerpin_gate_changed(void)
+{
+	const struct powerpin_gate_ops *ops = READ_ONCE(powerpin_gate_listener);
+
+	if (ops)
+		ops->consumers_changed();
+}
 
 static enum powerpin_event powerpin_event_of(struct trace_event_call *call)
 {
@@ -154,15 +177,15 @@ static int powerpin_perf_reg(struct trace_event_call *call,
 	case TRACE_REG_PERF_REGISTER:
 		WRITE_ONCE(powerpin_perf_call[event], call);
 		atomic_inc(&powerpin_perf_users[event]);
-		ret = trace_event_reg(call, type, data);
+		ret = powerpin_trace_event_reg(call, type, data);
 		if (ret)
 			atomic_dec(&powerpin_perf_users[event]);
-		powerpin_sampler_kick();
+		powerpin_gate_changed();
 		return ret;
 	case TRACE_REG_PERF_UNREGISTER:
-		ret = trace_event_reg(call, type, data);
+		ret = powerpin_trace_event_reg(call, type, data);
 		atomic_dec(&powerpin_perf_users[event]);
-		powerpin_sampler_kick();
+		powerpin_gate_changed();
 		return ret;
 	case TRACE_REG_PERF_ADD:
 		powerpin_gate_perf_sched(data, 1);
@@ -174,7 +197,7 @@ static int powerpin_perf_reg(struct trace_event_call *call,
 		break;
 	}
 	/* 0 for ADD/DEL: the core still queues the event on its CPU */
-	return trace_event_reg(call, type, data);
+	return powerpin_trace_event_reg(call, type, data);
 }
 
 /*
@@ -212,7 +235,7 @@ static bool powerpin_perf_registered(enum powerpin_event event)
 static int powerpin_perf_reg(struct trace_event_call *call,
 			     enum trace_reg type, void *data)
 {
-	return trace_event_reg(call, type, data);
+	return powerpin_trace_event_reg(call, type, data);
 }
 
 static bool powerpin_perf_records(bool here)
@@ -238,18 +261,18 @@ int powerpin_event_reg(struct trace_event_call *call, enum trace_reg type,
 		ret = powerpin_gate_add_file(powerpin_event_of(call), data);
 		if (ret)
 			return ret;
-		ret = trace_event_reg(call, type, data);
+		ret = powerpin_trace_event_reg(call, type, data);
 		if (ret)
 			powerpin_gate_remove_file(data);
 		break;
 	case TRACE_REG_UNREGISTER:
-		ret = trace_event_reg(call, type, data);
+		ret = powerpin_trace_event_reg(call, type, data);
 		powerpin_gate_remove_file(data);
 		break;
 	default:
 		return powerpin_perf_reg(call, type, data);
 	}
-	powerpin_sampler_kick();
+	powerpin_gate_changed();
 	return ret;
 }
 
@@ -257,31 +280,24 @@ int powerpin_event_reg(struct trace_event_call *call, enum trace_reg type,
 static void powerpin_tp_reg(enum powerpin_event event)
 {
 	atomic_set(&powerpin_tp_live[event], 1);
-	powerpin_sampler_kick();
+	powerpin_gate_changed();
 }
 
 static void powerpin_tp_unreg(enum powerpin_event event)
 {
 	atomic_set(&powerpin_tp_live[event], 0);
-	powerpin_sampler_kick();
+	powerpin_gate_changed();
 }
 
-POWERPIN_TP_REG_TYPE powerpin_battery_tp_reg(void)
-{
-	powerpin_tp_reg(POWERPIN_EV_BATTERY);
-	return POWERPIN_TP_REG_OK;
-}
+/* powerpin_battery_tp_reg() and powerpin_counter_tp_reg() */
+POWERPIN_DEFINE_TP_REG(battery, powerpin_tp_reg, POWERPIN_EV_BATTERY)
 
 void powerpin_battery_tp_unreg(void)
 {
 	powerpin_tp_unreg(POWERPIN_EV_BATTERY);
 }
 
-POWERPIN_TP_REG_TYPE powerpin_counter_tp_reg(void)
-{
-	powerpin_tp_reg(POWERPIN_EV_COUNTER);
-	return POWERPIN_TP_REG_OK;
-}
+POWERPIN_DEFINE_TP_REG(counter, powerpin_tp_reg, POWERPIN_EV_COUNTER)
 
 void powerpin_counter_tp_unreg(void)
 {
@@ -391,6 +407,17 @@ static bool powerpin_files_record(void)
 }
 
 /*
+ * The gate's one decision: whether at least one consumer records a sample
+ * emitted now (@here: on this CPU, preemption off; else anywhere, before a
+ * read).  With powerpin_gate_lock held.
+ */
+static bool powerpin_gate_records(bool here)
+{
+	return powerpin_any_other_probe() || powerpin_perf_records(here) ||
+	       powerpin_files_record();
+}
+
+/*
  * Whether a sample would be recorded by at least one consumer: the check
  * before a read.  Process context (takes a mutex, reserves in ring
  * buffers); cheap: a few atomic reads and one reservation per enabled file.
@@ -399,10 +426,8 @@ bool powerpin_gate_would_record(void)
 {
 	bool records;
 
-	if (powerpin_any_other_probe() || powerpin_perf_records(false))
-		return true;
 	mutex_lock(&powerpin_gate_lock);
-	records = powerpin_files_record();
+	records = powerpin_gate_records(false);
 	mutex_unlock(&powerpin_gate_lock);
 	return records;
 }
@@ -419,8 +444,7 @@ bool powerpin_gate_emit(void (*emit)(void *arg), void *arg)
 
 	mutex_lock(&powerpin_gate_lock);
 	preempt_disable();
-	records = powerpin_any_other_probe() || powerpin_perf_records(true) ||
-		  powerpin_files_record();
+	records = powerpin_gate_records(true);
 	if (records)
 		emit(arg);
 	preempt_enable();

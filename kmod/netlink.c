@@ -63,8 +63,8 @@ static struct netlink_range_validation powerpin_period_range = {
 };
 
 static const struct nla_policy powerpin_set_config_policy[POWERPIN_ATTR_MAX + 1] = {
-	[POWERPIN_ATTR_PERIOD_US] = NLA_POLICY_FULL_RANGE(NLA_U32,
-							  &powerpin_period_range),
+	[POWERPIN_ATTR_PERIOD_US] = POWERPIN_NLA_POLICY_FULL_RANGE(NLA_U32,
+								   &powerpin_period_range),
 	[POWERPIN_ATTR_SUPPLY] = { .type = NLA_NUL_STRING,
 				   .len = POWERPIN_SUPPLY_NAME_MAX - 1 },
 };
@@ -75,14 +75,14 @@ static struct genl_family powerpin_genl_family;
 static int powerpin_put_readings(struct sk_buff *skb,
 				 const struct powerpin_status *st)
 {
-	if (nla_put_s64(skb, POWERPIN_ATTR_LAST_VOLTAGE_UV, st->last_voltage_uv,
-			POWERPIN_ATTR_PAD) ||
-	    nla_put_s64(skb, POWERPIN_ATTR_LAST_CURRENT_UA, st->last_current_ua,
-			POWERPIN_ATTR_PAD) ||
-	    nla_put_s64(skb, POWERPIN_ATTR_LAST_CHARGE_UAH, st->last_charge_uah,
-			POWERPIN_ATTR_PAD) ||
-	    nla_put_s64(skb, POWERPIN_ATTR_LAST_POWER_UW, st->last_power_uw,
-			POWERPIN_ATTR_PAD))
+	if (powerpin_nla_put_s64(skb, POWERPIN_ATTR_LAST_VOLTAGE_UV, st->last_voltage_uv,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_s64(skb, POWERPIN_ATTR_LAST_CURRENT_UA, st->last_current_ua,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_s64(skb, POWERPIN_ATTR_LAST_CHARGE_UAH, st->last_charge_uah,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_s64(skb, POWERPIN_ATTR_LAST_POWER_UW, st->last_power_uw,
+				 POWERPIN_ATTR_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -97,19 +97,19 @@ static int powerpin_put_status(struct sk_buff *skb,
 	    nla_put_string(skb, POWERPIN_ATTR_SUPPLY_BOUND, st->supply_bound) ||
 	    nla_put_u8(skb, POWERPIN_ATTR_SUPPLY_PRESENT, st->supply_present) ||
 	    nla_put_u32(skb, POWERPIN_ATTR_PERIOD_US, st->period_us) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_SAMPLES, st->samples,
-			      POWERPIN_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_READ_ERRORS, st->read_errors,
-			      POWERPIN_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_MISSED, st->missed,
-			      POWERPIN_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_SUPPLY_LOST, st->supply_lost,
-			      POWERPIN_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_SUPPLY_FOUND, st->supply_found,
-			      POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_SAMPLES, st->samples,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_READ_ERRORS, st->read_errors,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_MISSED, st->missed,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_SUPPLY_LOST, st->supply_lost,
+				 POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_SUPPLY_FOUND, st->supply_found,
+				 POWERPIN_ATTR_PAD) ||
 	    nla_put_u32(skb, POWERPIN_ATTR_LAST_SEQ, st->last_seq) ||
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_LAST_TIME_NS, st->last_time_ns,
-			      POWERPIN_ATTR_PAD) ||
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_LAST_TIME_NS, st->last_time_ns,
+				 POWERPIN_ATTR_PAD) ||
 	    nla_put_u32(skb, POWERPIN_ATTR_LAST_FLAGS, st->last_flags))
 		return -EMSGSIZE;
 	return readings ? powerpin_put_readings(skb, st) : 0;
@@ -169,7 +169,7 @@ static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		return ret;
 	if (!period_attr && !supply_attr) {
-		GENL_SET_ERR_MSG(info, "SET_CONFIG needs PERIOD_US or SUPPLY");
+		POWERPIN_GENL_SET_ERR_MSG(info, "SET_CONFIG needs PERIOD_US or SUPPLY");
 		return -EINVAL;
 	}
 	if (period_attr) {
@@ -179,7 +179,7 @@ static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 		 */
 		if (period_us < powerpin_period_range.min ||
 		    period_us > powerpin_period_range.max) {
-			GENL_SET_ERR_MSG(info, "PERIOD_US out of range");
+			POWERPIN_GENL_SET_ERR_MSG(info, "PERIOD_US out of range");
 			return -ERANGE;
 		}
 	}
@@ -187,7 +187,7 @@ static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	ret = powerpin_sampler_set_config(period_attr ? &period_us : NULL,
 					  supply_attr ? nla_data(supply_attr) : NULL);
 	if (ret)
-		GENL_SET_ERR_MSG(info, "sampler refused the configuration");
+		POWERPIN_GENL_SET_ERR_MSG(info, "sampler refused the configuration");
 	return ret;
 }
 
@@ -245,12 +245,12 @@ static void powerpin_nl_event(u8 cmd, u64 time_ns, u64 samples,
 	hdr = genlmsg_put(skb, 0, 0, &powerpin_genl_family, 0, cmd);
 	if (!hdr)
 		goto err;
-	if (nla_put_u64_64bit(skb, POWERPIN_ATTR_TIME_NS, time_ns,
-			      POWERPIN_ATTR_PAD))
+	if (powerpin_nla_put_u64(skb, POWERPIN_ATTR_TIME_NS, time_ns,
+				 POWERPIN_ATTR_PAD))
 		goto err;
 	if (cmd == POWERPIN_CMD_CAPTURE_STOPPED &&
-	    nla_put_u64_64bit(skb, POWERPIN_ATTR_CAPTURE_SAMPLES, samples,
-			      POWERPIN_ATTR_PAD))
+	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_CAPTURE_SAMPLES, samples,
+				 POWERPIN_ATTR_PAD))
 		goto err;
 	if (supply && nla_put_string(skb, POWERPIN_ATTR_SUPPLY_BOUND, supply))
 		goto err;
@@ -263,27 +263,34 @@ err:
 	nlmsg_free(skb);
 }
 
-void powerpin_netlink_capture_started(u64 time_ns)
+static void powerpin_netlink_capture_started(u64 time_ns)
 {
 	powerpin_nl_event(POWERPIN_CMD_CAPTURE_STARTED, time_ns, 0, NULL);
 }
 
-void powerpin_netlink_capture_stopped(u64 time_ns, u64 samples)
+static void powerpin_netlink_capture_stopped(u64 time_ns, u64 samples)
 {
 	powerpin_nl_event(POWERPIN_CMD_CAPTURE_STOPPED, time_ns, samples, NULL);
 }
 
-void powerpin_netlink_supply_found(const char *name)
+static void powerpin_netlink_supply_found(const char *name)
 {
 	powerpin_nl_event(POWERPIN_CMD_SUPPLY_FOUND, ktime_get_boottime_ns(), 0,
 			  name);
 }
 
-void powerpin_netlink_supply_lost(const char *name)
+static void powerpin_netlink_supply_lost(const char *name)
 {
 	powerpin_nl_event(POWERPIN_CMD_SUPPLY_LOST, ktime_get_boottime_ns(), 0,
 			  name);
 }
+
+static const struct powerpin_sampler_ops powerpin_netlink_sampler_ops = {
+	.capture_started = powerpin_netlink_capture_started,
+	.capture_stopped = powerpin_netlink_capture_stopped,
+	.supply_found = powerpin_netlink_supply_found,
+	.supply_lost = powerpin_netlink_supply_lost,
+};
 
 int powerpin_netlink_init(void)
 {
@@ -293,12 +300,17 @@ int powerpin_netlink_init(void)
 				     ARRAY_SIZE(powerpin_genl_ops),
 				     powerpin_genl_mcgrps,
 				     ARRAY_SIZE(powerpin_genl_mcgrps));
-	if (ret)
+	if (ret) {
 		pr_err("cannot register generic netlink family: %d\n", ret);
-	return ret;
+		return ret;
+	}
+	powerpin_sampler_listen(&powerpin_netlink_sampler_ops);
+	return 0;
 }
 
+/* After powerpin_sampler_exit(): the thread announces nothing any more. */
 void powerpin_netlink_exit(void)
 {
+	powerpin_sampler_listen(NULL);
 	genl_unregister_family(&powerpin_genl_family);
 }

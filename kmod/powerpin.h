@@ -2,6 +2,20 @@
 /*
  * powerpin.ko internals shared between its files.  Each concern exposes an
  * init/exit pair and the few calls listed here; nothing else is global.
+ *
+ * Layers, from the top; a file calls only into the layers below it:
+ *
+ *   main.c       module init/exit, /dev/powerpin
+ *   netlink.c    generic netlink family      (calls the sampler)
+ *   sampler.c    sampling kthread            (calls the gate)
+ *   gate.c       trace events and consumers
+ *   residency.c  residency ioctl             (calls nothing of the module)
+ *   compat.h, trace.h, powerpin.h            (headers, no state)
+ *
+ * A lower layer tells an upper one of a change through the ops the upper
+ * one registers with it (struct powerpin_gate_ops, struct
+ * powerpin_sampler_ops), never by calling it by name.
+ * scripts/house-check --kmod fails on a call that runs upward.
  */
 #ifndef _POWERPIN_INTERNAL_H
 #define _POWERPIN_INTERNAL_H
@@ -37,15 +51,36 @@ struct powerpin_status {
 	u32 last_flags;
 };
 
-/* gate.c: who consumes the powerpin events */
+/*
+ * gate.c: who consumes the powerpin events.  It announces that consumers may
+ * have changed (a registration, a perf user, a tracepoint's first or last
+ * probe) to the ops registered with powerpin_gate_listen() (the sampler's),
+ * from any context a trace event reg callback runs in.
+ */
+struct powerpin_gate_ops {
+	void (*consumers_changed)(void);
+};
+
+void powerpin_gate_listen(const struct powerpin_gate_ops *ops);
 bool powerpin_gate_has_consumers(void);
 bool powerpin_gate_would_record(void);
 bool powerpin_gate_emit(void (*emit)(void *arg), void *arg);
 bool powerpin_gate_tp_live(int event);	/* for compat.h */
 void powerpin_gate_exit(void);
 
-/* sampler.c */
-void powerpin_sampler_kick(void);
+/*
+ * sampler.c.  It announces capture and supply changes, from its thread, to
+ * the ops registered with powerpin_sampler_listen() (netlink's); times are
+ * CLOCK_BOOTTIME.
+ */
+struct powerpin_sampler_ops {
+	void (*capture_started)(u64 time_ns);
+	void (*capture_stopped)(u64 time_ns, u64 samples);
+	void (*supply_found)(const char *name);
+	void (*supply_lost)(const char *name);
+};
+
+void powerpin_sampler_listen(const struct powerpin_sampler_ops *ops);
 int powerpin_sampler_init(void);
 void powerpin_sampler_exit(void);
 void powerpin_sampler_get_status(struct powerpin_status *st);
@@ -55,12 +90,8 @@ int powerpin_sampler_set_config(const u32 *period_us, const char *supply);
 long powerpin_residency_ioctl(struct file *file, unsigned int cmd,
 			      unsigned long arg);
 
-/* netlink.c: the sampler reports gate and supply changes through these. */
+/* netlink.c: listens to the sampler from init to exit */
 int powerpin_netlink_init(void);
 void powerpin_netlink_exit(void);
-void powerpin_netlink_capture_started(u64 time_ns);
-void powerpin_netlink_capture_stopped(u64 time_ns, u64 samples);
-void powerpin_netlink_supply_found(const char *name);
-void powerpin_netlink_supply_lost(const char *name);
 
 #endif /* _POWERPIN_INTERNAL_H */

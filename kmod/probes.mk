@@ -4,8 +4,9 @@
 # (Linux 3.10 to the newest), found in the headers we build against (never
 # from version numbers, which vendor and distribution backports make
 # unreliable).  Each defines POWERPIN_HAVE_* (or POWERPIN_*) for
-# kmod/compat.h, the only file that reads them.  Included by kmod/Kbuild
-# and selftests/gauge/Kbuild (the gauge emulator uses compat.h too).
+# kmod/compat.h, the only file of the module that reads them.  Included by
+# kmod/Kbuild and selftests/gauge/Kbuild (the gauge emulator uses compat.h
+# too, and probes what only it uses itself, for its emu_compat.h).
 # (parentheses in patterns are written $(pp_lp) and $(pp_rp); a file name
 # may be a glob)
 pp_lp := [(]
@@ -71,12 +72,6 @@ ccflags-y += $(call pp_has,nla_put_u64_64bit,include/net/netlink.h,POWERPIN_HAVE
 # 3.10's params core (its one lock: __kernel_param_lock()) appends a newline
 # to what a parameter's getter prints; the newest leave that to the getter
 ccflags-y += $(call pp_has,void __kernel_param_lock,include/linux/moduleparam.h,POWERPIN_PARAM_SHOW_ADDS_NEWLINE)
-# used by the gauge emulator
-ccflags-y += $(call pp_has,i2c_new_client_device,include/linux/i2c.h,POWERPIN_HAVE_I2C_NEW_CLIENT_DEVICE)
-ccflags-y += $(call pp_has,void fsleep,include/linux/delay.h,POWERPIN_HAVE_FSLEEP)
-ccflags-y += $(call pp_has,div64_u64_rem,include/linux/math64.h,POWERPIN_HAVE_DIV64_U64_REM)
-ccflags-y += $(call pp_has,mul_u64_u64_div_u64,include/linux/math64.h,POWERPIN_HAVE_MUL_U64_U64_DIV_U64)
-ccflags-y += $(call pp_has,kcpustat_cpu_fetch,include/linux/kernel_stat.h,POWERPIN_HAVE_KCPUSTAT_CPU_FETCH)
 
 # Before 5.0 the alias module_init() and module_exit() declare does not copy
 # the function's attributes (__copy), so gcc 9 and newer warn about every

@@ -253,7 +253,7 @@ static enum residency_step residency_account(struct residency_walk *w,
  * extent comes from the xarray (the entry's index and order), never from
  * the folio, which is not pinned and must not be dereferenced.
  */
-static void residency_extent(struct xa_state *xas, pgoff_t first, pgoff_t last,
+static void residency_extent(struct powerpin_xa_state *xas, pgoff_t first, pgoff_t last,
 			     pgoff_t *entry_first, pgoff_t *entry_last)
 {
 	unsigned int order = powerpin_xas_order(xas);
@@ -264,10 +264,10 @@ static void residency_extent(struct xa_state *xas, pgoff_t first, pgoff_t last,
 }
 
 /* Leave RCU for a moment when a reschedule is due (filemap_cachestat()). */
-static void residency_resched(struct xa_state *xas)
+static void residency_resched(struct powerpin_xa_state *xas)
 {
 	if (need_resched()) {
-		xas_pause(xas);
+		powerpin_xas_pause(xas);
 		rcu_read_unlock();
 		cond_resched();
 		rcu_read_lock();
@@ -285,18 +285,18 @@ static void residency_resched(struct xa_state *xas)
 static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 				   pgoff_t last, enum residency_step *step)
 {
-	XA_STATE(xas, powerpin_page_cache(w->mapping), first);
+	POWERPIN_XA_STATE(xas, powerpin_page_cache(w->mapping), first);
 	pgoff_t stop = last + 1, entry_first, entry_last;
 	pgoff_t next = first;	/* the first index not yet accounted */
 	void *entry;
 
 	*step = RESIDENCY_NEXT;
 	rcu_read_lock();
-	xas_for_each(&xas, entry, last) {
+	powerpin_xas_for_each(&xas, entry, last) {
 		bool value;
 
 		/* Never dereference @entry: the folio is not pinned. */
-		if (xas_retry(&xas, entry))
+		if (powerpin_xas_retry(&xas, entry))
 			continue;
 		/*
 		 * A folio that grew into a large one behind the walk (or
@@ -307,15 +307,15 @@ static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 		if (entry_first > entry_last)
 			continue;
 		next = entry_last + 1;
-		value = xa_is_value(entry);
+		value = powerpin_xa_is_value(entry);
 		*step = residency_account(w, entry_first, entry_last, value);
 		if (*step != RESIDENCY_NEXT) {
 			stop = entry_first;
 			break;
 		}
-		if (!value && xas_get_mark(&xas, PAGECACHE_TAG_DIRTY))
+		if (!value && powerpin_xas_get_mark(&xas, PAGECACHE_TAG_DIRTY))
 			w->res->nr_dirty += entry_last - entry_first + 1;
-		if (!value && xas_get_mark(&xas, PAGECACHE_TAG_WRITEBACK))
+		if (!value && powerpin_xas_get_mark(&xas, PAGECACHE_TAG_WRITEBACK))
 			w->res->nr_writeback += entry_last - entry_first + 1;
 		residency_resched(&xas);
 	}
@@ -334,14 +334,14 @@ static pgoff_t residency_walk_span(struct residency_walk *w, pgoff_t first,
 static pgoff_t residency_next_entry(struct address_space *mapping,
 				    pgoff_t first, pgoff_t last)
 {
-	XA_STATE(xas, powerpin_page_cache(mapping), first);
+	POWERPIN_XA_STATE(xas, powerpin_page_cache(mapping), first);
 	pgoff_t next = last + 1;
 	void *entry;
 
 	rcu_read_lock();
 	do {
-		entry = xas_find(&xas, last);
-	} while (xas_retry(&xas, entry));
+		entry = powerpin_xas_find(&xas, last);
+	} while (powerpin_xas_retry(&xas, entry));
 	if (entry)
 		next = max(xas.xa_index, first);
 	rcu_read_unlock();
@@ -380,7 +380,7 @@ static int residency_copy_bits(struct residency_walk *w, pgoff_t range_first,
  * Walk pages [@first, @end) in chunks, dropping RCU between them; on return
  * res->cursor is set for runs mode.
  */
-static int residency_walk(struct residency_walk *w, pgoff_t first, pgoff_t end)
+static int residency_walk_chunks(struct residency_walk *w, pgoff_t first, pgoff_t end)
 {
 	enum residency_step step = RESIDENCY_NEXT;
 	pgoff_t pos = first;
@@ -474,6 +474,21 @@ static int residency_check_args(const struct powerpin_residency *res)
 	return 0;
 }
 
+/* The walk's one-page buffer its mode needs: runs or bits. */
+static int residency_alloc(struct residency_walk *w)
+{
+	if (w->mode == POWERPIN_RES_RUNS) {
+		w->max_runs = w->res->buf_len / sizeof(struct powerpin_run);
+		w->kruns = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		return w->kruns ? 0 : -ENOMEM;
+	}
+	if (w->mode == POWERPIN_RES_BITMAP) {
+		w->bits = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		return w->bits ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
 static int residency_query(struct powerpin_residency *res)
 {
 	struct residency_walk w = { .mode = res->mode, .res = res };
@@ -530,24 +545,13 @@ static int residency_query(struct powerpin_residency *res)
 		first = min_t(u64, res->cursor >> PAGE_SHIFT, end_index);
 	}
 
-	if (res->mode == POWERPIN_RES_RUNS) {
-		w.max_runs = res->buf_len / sizeof(struct powerpin_run);
-		w.kruns = kmalloc(PAGE_SIZE, GFP_KERNEL);
-		if (!w.kruns) {
-			ret = -ENOMEM;
-			goto out_fput;
-		}
-	} else if (res->mode == POWERPIN_RES_BITMAP) {
-		w.bits = kmalloc(PAGE_SIZE, GFP_KERNEL);
-		if (!w.bits) {
-			ret = -ENOMEM;
-			goto out_fput;
-		}
-	}
+	ret = residency_alloc(&w);
+	if (ret)
+		goto out_fput;
 
 	w.mapping = inode->i_mapping;
 	res->cursor = 0;
-	ret = residency_walk(&w, first, end_index);
+	ret = residency_walk_chunks(&w, first, end_index);
 
 	kfree(w.bits);
 	kfree(w.kruns);
@@ -572,7 +576,7 @@ long powerpin_residency_ioctl(struct file *file, unsigned int cmd,
 		return -EINVAL;
 	if (usize > PAGE_SIZE)
 		return -E2BIG;
-	ret = copy_struct_from_user(&res, sizeof(res), uarg, usize);
+	ret = powerpin_copy_struct_from_user(&res, sizeof(res), uarg, usize);
 	if (ret)
 		return ret;
 

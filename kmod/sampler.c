@@ -83,6 +83,8 @@ static struct task_struct *powerpin_task;
 /* A wakeup request for the thread. */
 static atomic_t powerpin_kicked = ATOMIC_INIT(0);
 static u32 powerpin_seq;	/* kthread only */
+/* who hears of captures and supplies (netlink), set before the thread runs */
+static const struct powerpin_sampler_ops *powerpin_listener;
 static struct dentry *powerpin_debugfs;
 
 /* The thread's own state; nothing else touches it, no pointer in it. */
@@ -106,7 +108,7 @@ struct powerpin_capture {
 };
 
 /* Wake the thread: consumers, configuration or tracepoint probes changed. */
-void powerpin_sampler_kick(void)
+static void powerpin_sampler_kick(void)
 {
 	unsigned long irqflags;
 
@@ -115,6 +117,16 @@ void powerpin_sampler_kick(void)
 	if (powerpin_task)
 		wake_up_process(powerpin_task);
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+}
+
+/*
+ * Set (or clear, NULL) the ops the thread announces capture and supply
+ * changes to: before powerpin_sampler_init() and after
+ * powerpin_sampler_exit(), when the thread does not run.
+ */
+void powerpin_sampler_listen(const struct powerpin_sampler_ops *ops)
+{
+	WRITE_ONCE(powerpin_listener, ops);
 }
 
 static void powerpin_set_state(u32 state)
@@ -148,7 +160,7 @@ static int powerpin_supply_kind(struct power_supply *psy)
 	union power_supply_propval val = {};
 	int ret;
 
-	ret = power_supply_get_property(psy, POWER_SUPPLY_PROP_SCOPE, &val);
+	ret = powerpin_supply_get_property(psy, POWER_SUPPLY_PROP_SCOPE, &val);
 	if (ret == -ENODEV)
 		return 0;		/* going away */
 	if (ret == -EAGAIN)
@@ -158,7 +170,7 @@ static int powerpin_supply_kind(struct power_supply *psy)
 	if (!ret && val.intval == POWER_SUPPLY_SCOPE_DEVICE)
 		return 0;
 	val.intval = 1;
-	ret = power_supply_get_property(psy, POWER_SUPPLY_PROP_PRESENT, &val);
+	ret = powerpin_supply_get_property(psy, POWER_SUPPLY_PROP_PRESENT, &val);
 	if (ret == -EAGAIN)
 		return -EAGAIN;
 	if (ret == -ENODEV)
@@ -233,7 +245,8 @@ static void powerpin_supply_lost(struct powerpin_capture *run)
 	powerpin_stats.supply_present = false;
 	powerpin_stats.supply_bound[0] = '\0';
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-	powerpin_netlink_supply_lost(run->bound);
+	if (powerpin_listener)
+		powerpin_listener->supply_lost(run->bound);
 	run->bound[0] = '\0';
 }
 
@@ -245,14 +258,15 @@ static void powerpin_supply_found(struct powerpin_capture *run,
 	if (run->bound[0] && !strcmp(run->bound, name))
 		return;
 	powerpin_supply_lost(run);
-	strscpy(run->bound, name, sizeof(run->bound));
+	powerpin_strscpy(run->bound, name, sizeof(run->bound));
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_stats.supply_found++;
 	powerpin_stats.supply_present = true;
-	strscpy(powerpin_stats.supply_bound, run->bound,
-		sizeof(powerpin_stats.supply_bound));
+	powerpin_strscpy(powerpin_stats.supply_bound, run->bound,
+			 sizeof(powerpin_stats.supply_bound));
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-	powerpin_netlink_supply_found(run->bound);
+	if (powerpin_listener)
+		powerpin_listener->supply_found(run->bound);
 }
 
 /* ---- one sample ---------------------------------------------------------- */
@@ -297,7 +311,7 @@ static bool powerpin_read_supply(struct device *dev,
 	present = psy;
 	for (i = 0; i < PP_NR_PROPS && present; i++) {
 		pv.intval = 0;
-		ret = power_supply_get_property(psy, powerpin_props[i], &pv);
+		ret = powerpin_supply_get_property(psy, powerpin_props[i], &pv);
 		val[i] = ret ? 0 : pv.intval;
 		switch (ret) {
 		case 0:
@@ -421,7 +435,7 @@ static bool powerpin_take_sample(struct powerpin_capture *run)
 		powerpin_set_state(POWERPIN_STATE_WAITING_SUPPLY);
 		return false;
 	}
-	strscpy(name, dev_name(dev), sizeof(name));
+	powerpin_strscpy(name, dev_name(dev), sizeof(name));
 	t0 = ktime_get_ns();
 	present = powerpin_read_supply(dev, val, &ok, &flags);
 	s.read_ns = ktime_get_ns() - t0;
@@ -473,7 +487,8 @@ static void powerpin_capture_open(struct powerpin_capture *run)
 	powerpin_series_start(run);
 	powerpin_set_state(run->bound[0] ? POWERPIN_STATE_SAMPLING :
 			   POWERPIN_STATE_WAITING_SUPPLY);
-	powerpin_netlink_capture_started(ktime_get_boottime_ns());
+	if (powerpin_listener)
+		powerpin_listener->capture_started(ktime_get_boottime_ns());
 }
 
 static void powerpin_capture_close(struct powerpin_capture *run)
@@ -482,8 +497,9 @@ static void powerpin_capture_close(struct powerpin_capture *run)
 		return;
 	run->open = false;
 	powerpin_set_state(POWERPIN_STATE_IDLE);
-	powerpin_netlink_capture_stopped(ktime_get_boottime_ns(),
-					 run->capture_samples);
+	if (powerpin_listener)
+		powerpin_listener->capture_stopped(ktime_get_boottime_ns(),
+						   run->capture_samples);
 }
 
 /* Pick up a new period or supply name. */
@@ -498,7 +514,7 @@ static void powerpin_apply_config(struct powerpin_capture *run)
 	supply_changed = run->supply_gen != powerpin_supply_gen;
 	if (supply_changed) {
 		run->supply_gen = powerpin_supply_gen;
-		strscpy(run->supply, powerpin_supply, sizeof(run->supply));
+		powerpin_strscpy(run->supply, powerpin_supply, sizeof(run->supply));
 	}
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 
@@ -691,7 +707,7 @@ int powerpin_sampler_set_config(const u32 *period_us, const char *supply)
 	if (period_us)
 		powerpin_period_us = *period_us;
 	if (supply && strcmp(powerpin_supply, supply)) {
-		strscpy(powerpin_supply, supply, sizeof(powerpin_supply));
+		powerpin_strscpy(powerpin_supply, supply, sizeof(powerpin_supply));
 		powerpin_supply_gen++;
 	}
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
@@ -713,7 +729,7 @@ void powerpin_sampler_get_status(struct powerpin_status *st)
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	*st = powerpin_stats;
-	strscpy(st->supply, powerpin_supply, sizeof(st->supply));
+	powerpin_strscpy(st->supply, powerpin_supply, sizeof(st->supply));
 	st->period_us = powerpin_period_us;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 	st->event_enabled = powerpin_gate_has_consumers();
@@ -839,14 +855,22 @@ DEFINE_SHOW_ATTRIBUTE(powerpin_status);
 
 /* ---- init/exit ------------------------------------------------------------ */
 
+static const struct powerpin_gate_ops powerpin_sampler_gate_ops = {
+	.consumers_changed = powerpin_sampler_kick,
+};
+
 int powerpin_sampler_init(void)
 {
 	struct task_struct *task;
 	unsigned long irqflags;
 
+	/* first: a change announced before the thread runs is kept (kicked) */
+	powerpin_gate_listen(&powerpin_sampler_gate_ops);
 	task = kthread_create(powerpin_sampler_thread, NULL, "powerpin-sample");
-	if (IS_ERR(task))
+	if (IS_ERR(task)) {
+		powerpin_gate_listen(NULL);
 		return PTR_ERR(task);
+	}
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_task = task;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
@@ -863,6 +887,7 @@ void powerpin_sampler_exit(void)
 	struct task_struct *task;
 	unsigned long irqflags;
 
+	powerpin_gate_listen(NULL);
 	debugfs_remove_recursive(powerpin_debugfs);
 	powerpin_debugfs = NULL;
 

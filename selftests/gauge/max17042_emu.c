@@ -39,7 +39,7 @@
 #include <linux/string.h>
 #include <linux/tick.h>
 
-#include "compat.h"
+#include "emu_compat.h"
 
 #define EMU_I2C_ADDR		0x36
 #define EMU_NR_REGS		256
@@ -191,7 +191,8 @@ static void emu_sample_cpu(void)
 	dbusy = busy - emu.cpu_busy_ns;
 	total = dbusy + (idle - emu.cpu_idle_ns);
 	if (total)
-		emu.busy_ppm = min_t(u64, mul_u64_u64_div_u64(dbusy, 1000000, total), 1000000);
+		emu.busy_ppm = min_t(u64, 1000000,
+				     powerpin_mul_u64_u64_div_u64(dbusy, 1000000, total));
 	emu.cpu_busy_ns = busy;
 	emu.cpu_idle_ns = idle;
 }
