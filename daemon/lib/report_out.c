@@ -128,14 +128,18 @@ int report_write_json(const struct report *r, FILE *out)
 	fputs("  \"idle_j\": ", out);
 	json_num(out, r->sign * r->idle_energy);
 	fputs(",\n  \"other_j\": ", out);
-	json_num(out, r->sign * r->other_energy);
+	json_num(out, report_energy_rounded(r->sign * r->other_energy, r->energy));
 
 	fputs(",\n  \"processes\": [", out);
 	for (i = 0; i < r->nr_processes; i++) {
 		const struct report_process *p = &r->processes[i];
 
-		fprintf(out, "%s\n    {\"kind\": \"process\", \"tgid\": %d, \"comm\": ",
-			first ? "" : ",", p->tgid);
+		if (p->tgid_known)
+			fprintf(out, "%s\n    {\"kind\": \"process\", \"tgid\": %d, \"comm\": ",
+				first ? "" : ",", p->tgid);
+		else	/* one thread whose group the input does not say */
+			fprintf(out, "%s\n    {\"kind\": \"process\", \"tgid\": null, \"pid\": %d, \"comm\": ",
+				first ? "" : ",", p->tgid);
 		json_string(out, p->comm, sizeof(p->comm));
 		fprintf(out, ", \"threads\": %d, \"cpu_s\": %.9f, \"energy_j\": ", p->threads,
 			(double)p->cpu_ns / 1e9);
@@ -147,7 +151,7 @@ int report_write_json(const struct report *r, FILE *out)
 		first ? "" : ",");
 	json_num(out, r->sign * r->idle_energy);
 	fputs("},\n    {\"kind\": \"other\", \"comm\": \"<other>\", \"energy_j\": ", out);
-	json_num(out, r->sign * r->other_energy);
+	json_num(out, report_energy_rounded(r->sign * r->other_energy, r->energy));
 	fputs("}\n  ],\n  \"threads\": [", out);
 	first = true;
 	for (i = 0; i < r->nr_tasks; i++) {
@@ -155,8 +159,11 @@ int report_write_json(const struct report *r, FILE *out)
 
 		if (!t->cpu_ns && !t->energy)
 			continue;
-		fprintf(out, "%s\n    {\"pid\": %d, \"tgid\": %d, \"comm\": ", first ? "" : ",",
-			t->pid, t->tgid > 0 ? t->tgid : t->pid);
+		fprintf(out, "%s\n    {\"pid\": %d, \"tgid\": ", first ? "" : ",", t->pid);
+		if (t->tgid > 0)
+			fprintf(out, "%d, \"comm\": ", t->tgid);
+		else
+			fputs("null, \"comm\": ", out);
 		json_string(out, t->comm, sizeof(t->comm));
 		fprintf(out, ", \"cpu_s\": %.9f, \"energy_j\": ", (double)t->cpu_ns / 1e9);
 		json_num(out, r->sign * t->energy);
@@ -199,6 +206,20 @@ int report_write_json(const struct report *r, FILE *out)
 static double tidy(double v)
 {
 	return fabs(v) < 1e-9 ? 0.0 : v;
+}
+
+/* "  1.2000 J  40.0%  app  tgid 1215, 2 threads, 0.500 s CPU" */
+static void text_process(FILE *out, const struct report_process *p, double total)
+{
+	char group[48];
+
+	if (p->tgid_known)
+		snprintf(group, sizeof(group), "tgid %d", p->tgid);
+	else
+		snprintf(group, sizeof(group), "tgid unknown (pid %d)", p->tgid);
+	fprintf(out, "  %10.4f J  %5.1f%%  %-16s %s, %d thread%s, %.3f s CPU\n", p->energy_j,
+		total ? 100 * p->energy_j / total : 0, p->comm, group, p->threads,
+		p->threads == 1 ? "" : "s", (double)p->cpu_ns / 1e9);
 }
 
 static void text_stat(FILE *out, const char *what, const char *unit, const struct report_stat *s)
@@ -277,12 +298,7 @@ int report_write_text(const struct report *r, FILE *out)
 	if (r->switches) {
 		fprintf(out, "\nenergy by process (CPU time share per sample interval):\n");
 		for (i = 0; i < r->nr_processes && shown < TEXT_TOP; i++, shown++)
-			fprintf(out, "  %10.4f J  %5.1f%%  %-16s tgid %d, %d thread%s, %.3f s CPU\n",
-				r->processes[i].energy_j,
-				total ? 100 * r->processes[i].energy_j / total : 0,
-				r->processes[i].comm, r->processes[i].tgid, r->processes[i].threads,
-				r->processes[i].threads == 1 ? "" : "s",
-				(double)r->processes[i].cpu_ns / 1e9);
+			text_process(out, &r->processes[i], total);
 		if (r->nr_processes > shown)
 			fprintf(out, "  (%u more processes in --json/--csv)\n",
 				r->nr_processes - shown);
@@ -332,7 +348,11 @@ int report_write_processes_csv(const struct report *r, FILE *out)
 		const struct report_process *p = &r->processes[i];
 		const char *c;
 
-		fprintf(out, "process,%d,\"", p->tgid);
+		/* an unknown group: no tgid, the thread's pid in its name's column */
+		if (p->tgid_known)
+			fprintf(out, "process,%d,\"", p->tgid);
+		else
+			fprintf(out, "process,,\"pid %d: ", p->tgid);
 		for (c = p->comm; *c; c++)
 			fputs(*c == '"' ? "\"\"" : (char[]){ *c, 0 }, out);
 		fprintf(out, "\",%d,%.9f,%.9g\n", p->threads, (double)p->cpu_ns / 1e9, p->energy_j);

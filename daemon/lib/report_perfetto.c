@@ -1031,6 +1031,8 @@ int pf_event(struct pf_writer *w, struct report *live, const struct trace_event 
 	case TRACE_EV_EXIT:
 		ftrace_event(w, ev);
 		break;
+	case TRACE_EV_NEWTASK:
+		break;
 	case TRACE_EV_MARK:
 		mark_event(w, live, ev);
 		break;
