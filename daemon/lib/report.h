@@ -434,6 +434,8 @@ struct report_outputs {
 	const char *title;	/* the page's: the input as the user named it */
 	/* the outputs' names in messages (NULL: the kind of output alone) */
 	const char *csv_name, *chrome_json_name, *perfetto_name, *html_name;
+	/* where a warning about an output goes, one line each (NULL: stderr) */
+	FILE *warnings;
 };
 
 int report_write_outputs(const struct report *r, const char *path,
@@ -456,6 +458,8 @@ int pf_event(struct pf_writer *w, struct report *live, const struct trace_event 
 void pf_slice_done(struct pf_writer *w, const struct report_open_slice *o, bool marker,
 		   bool unterminated);
 int pf_close(struct pf_writer *w, struct report *live);
+/* Events left out for a CPU numbered PF_MAX_CPU (1024) or more: Perfetto refuses those. */
+uint64_t pf_dropped_cpu_events(const struct pf_writer *w);
 void pf_free(struct pf_writer *w);
 
 /*

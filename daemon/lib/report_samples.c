@@ -330,6 +330,11 @@ int report_write_outputs(const struct report *r, const char *path,
 			 strerror(errno));
 		goto out;
 	}
+	if (pf_dropped_cpu_events(p.pf))
+		fprintf(o->warnings ? o->warnings : stderr,
+			"powerpin report: warning: %" PRIu64 " events on CPUs numbered 1024 or more left out of the Perfetto trace%s%s (Perfetto refuses a trace that has any)\n",
+			pf_dropped_cpu_events(p.pf), o->perfetto_name ? " " : "",
+			o->perfetto_name ? o->perfetto_name : "");
 	if (p.html && html_close(p.html, &p.live)) {
 		snprintf(err, errlen, "writing the HTML report%s%s: %s",
 			 o->html_name ? " " : "", o->html_name ? o->html_name : "", strerror(errno));
