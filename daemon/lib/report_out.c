@@ -54,18 +54,15 @@ static int finish_stream(FILE *out)
 	return 0;
 }
 
-int report_write_json(const struct report *r, FILE *out)
+/* The capture's size and what it lost or left out. */
+static void json_counts(const struct report *r, FILE *out)
 {
-	uint32_t i;
-	bool first = true;
-	char note[256];
 
-	fputs("{\n", out);
 	fprintf(out, "  \"duration_s\": %.9f,\n  \"samples\": %" PRIu64 ",\n", r->duration_s,
 		r->samples);
 	fprintf(out, "  \"repeated_samples\": %" PRIu64 ",\n  \"flagged_repeated\": %" PRIu64 ",\n",
 		r->repeated, r->flagged_repeated);
-	fprintf(out, "  \"median_interval_s\": %.4f,\n  \"max_interval_s\": %.9f,\n  \"gaps\": %" PRIu64 ",\n",
+	fprintf(out, "  \"median_interval_s\": %.9f,\n  \"max_interval_s\": %.9f,\n  \"gaps\": %" PRIu64 ",\n",
 		r->median_interval_s, (double)r->max_interval_ns / 1e9, r->gaps);
 	fprintf(out, "  \"lost_events\": %" PRIu64 ",\n  \"lost_events_in_stream\": %" PRIu64
 		",\n  \"lost_events_unknown_count\": %" PRIu64 ",\n",
@@ -81,6 +78,13 @@ int report_write_json(const struct report *r, FILE *out)
 		r->slices_dropped, r->slice_ends_unmatched, r->marks_ignored);
 	fprintf(out, "  \"sign_convention\": \"%s\",\n  \"sign_method\": \"%s\",\n",
 		r->sign_name, r->sign_method);
+}
+
+/* The energy, the charge counter's view of it and the baseline. */
+static void json_energy(const struct report *r, FILE *out)
+{
+	char note[256];
+
 	fputs("  \"energy_j\": ", out);
 	json_num(out, r->energy_j);
 	fputs(",\n  \"energy_from_charge_j\": ", out);
@@ -114,10 +118,12 @@ int report_write_json(const struct report *r, FILE *out)
 		json_num(out, r->energy_above_baseline_j);
 		fputs(",\n", out);
 	}
-	if (r->perf)
-		report_perf_write_json(r->perf, out);
-	if (r->model)
-		report_model_write_json(r, out);
+}
+
+/* Percentiles, CPUs, idle and not-attributed energy. */
+static void json_stats(const struct report *r, FILE *out)
+{
+
 	json_stat(out, "voltage_v", &r->voltage_v);
 	json_stat(out, "current_a", &r->current_a);
 	json_stat(out, "power_w", &r->power_w);
@@ -129,6 +135,13 @@ int report_write_json(const struct report *r, FILE *out)
 	json_num(out, r->sign * r->idle_energy);
 	fputs(",\n  \"other_j\": ", out);
 	json_num(out, report_energy_rounded(r->sign * r->other_energy, r->energy));
+}
+
+/* Processes, then idle and other: the energy split. */
+static void json_processes(const struct report *r, FILE *out)
+{
+	bool first = true;
+	uint32_t i;
 
 	fputs(",\n  \"processes\": [", out);
 	for (i = 0; i < r->nr_processes; i++) {
@@ -152,8 +165,15 @@ int report_write_json(const struct report *r, FILE *out)
 	json_num(out, r->sign * r->idle_energy);
 	fputs("},\n    {\"kind\": \"other\", \"comm\": \"<other>\", \"energy_j\": ", out);
 	json_num(out, report_energy_rounded(r->sign * r->other_energy, r->energy));
+}
+
+/* Threads that ran or got energy, by energy. */
+static void json_threads(const struct report *r, FILE *out)
+{
+	bool first = true;
+	uint32_t i;
+
 	fputs("}\n  ],\n  \"threads\": [", out);
-	first = true;
 	for (i = 0; i < r->nr_tasks; i++) {
 		const struct report_task *t = &r->tasks[r->task_order[i]];
 
@@ -170,8 +190,15 @@ int report_write_json(const struct report *r, FILE *out)
 		fputs("}", out);
 		first = false;
 	}
+}
+
+/* Slices and marker spans. */
+static void json_slices(const struct report *r, FILE *out)
+{
+	bool first = true;
+	uint32_t i;
+
 	fputs("\n  ],\n  \"slices\": [", out);
-	first = true;
 	for (i = 0; i < r->nr_slice_stats; i++) {
 		const struct report_slice_stat *s = &r->slice_stats[i];
 
@@ -188,6 +215,13 @@ int report_write_json(const struct report *r, FILE *out)
 		fprintf(out, ", \"unterminated\": %" PRIu64 "}", s->unterminated);
 		first = false;
 	}
+}
+
+/* atrace and powerpin counters. */
+static void json_counters(const struct report *r, FILE *out)
+{
+	uint32_t i;
+
 	fputs("\n  ],\n  \"counters\": [", out);
 	for (i = 0; i < r->nr_counters; i++) {
 		const struct report_counter *c = &r->counters[i];
@@ -198,6 +232,22 @@ int report_write_json(const struct report *r, FILE *out)
 			", \"max\": %" PRId64 ", \"last\": %" PRId64 "}",
 			c->atrace ? "atrace" : "powerpin", c->count, c->min, c->max, c->last);
 	}
+}
+
+int report_write_json(const struct report *r, FILE *out)
+{
+	fputs("{\n", out);
+	json_counts(r, out);
+	json_energy(r, out);
+	if (r->perf)
+		report_perf_write_json(r->perf, out);
+	if (r->model)
+		report_model_write_json(r, out);
+	json_stats(r, out);
+	json_processes(r, out);
+	json_threads(r, out);
+	json_slices(r, out);
+	json_counters(r, out);
 	fputs("\n  ]\n}\n", out);
 	return finish_stream(out);
 }
