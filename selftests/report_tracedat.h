@@ -47,6 +47,7 @@
 #define TDAT_ID_EXIT		370
 #define TDAT_ID_BATTERY		1664
 #define TDAT_ID_COUNTER		1665
+#define TDAT_ID_NEWTASK		130
 
 #define TDAT_COMMON \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
@@ -129,6 +130,15 @@ static const char tdat_fmt_counter[] =
 	"\tfield:s64 counter_value;\toffset:16;\tsize:8;\tsigned:1;\n\n"
 	"print fmt: \"track_name=%s counter_value=%lld\", __get_str(track_name), REC->counter_value\n";
 
+static const char tdat_fmt_newtask[] =
+	"name: task_newtask\nID: 130\nformat:\n" TDAT_COMMON
+	"\tfield:pid_t pid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:char comm[16];\toffset:12;\tsize:16;\tsigned:0;\n"
+	"\tfield:unsigned long clone_flags;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:short oom_score_adj;\toffset:40;\tsize:2;\tsigned:1;\n\n"
+	"print fmt: \"pid=%d comm=%s clone_flags=%lx oom_score_adj=%hd\", REC->pid, REC->comm, "
+	"REC->clone_flags, REC->oom_score_adj\n";
+
 #define TDAT_MISSED_EVENTS	(1ULL << 31)
 #define TDAT_MISSED_STORED	(1ULL << 30)
 
@@ -154,6 +164,7 @@ struct tdat {
 	const char *extra_format;	/* one more event format, of system "extra" */
 	size_t extra_format_len;
 	const char *printk;		/* the printk formats section, NULL: empty */
+	int task_events;		/* task:task_newtask written: its system goes in */
 };
 
 #define TDAT_OPTION_CPUSTAT	2
@@ -334,6 +345,22 @@ static inline void tdat_fork(struct tdat *w, int cpu, uint64_t ts, const char *c
 	tdat_event(w, cpu, ts, p, sizeof(p));
 }
 
+/* task:task_newtask: @pid made @child with @clone_flags (0x10000 CLONE_THREAD) */
+static inline void tdat_newtask(struct tdat *w, int cpu, uint64_t ts, int pid, int child,
+				const char *comm, uint64_t clone_flags)
+{
+	uint8_t p[48];
+	int32_t c = child;
+
+	memset(p, 0, sizeof(p));
+	tdat_common(p, TDAT_ID_NEWTASK, pid);
+	memcpy(p + 8, &c, 4);
+	strncpy((char *)p + 12, comm, 15);
+	memcpy(p + 32, &clone_flags, 8);
+	tdat_event(w, cpu, ts, p, 42);
+	w->task_events = 1;
+}
+
 static inline void tdat_exit(struct tdat *w, int cpu, uint64_t ts, const char *comm, int pid)
 {
 	uint8_t p[32];
@@ -409,7 +436,12 @@ static inline int tdat_close(struct tdat *w, const char *path)
 	tdat_blob64(f, tdat_header_event, strlen(tdat_header_event));
 	tdat_u32(f, 1);				/* ftrace events */
 	tdat_blob64(f, tdat_fmt_print, strlen(tdat_fmt_print));
-	tdat_u32(f, w->extra_format ? 3 : 2);	/* systems */
+	tdat_u32(f, (w->extra_format ? 3 : 2) + w->task_events);	/* systems */
+	if (w->task_events) {
+		fwrite("task", 1, 5, f);
+		tdat_u32(f, 1);
+		tdat_blob64(f, tdat_fmt_newtask, strlen(tdat_fmt_newtask));
+	}
 	if (w->extra_format) {
 		fwrite("extra", 1, 6, f);
 		tdat_u32(f, 1);

@@ -53,12 +53,16 @@ const char *const pp_capture_events[] = {
 	"sched/sched_switch",
 	"sched/sched_process_fork",
 	"sched/sched_process_exit",
+	/* clone_flags: a new thread or a new process (thread groups) */
+	"task/task_newtask",
 	/* ftrace/print (trace_marker) cannot be switched: it is always on */
 	NULL,
 };
 
 /* Every event a capture enabled, one by one, and whether it was on before. */
 struct pp_events_saved {
+	const char *tgid_option;	/* options/<this> recording tgids, NULL none */
+	bool tgid_was_on;
 	int n, cap;
 	struct {
 		char *system;
@@ -146,6 +150,31 @@ static int enable_one(struct pp_events_saved *s, const char *system,
 	return 0;
 }
 
+/*
+ * Have the kernel note each task's thread group as it switches, for the
+ * saved_tgids table the capture stores: options/record-tgid (4.13+), or
+ * print-tgid as Android's older kernels call it.  Without either, a
+ * capture's threads have no known group.
+ */
+static void enable_tgids(struct pp_events_saved *s)
+{
+	static const char *const names[] = { "options/record-tgid", "options/print-tgid" };
+	char *was;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		was = tracefs_instance_file_read(NULL, names[i], NULL);
+		if (!was)
+			continue;
+		s->tgid_was_on = was[0] == '1';
+		free(was);
+		if (!s->tgid_was_on && tracefs_instance_file_write(NULL, names[i], "1") < 0)
+			return;
+		s->tgid_option = names[i];
+		return;
+	}
+}
+
 struct pp_events_saved *pp_events_enable(bool *missing_powerpin)
 {
 	struct pp_events_saved *s = calloc(1, sizeof(*s));
@@ -181,6 +210,7 @@ struct pp_events_saved *pp_events_enable(bool *missing_powerpin)
 		if (ret < 0)
 			goto fail;
 	}
+	enable_tgids(s);
 	return s;
 fail:
 	e = errno ? errno : ENOMEM;
@@ -195,6 +225,8 @@ void pp_events_restore(struct pp_events_saved *s)
 
 	if (!s)
 		return;
+	if (s->tgid_option && !s->tgid_was_on)
+		tracefs_instance_file_write(NULL, s->tgid_option, "0");
 	for (i = 0; i < s->n; i++) {
 		/* a module unloaded since then took its events with it */
 		if (!s->ev[i].was_enabled)
@@ -555,6 +587,36 @@ static int capture_deliver(struct pp_capture *c, char *err, size_t errlen)
 	return ret;
 }
 
+/*
+ * The kernel's saved_tgids ("PID TGID" lines) as CPUSTAT text that trace-cmd
+ * shows and powerpin report reads: "powerpin: tgids=PID:TGID ..." lines of
+ * up to 16 pairs (docs/capture-format.md).  Nothing when the kernel has no
+ * such table or it is empty.
+ */
+static void add_saved_tgids(struct pp_capture *c)
+{
+	char *tab = tracefs_instance_file_read(NULL, "saved_tgids", NULL), *p, *end;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int pid, tgid, n = 0;
+
+	f = tab ? open_memstream(&text, &len) : NULL;
+	for (p = tab; f && p && *p; p = end) {
+		end = strchr(p, '\n');
+		end = end ? end + 1 : p + strlen(p);
+		if (sscanf(p, "%d %d", &pid, &tgid) != 2 || pid <= 0 || tgid <= 0)
+			continue;
+		fprintf(f, "%s%d:%d", n % 16 ? " " : n ? "\npowerpin: tgids=" : "powerpin: tgids=",
+			pid, tgid);
+		n++;
+	}
+	if (f && !fclose(f) && n)
+		tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_CPUSTAT, len + 1, text);
+	free(text);
+	free(tab);
+}
+
 int pp_capture_finish(struct pp_capture *c, int64_t samples,
 		      struct pp_capture_stats *st, char *err, size_t errlen)
 {
@@ -608,6 +670,7 @@ int pp_capture_finish(struct pp_capture *c, int64_t samples,
 	if (c->clock_line[0])
 		tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_CPUSTAT,
 				    strlen(c->clock_line) + 1, c->clock_line);
+	add_saved_tgids(c);
 	/* as trace-cmd record stores it: readers then know the clock */
 	if (c->trace_clock)
 		tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_TRACECLOCK,

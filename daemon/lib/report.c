@@ -689,6 +689,7 @@ int report_event(const struct trace_event *ev, void *arg)
 		break;
 	case TRACE_EV_FORK:
 	case TRACE_EV_EXIT:
+	case TRACE_EV_NEWTASK:	/* (the readers keep these) */
 		break;		/* for the trace outputs; CPU time comes from switches */
 	}
 	/* an allocation failed: stop, rather than give a short report */
@@ -777,6 +778,7 @@ const struct trace_input_ops report_input_ops = {
 	.event = report_event,
 	.cpus = report_cpus,
 	.comm = report_comm,
+	.tgid = report_tgid,
 	.kernel_lost = report_kernel_lost,
 	.cut_line = report_cut_line,
 };

@@ -87,7 +87,13 @@ struct report_task {
 };
 
 struct report_process {
+	/*
+	 * The thread group; when tgid_known is false, the pid of a thread
+	 * whose group the input does not say, shown alone as "tgid unknown"
+	 * rather than guessed to lead a process of its own.
+	 */
 	int tgid;
+	bool tgid_known;
 	char comm[32];
 	int threads;
 	uint64_t cpu_ns;
@@ -322,6 +328,7 @@ void report_free(struct report *r);
 int report_event(const struct trace_event *ev, void *r);
 void report_cpus(int nr_cpus, void *r);
 void report_comm(int pid, const char *comm, void *r);
+void report_tgid(int pid, int tgid, void *r);
 void report_kernel_lost(uint64_t lost, void *r);
 extern const struct trace_input_ops report_input_ops;
 
@@ -360,6 +367,20 @@ struct report_process_map {
 
 int report_energy_by_process(const struct report *r, const struct report *live,
 			     struct report_process_map *map, double *out);
+
+/*
+ * An energy that sums to zero by construction (what no one ran: the whole
+ * less every part) carries the parts' rounding, 1e-13 J either side: below
+ * a nanojoule, or a part in 1e12 of @total_j, it is written as exactly 0.
+ */
+static inline double report_energy_rounded(double j, double total_j)
+{
+	double floor_j = 1e-12 * (total_j < 0 ? -total_j : total_j);
+
+	if (floor_j < 1e-9)
+		floor_j = 1e-9;
+	return (j < 0 ? -j : j) < floor_j ? 0.0 : j;
+}
 
 /* Normalised (discharge-positive) value helpers for writers. */
 static inline double report_current_a(const struct report *r, int64_t ua)
@@ -413,6 +434,8 @@ struct report_outputs {
 	const char *title;	/* the page's: the input as the user named it */
 	/* the outputs' names in messages (NULL: the kind of output alone) */
 	const char *csv_name, *chrome_json_name, *perfetto_name, *html_name;
+	/* where a warning about an output goes, one line each (NULL: stderr) */
+	FILE *warnings;
 };
 
 int report_write_outputs(const struct report *r, const char *path,
@@ -435,6 +458,8 @@ int pf_event(struct pf_writer *w, struct report *live, const struct trace_event 
 void pf_slice_done(struct pf_writer *w, const struct report_open_slice *o, bool marker,
 		   bool unterminated);
 int pf_close(struct pf_writer *w, struct report *live);
+/* Events left out for a CPU numbered PF_MAX_CPU (1024) or more: Perfetto refuses those. */
+uint64_t pf_dropped_cpu_events(const struct pf_writer *w);
 void pf_free(struct pf_writer *w);
 
 /*

@@ -96,6 +96,17 @@ void report_comm(int pid, const char *comm, void *arg)
 		snprintf(t->comm, sizeof(t->comm), "%s", comm);
 }
 
+void report_tgid(int pid, int tgid, void *arg)
+{
+	struct report_task *t;
+
+	if (pid <= 0 || tgid <= 0)
+		return;
+	t = report_task_get(arg, pid);
+	if (t)
+		t->tgid = tgid;
+}
+
 /* ---- CPUs ---------------------------------------------------------------- */
 
 static int cpus_counted(const struct report *r)
@@ -411,6 +422,7 @@ static int build_processes(struct report *r)
 		if (pos < 0) {
 			pos = r->nr_processes;
 			r->processes[pos].tgid = tgid;
+			r->processes[pos].tgid_known = false;
 			if (hash_index_add(&by_tgid, hash_u32((uint32_t)tgid), pos, process_hash, r)) {
 				hash_index_free(&by_tgid);
 				return -1;
@@ -418,6 +430,9 @@ static int build_processes(struct report *r)
 			r->nr_processes++;
 		}
 		p = &r->processes[pos];
+		/* a thread whose pid leads a known group is its leader */
+		if (t->tgid > 0)
+			p->tgid_known = true;
 		if (t->pid == tgid || !p->comm[0])
 			snprintf(p->comm, sizeof(p->comm), "%s", t->comm);
 		p->threads++;

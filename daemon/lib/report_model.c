@@ -48,8 +48,9 @@ void report_model_write_text(const struct report *r, FILE *out)
 		const struct report_process *p = &r->processes[i];
 		double model = process_model_j(r, p);
 
-		fprintf(out, "  %10.4f J measured, %10.4f J modelled, %+10.4f J  %-16s tgid %d\n",
-			p->energy_j, model, p->energy_j - model, p->comm, p->tgid);
+		fprintf(out, "  %10.4f J measured, %10.4f J modelled, %+10.4f J  %-16s %s %d\n",
+			p->energy_j, model, p->energy_j - model, p->comm,
+			p->tgid_known ? "tgid" : "tgid unknown, pid", p->tgid);
 	}
 	if (r->nr_processes > MODEL_TEXT_TOP)
 		fprintf(out, "  (%u more processes in --json)\n", r->nr_processes - MODEL_TEXT_TOP);
@@ -67,7 +68,11 @@ void report_model_write_json(const struct report *r, FILE *out)
 		const struct report_process *p = &r->processes[i];
 		double model = process_model_j(r, p);
 
-		fprintf(out, "%s\n      {\"tgid\": %d, \"comm\": ", i ? "," : "", p->tgid);
+		if (p->tgid_known)
+			fprintf(out, "%s\n      {\"tgid\": %d, \"comm\": ", i ? "," : "", p->tgid);
+		else
+			fprintf(out, "%s\n      {\"tgid\": null, \"pid\": %d, \"comm\": ",
+				i ? "," : "", p->tgid);
 		json_string(out, p->comm, sizeof(p->comm));
 		fprintf(out, ", \"cpu_s\": %.9f, \"measured_j\": %.9g, \"modelled_j\": %.9g, "
 			"\"difference_j\": %.9g}", (double)p->cpu_ns / 1e9, p->energy_j, model,

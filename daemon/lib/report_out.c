@@ -54,18 +54,15 @@ static int finish_stream(FILE *out)
 	return 0;
 }
 
-int report_write_json(const struct report *r, FILE *out)
+/* The capture's size and what it lost or left out. */
+static void json_counts(const struct report *r, FILE *out)
 {
-	uint32_t i;
-	bool first = true;
-	char note[256];
 
-	fputs("{\n", out);
 	fprintf(out, "  \"duration_s\": %.9f,\n  \"samples\": %" PRIu64 ",\n", r->duration_s,
 		r->samples);
 	fprintf(out, "  \"repeated_samples\": %" PRIu64 ",\n  \"flagged_repeated\": %" PRIu64 ",\n",
 		r->repeated, r->flagged_repeated);
-	fprintf(out, "  \"median_interval_s\": %.4f,\n  \"max_interval_s\": %.9f,\n  \"gaps\": %" PRIu64 ",\n",
+	fprintf(out, "  \"median_interval_s\": %.9f,\n  \"max_interval_s\": %.9f,\n  \"gaps\": %" PRIu64 ",\n",
 		r->median_interval_s, (double)r->max_interval_ns / 1e9, r->gaps);
 	fprintf(out, "  \"lost_events\": %" PRIu64 ",\n  \"lost_events_in_stream\": %" PRIu64
 		",\n  \"lost_events_unknown_count\": %" PRIu64 ",\n",
@@ -81,6 +78,13 @@ int report_write_json(const struct report *r, FILE *out)
 		r->slices_dropped, r->slice_ends_unmatched, r->marks_ignored);
 	fprintf(out, "  \"sign_convention\": \"%s\",\n  \"sign_method\": \"%s\",\n",
 		r->sign_name, r->sign_method);
+}
+
+/* The energy, the charge counter's view of it and the baseline. */
+static void json_energy(const struct report *r, FILE *out)
+{
+	char note[256];
+
 	fputs("  \"energy_j\": ", out);
 	json_num(out, r->energy_j);
 	fputs(",\n  \"energy_from_charge_j\": ", out);
@@ -114,10 +118,12 @@ int report_write_json(const struct report *r, FILE *out)
 		json_num(out, r->energy_above_baseline_j);
 		fputs(",\n", out);
 	}
-	if (r->perf)
-		report_perf_write_json(r->perf, out);
-	if (r->model)
-		report_model_write_json(r, out);
+}
+
+/* Percentiles, CPUs, idle and not-attributed energy. */
+static void json_stats(const struct report *r, FILE *out)
+{
+
 	json_stat(out, "voltage_v", &r->voltage_v);
 	json_stat(out, "current_a", &r->current_a);
 	json_stat(out, "power_w", &r->power_w);
@@ -128,14 +134,25 @@ int report_write_json(const struct report *r, FILE *out)
 	fputs("  \"idle_j\": ", out);
 	json_num(out, r->sign * r->idle_energy);
 	fputs(",\n  \"other_j\": ", out);
-	json_num(out, r->sign * r->other_energy);
+	json_num(out, report_energy_rounded(r->sign * r->other_energy, r->energy));
+}
+
+/* Processes, then idle and other: the energy split. */
+static void json_processes(const struct report *r, FILE *out)
+{
+	bool first = true;
+	uint32_t i;
 
 	fputs(",\n  \"processes\": [", out);
 	for (i = 0; i < r->nr_processes; i++) {
 		const struct report_process *p = &r->processes[i];
 
-		fprintf(out, "%s\n    {\"kind\": \"process\", \"tgid\": %d, \"comm\": ",
-			first ? "" : ",", p->tgid);
+		if (p->tgid_known)
+			fprintf(out, "%s\n    {\"kind\": \"process\", \"tgid\": %d, \"comm\": ",
+				first ? "" : ",", p->tgid);
+		else	/* one thread whose group the input does not say */
+			fprintf(out, "%s\n    {\"kind\": \"process\", \"tgid\": null, \"pid\": %d, \"comm\": ",
+				first ? "" : ",", p->tgid);
 		json_string(out, p->comm, sizeof(p->comm));
 		fprintf(out, ", \"threads\": %d, \"cpu_s\": %.9f, \"energy_j\": ", p->threads,
 			(double)p->cpu_ns / 1e9);
@@ -147,24 +164,41 @@ int report_write_json(const struct report *r, FILE *out)
 		first ? "" : ",");
 	json_num(out, r->sign * r->idle_energy);
 	fputs("},\n    {\"kind\": \"other\", \"comm\": \"<other>\", \"energy_j\": ", out);
-	json_num(out, r->sign * r->other_energy);
+	json_num(out, report_energy_rounded(r->sign * r->other_energy, r->energy));
+}
+
+/* Threads that ran or got energy, by energy. */
+static void json_threads(const struct report *r, FILE *out)
+{
+	bool first = true;
+	uint32_t i;
+
 	fputs("}\n  ],\n  \"threads\": [", out);
-	first = true;
 	for (i = 0; i < r->nr_tasks; i++) {
 		const struct report_task *t = &r->tasks[r->task_order[i]];
 
 		if (!t->cpu_ns && !t->energy)
 			continue;
-		fprintf(out, "%s\n    {\"pid\": %d, \"tgid\": %d, \"comm\": ", first ? "" : ",",
-			t->pid, t->tgid > 0 ? t->tgid : t->pid);
+		fprintf(out, "%s\n    {\"pid\": %d, \"tgid\": ", first ? "" : ",", t->pid);
+		if (t->tgid > 0)
+			fprintf(out, "%d, \"comm\": ", t->tgid);
+		else
+			fputs("null, \"comm\": ", out);
 		json_string(out, t->comm, sizeof(t->comm));
 		fprintf(out, ", \"cpu_s\": %.9f, \"energy_j\": ", (double)t->cpu_ns / 1e9);
 		json_num(out, r->sign * t->energy);
 		fputs("}", out);
 		first = false;
 	}
+}
+
+/* Slices and marker spans. */
+static void json_slices(const struct report *r, FILE *out)
+{
+	bool first = true;
+	uint32_t i;
+
 	fputs("\n  ],\n  \"slices\": [", out);
-	first = true;
 	for (i = 0; i < r->nr_slice_stats; i++) {
 		const struct report_slice_stat *s = &r->slice_stats[i];
 
@@ -181,6 +215,13 @@ int report_write_json(const struct report *r, FILE *out)
 		fprintf(out, ", \"unterminated\": %" PRIu64 "}", s->unterminated);
 		first = false;
 	}
+}
+
+/* atrace and powerpin counters. */
+static void json_counters(const struct report *r, FILE *out)
+{
+	uint32_t i;
+
 	fputs("\n  ],\n  \"counters\": [", out);
 	for (i = 0; i < r->nr_counters; i++) {
 		const struct report_counter *c = &r->counters[i];
@@ -191,6 +232,22 @@ int report_write_json(const struct report *r, FILE *out)
 			", \"max\": %" PRId64 ", \"last\": %" PRId64 "}",
 			c->atrace ? "atrace" : "powerpin", c->count, c->min, c->max, c->last);
 	}
+}
+
+int report_write_json(const struct report *r, FILE *out)
+{
+	fputs("{\n", out);
+	json_counts(r, out);
+	json_energy(r, out);
+	if (r->perf)
+		report_perf_write_json(r->perf, out);
+	if (r->model)
+		report_model_write_json(r, out);
+	json_stats(r, out);
+	json_processes(r, out);
+	json_threads(r, out);
+	json_slices(r, out);
+	json_counters(r, out);
 	fputs("\n  ]\n}\n", out);
 	return finish_stream(out);
 }
@@ -199,6 +256,20 @@ int report_write_json(const struct report *r, FILE *out)
 static double tidy(double v)
 {
 	return fabs(v) < 1e-9 ? 0.0 : v;
+}
+
+/* "  1.2000 J  40.0%  app  tgid 1215, 2 threads, 0.500 s CPU" */
+static void text_process(FILE *out, const struct report_process *p, double total)
+{
+	char group[48];
+
+	if (p->tgid_known)
+		snprintf(group, sizeof(group), "tgid %d", p->tgid);
+	else
+		snprintf(group, sizeof(group), "tgid unknown (pid %d)", p->tgid);
+	fprintf(out, "  %10.4f J  %5.1f%%  %-16s %s, %d thread%s, %.3f s CPU\n", p->energy_j,
+		total ? 100 * p->energy_j / total : 0, p->comm, group, p->threads,
+		p->threads == 1 ? "" : "s", (double)p->cpu_ns / 1e9);
 }
 
 static void text_stat(FILE *out, const char *what, const char *unit, const struct report_stat *s)
@@ -277,12 +348,7 @@ int report_write_text(const struct report *r, FILE *out)
 	if (r->switches) {
 		fprintf(out, "\nenergy by process (CPU time share per sample interval):\n");
 		for (i = 0; i < r->nr_processes && shown < TEXT_TOP; i++, shown++)
-			fprintf(out, "  %10.4f J  %5.1f%%  %-16s tgid %d, %d thread%s, %.3f s CPU\n",
-				r->processes[i].energy_j,
-				total ? 100 * r->processes[i].energy_j / total : 0,
-				r->processes[i].comm, r->processes[i].tgid, r->processes[i].threads,
-				r->processes[i].threads == 1 ? "" : "s",
-				(double)r->processes[i].cpu_ns / 1e9);
+			text_process(out, &r->processes[i], total);
 		if (r->nr_processes > shown)
 			fprintf(out, "  (%u more processes in --json/--csv)\n",
 				r->nr_processes - shown);
@@ -332,7 +398,11 @@ int report_write_processes_csv(const struct report *r, FILE *out)
 		const struct report_process *p = &r->processes[i];
 		const char *c;
 
-		fprintf(out, "process,%d,\"", p->tgid);
+		/* an unknown group: no tgid, the thread's pid in its name's column */
+		if (p->tgid_known)
+			fprintf(out, "process,%d,\"", p->tgid);
+		else
+			fprintf(out, "process,,\"pid %d: ", p->tgid);
 		for (c = p->comm; *c; c++)
 			fputs(*c == '"' ? "\"\"" : (char[]){ *c, 0 }, out);
 		fprintf(out, "\",%d,%.9f,%.9g\n", p->threads, (double)p->cpu_ns / 1e9, p->energy_j);

@@ -32,7 +32,16 @@
 #include "report.h"
 #include "util.h"
 
-#define PF_SEQ			1	/* trusted_packet_sequence_id of every packet */
+/*
+ * trusted_packet_sequence_id: processes, threads and their tracks on one
+ * sequence, global tracks (battery, markers, counters of no process) on
+ * another.  Perfetto takes the last thread descriptor of a sequence as the
+ * default thread of its events (passthrough_utid), so global tracks must
+ * not share a sequence with thread descriptors.
+ */
+#define PF_SEQ			1
+#define PF_SEQ_GLOBAL		2
+#define PF_NR_SEQ		3
 #define PF_SEQ_CLOCK		64	/* a sequence-scoped clock: the trace clock */
 #define PF_BUNDLE_EVENTS	256	/* fork and exit events per bundle */
 #define PF_BUNDLE_SWITCHES	1024	/* sched_switch events per bundle */
@@ -45,7 +54,13 @@ enum {
 	UUID_BATTERY = 1,
 	UUID_VOLTAGE, UUID_CURRENT, UUID_POWER, UUID_ENERGY, UUID_CHARGE,
 	UUID_CAPACITY, UUID_TEMP, UUID_IDLE, UUID_OTHER, UUID_MARKERS, UUID_CURRENT_AVG,
+	UUID_MARKER_SPANS,
 };
+/*
+ * Perfetto's ftrace tokenizer refuses a whole trace with a bundle for a
+ * CPU numbered this or more: such events are left out, with a warning.
+ */
+#define PF_MAX_CPU		1024
 #define UUID_PROCESS(tgid)	((1ULL << 32) | (uint32_t)(tgid))
 #define UUID_THREAD(pid)	((2ULL << 32) | (uint32_t)(pid))
 #define UUID_PROC_ENERGY(tgid)	((3ULL << 32) | (uint32_t)(tgid))
@@ -61,6 +76,7 @@ struct pf_ftrace {			/* one buffered ftrace event */
 	union {
 		Perfetto__Protos__SchedProcessForkFtraceEvent fork;
 		Perfetto__Protos__SchedProcessExitFtraceEvent exit;
+		Perfetto__Protos__SchedSwitchFtraceEvent sw;
 	};
 	char comm1[32], comm2[32];
 };
@@ -82,6 +98,7 @@ struct pf_cpu {
 	char *intern[PF_BUNDLE_COMMS];
 	unsigned int nintern;
 	bool lost;
+	bool switched;			/* its first switch went out in full */
 };
 
 struct pf_slice_event {
@@ -94,7 +111,7 @@ struct pf_slice_event {
 };
 
 struct pf_counter {			/* atrace or powerpin counter track */
-	int tgid;			/* 0: global (powerpin:counter) */
+	int tgid;			/* 0: global (powerpin:counter); -pid: tgid unknown */
 	char *name;
 };
 
@@ -103,7 +120,8 @@ struct pf_writer {
 	FILE *out;
 	int error;
 	bool started;
-	bool cleared;			/* the sequence's first packet went out */
+	bool cleared[PF_NR_SEQ];	/* each sequence's first packet went out */
+	uint64_t dropped_cpu_events;	/* on CPUs >= PF_MAX_CPU */
 	struct trace_clock_info clock;
 	uint32_t clock_id;		/* of the packets' timestamps; 0 boottime */
 	int ftrace_clock;		/* FtraceClock, 0 unset */
@@ -156,18 +174,18 @@ static void put_varint(FILE *out, uint64_t v)
  * defaults that name the timestamps' clock belong to it), as a Perfetto
  * trace writer's first packet does.
  */
-static void emit(struct pf_writer *w, Packet *p)
+static void emit_on(struct pf_writer *w, int seq, Packet *p)
 {
 	size_t len;
 
 	p->optional_trusted_packet_sequence_id_case =
 		PERFETTO__PROTOS__TRACE_PACKET__OPTIONAL_TRUSTED_PACKET_SEQUENCE_ID_TRUSTED_PACKET_SEQUENCE_ID;
-	p->trusted_packet_sequence_id = PF_SEQ;
-	if (!w->cleared) {
+	p->trusted_packet_sequence_id = seq;
+	if (!w->cleared[seq]) {
 		p->has_sequence_flags = true;
 		p->sequence_flags |=
 			PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
-		w->cleared = true;
+		w->cleared[seq] = true;
 	}
 	len = perfetto__protos__trace_packet__get_packed_size(p);
 	if (len > w->buf_cap) {
@@ -186,7 +204,12 @@ static void emit(struct pf_writer *w, Packet *p)
 	fwrite(w->buf, 1, len, w->out);
 }
 
-static void emit_event(struct pf_writer *w, uint64_t ts_ns, TrackEvent *te)
+static void emit(struct pf_writer *w, Packet *p)
+{
+	emit_on(w, PF_SEQ, p);
+}
+
+static void emit_event(struct pf_writer *w, int seq, uint64_t ts_ns, TrackEvent *te)
 {
 	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 
@@ -200,10 +223,10 @@ static void emit_event(struct pf_writer *w, uint64_t ts_ns, TrackEvent *te)
 	}
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
 	p.track_event = te;
-	emit(w, &p);
+	emit_on(w, seq, &p);
 }
 
-static void emit_counter(struct pf_writer *w, uint64_t ts_ns, uint64_t uuid, double v)
+static void emit_counter(struct pf_writer *w, int seq, uint64_t ts_ns, uint64_t uuid, double v)
 {
 	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
 
@@ -214,10 +237,11 @@ static void emit_counter(struct pf_writer *w, uint64_t ts_ns, uint64_t uuid, dou
 	te.counter_value_field_case =
 		PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE;
 	te.double_counter_value = v + 0.0;
-	emit_event(w, ts_ns, &te);
+	emit_event(w, seq, ts_ns, &te);
 }
 
-static void emit_int_counter(struct pf_writer *w, uint64_t ts_ns, uint64_t uuid, int64_t v)
+static void emit_int_counter(struct pf_writer *w, int seq, uint64_t ts_ns, uint64_t uuid,
+			     int64_t v)
 {
 	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
 
@@ -227,20 +251,20 @@ static void emit_int_counter(struct pf_writer *w, uint64_t ts_ns, uint64_t uuid,
 	te.track_uuid = uuid;
 	te.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
 	te.counter_value = v;
-	emit_event(w, ts_ns, &te);
+	emit_event(w, seq, ts_ns, &te);
 }
 
-static void emit_descriptor(struct pf_writer *w, TrackDescriptor *td)
+static void emit_descriptor(struct pf_writer *w, int seq, TrackDescriptor *td)
 {
 	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
 	p.track_descriptor = td;
-	emit(w, &p);
+	emit_on(w, seq, &p);
 }
 
 /* A counter track; @parent 0 for none, @rank < 0 for none. */
-static void counter_track(struct pf_writer *w, uint64_t uuid, uint64_t parent, int rank,
+static void counter_track(struct pf_writer *w, int seq, uint64_t uuid, uint64_t parent, int rank,
 			  const char *name, const char *unit, const char *description)
 {
 	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
@@ -262,7 +286,7 @@ static void counter_track(struct pf_writer *w, uint64_t uuid, uint64_t parent, i
 	td.description = (char *)description;
 	cd.unit_name = (char *)unit;
 	td.counter = &cd;
-	emit_descriptor(w, &td);
+	emit_descriptor(w, seq, &td);
 	free(n);
 }
 
@@ -331,7 +355,9 @@ static void start_clock(struct pf_writer *w)
 		d.timestamp_clock_id = w->clock_id;
 		p.trace_packet_defaults = &d;
 	}
-	emit(w, &p);
+	/* a sequence-scoped clock and the defaults belong to each sequence */
+	emit_on(w, PF_SEQ, &p);
+	emit_on(w, PF_SEQ_GLOBAL, &p);
 }
 
 /* ---- tracks ---------------------------------------------------------- */
@@ -377,11 +403,12 @@ static const char *comm_of(const struct report *r, int pid)
 	return t && t->comm[0] ? t->comm : NULL;
 }
 
+/* @pid's thread group, or -1 when the input does not say. */
 static int tgid_of(const struct report *r, int pid)
 {
 	const struct report_task *t = report_find_task(r, pid);
 
-	return t && t->tgid > 0 ? t->tgid : pid;
+	return t && t->tgid > 0 ? t->tgid : -1;
 }
 
 static uint64_t process_track(struct pf_writer *w, int tgid)
@@ -403,9 +430,32 @@ static uint64_t process_track(struct pf_writer *w, int tgid)
 		pd.process_name = name;
 	}
 	td.process = &pd;
-	emit_descriptor(w, &td);
+	emit_descriptor(w, PF_SEQ, &td);
 	free(name);
 	return UUID_PROCESS(tgid);
+}
+
+/*
+ * A thread whose group the input does not say: no thread descriptor
+ * (Perfetto needs a pid in one, and would make the thread lead a process
+ * of its own), a global track named "COMM PID (tgid unknown)" for its
+ * slices, on the global sequence.
+ */
+static void unknown_thread_track(struct pf_writer *w, int pid, const char *comm)
+{
+	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	char label[64], *name;
+
+	snprintf(label, sizeof(label), "%s %d (tgid unknown)", comm ? comm : "thread", pid);
+	name = utf8_sanitize(label, SIZE_MAX);
+	td.has_uuid = true;
+	td.uuid = UUID_THREAD(pid);
+	td.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+	td.name = name ? name : (char *)"(tgid unknown)";
+	td.description = (char *)"A thread whose thread group the input does not record "
+				 "(no record-tgid, saved_tgids or task_newtask for it).";
+	emit_descriptor(w, PF_SEQ_GLOBAL, &td);
+	free(name);
 }
 
 static uint64_t thread_track(struct pf_writer *w, int pid)
@@ -418,8 +468,12 @@ static uint64_t thread_track(struct pf_writer *w, int pid)
 
 	if (pid <= 0 || !first_time(w, THREAD_KEY(pid)))
 		return UUID_THREAD(pid);
-	process_track(w, tgid);
 	comm = comm_of(w->r, pid);
+	if (tgid <= 0) {
+		unknown_thread_track(w, pid, comm);
+		return UUID_THREAD(pid);
+	}
+	process_track(w, tgid);
 	td.has_uuid = true;
 	td.uuid = UUID_THREAD(pid);
 	thd.has_pid = thd.has_tid = true;
@@ -430,13 +484,34 @@ static uint64_t thread_track(struct pf_writer *w, int pid)
 		thd.thread_name = name;
 	}
 	td.thread = &thd;
-	emit_descriptor(w, &td);
+	emit_descriptor(w, PF_SEQ, &td);
 	free(name);
 	return UUID_THREAD(pid);
 }
 
+/* The sequence of @pid's thread track: global when its group is unknown. */
+static int thread_seq(const struct pf_writer *w, int pid)
+{
+	return tgid_of(w->r, pid) > 0 ? PF_SEQ : PF_SEQ_GLOBAL;
+}
+
 #define DISCHARGE_NOTE	"Discharge counts positive: positive while the battery discharges, " \
 			"negative while it charges."
+
+/* A track of the battery group for markers, without a thread. */
+static void marker_track(struct pf_writer *w, uint64_t uuid, const char *name, const char *desc)
+{
+	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+
+	td.has_uuid = td.has_parent_uuid = td.has_sibling_order_rank = true;
+	td.uuid = uuid;
+	td.parent_uuid = UUID_BATTERY;
+	td.sibling_order_rank = 10;
+	td.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+	td.name = (char *)name;
+	td.description = (char *)desc;
+	emit_descriptor(w, PF_SEQ_GLOBAL, &td);
+}
 
 static void battery_tracks(struct pf_writer *w)
 {
@@ -453,55 +528,60 @@ static void battery_tracks(struct pf_writer *w)
 	td.description = desc;
 	td.has_child_ordering = true;
 	td.child_ordering = PERFETTO__PROTOS__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__EXPLICIT;
-	emit_descriptor(w, &td);
-	counter_track(w, UUID_VOLTAGE, UUID_BATTERY, 0, "Voltage", "V", "Battery voltage.");
-	counter_track(w, UUID_CURRENT, UUID_BATTERY, 1, "Current (discharge +)", "A",
+	emit_descriptor(w, PF_SEQ_GLOBAL, &td);
+	counter_track(w, PF_SEQ_GLOBAL, UUID_VOLTAGE, UUID_BATTERY, 0, "Voltage", "V", "Battery voltage.");
+	counter_track(w, PF_SEQ_GLOBAL, UUID_CURRENT, UUID_BATTERY, 1, "Current (discharge +)", "A",
 		      "Battery current. " DISCHARGE_NOTE);
-	counter_track(w, UUID_CURRENT_AVG, UUID_BATTERY, 2, "Average current (discharge +)", "A",
+	counter_track(w, PF_SEQ_GLOBAL, UUID_CURRENT_AVG, UUID_BATTERY, 2, "Average current (discharge +)", "A",
 		      "The fuel gauge's own average of the current (current_avg), when it changes. "
 		      DISCHARGE_NOTE);
-	counter_track(w, UUID_POWER, UUID_BATTERY, 3, "Power (discharge +)", "W",
+	counter_track(w, PF_SEQ_GLOBAL, UUID_POWER, UUID_BATTERY, 3, "Power (discharge +)", "W",
 		      "Voltage x current. " DISCHARGE_NOTE);
-	counter_track(w, UUID_ENERGY, UUID_BATTERY, 4, "Energy (cumulative, discharge +)", "J",
+	counter_track(w, PF_SEQ_GLOBAL, UUID_ENERGY, UUID_BATTERY, 4, "Energy (cumulative, discharge +)", "J",
 		      "Trapezoid of voltage x current since the first sample; the report's energy_j at the end. "
 		      DISCHARGE_NOTE);
-	counter_track(w, UUID_CHARGE, UUID_BATTERY, 5, "Charge counter", "mAh",
+	counter_track(w, PF_SEQ_GLOBAL, UUID_CHARGE, UUID_BATTERY, 5, "Charge counter", "mAh",
 		      "The fuel gauge's charge counter as read (falls while discharging).");
-	counter_track(w, UUID_CAPACITY, UUID_BATTERY, 6, "Capacity", "%",
+	counter_track(w, PF_SEQ_GLOBAL, UUID_CAPACITY, UUID_BATTERY, 6, "Capacity", "%",
 		      "State of charge reported by the fuel gauge.");
-	counter_track(w, UUID_TEMP, UUID_BATTERY, 7, "Temperature", "\xc2\xb0" "C",
+	counter_track(w, PF_SEQ_GLOBAL, UUID_TEMP, UUID_BATTERY, 7, "Temperature", "\xc2\xb0" "C",
 		      "Battery temperature reported by the fuel gauge.");
-	counter_track(w, UUID_IDLE, UUID_BATTERY, 8, "Energy: CPU idle (cumulative)", "J",
+	counter_track(w, PF_SEQ_GLOBAL, UUID_IDLE, UUID_BATTERY, 8, "Energy: CPU idle (cumulative)", "J",
 		      "Energy attributed to idle CPU time (pid 0). " DISCHARGE_NOTE);
-	counter_track(w, UUID_OTHER, UUID_BATTERY, 9, "Energy: not attributed (cumulative)", "J",
+	counter_track(w, PF_SEQ_GLOBAL, UUID_OTHER, UUID_BATTERY, 9, "Energy: not attributed (cumulative)", "J",
 		      "Energy of CPU time no task can be named for (before a CPU's first sched_switch). "
 		      DISCHARGE_NOTE);
-	memset(&td, 0, sizeof(td));
-	perfetto__protos__track_descriptor__init(&td);
-	td.has_uuid = td.has_parent_uuid = td.has_sibling_order_rank = true;
-	td.uuid = UUID_MARKERS;
-	td.parent_uuid = UUID_BATTERY;
-	td.sibling_order_rank = 10;
-	td.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
-	td.name = (char *)"powerpin markers";
-	td.description = (char *)"trace_marker writes \"powerpin:<label>\".";
-	emit_descriptor(w, &td);
+	marker_track(w, UUID_MARKERS, "powerpin markers",
+		     "trace_marker writes \"powerpin:<label>\".");
+	marker_track(w, UUID_MARKER_SPANS, "powerpin marker spans",
+		     "Each powerpin marker's span, from it to the next marker (the last one to the end of the capture), "
+		     "with the energy the text report gives it (debug.energy_j). " DISCHARGE_NOTE);
 }
+
+#define PROCESS_ENERGY_NOTE	"Battery energy attributed to this process by its share of CPU time " \
+				"in each sample interval. " DISCHARGE_NOTE
 
 /* Every process and thread the first pass met, and per-process energy. */
 static void task_tracks(struct pf_writer *w)
 {
 	const struct report *r = w->r;
+	char name[96];
 	uint32_t i;
 
 	for (i = 0; i < r->nr_processes; i++) {
 		const struct report_process *p = &r->processes[i];
 
-		process_track(w, p->tgid);
-		counter_track(w, UUID_PROC_ENERGY(p->tgid), UUID_PROCESS(p->tgid), -1,
-			      "Energy (cumulative, discharge +)", "J",
-			      "Battery energy attributed to this process by its share of CPU time in each sample interval. "
-			      DISCHARGE_NOTE);
+		if (p->tgid_known) {
+			process_track(w, p->tgid);
+			counter_track(w, PF_SEQ, UUID_PROC_ENERGY(p->tgid), UUID_PROCESS(p->tgid), -1,
+				      "Energy (cumulative, discharge +)", "J", PROCESS_ENERGY_NOTE);
+			continue;
+		}
+		snprintf(name, sizeof(name), "Energy: %s %d (tgid unknown; cumulative, discharge +)",
+			 p->comm, p->tgid);
+		counter_track(w, PF_SEQ_GLOBAL, UUID_PROC_ENERGY(p->tgid), 0, -1, name, "J",
+			      "A thread whose thread group the input does not record: its energy alone. "
+			      PROCESS_ENERGY_NOTE);
 	}
 	for (i = 0; i < r->nr_tasks; i++)
 		thread_track(w, r->tasks[i].pid);
@@ -591,6 +671,35 @@ static int intern_comm(struct pf_writer *w, int cpu, const char *comm)
 	return (int)c->nintern++;
 }
 
+static struct pf_ftrace *ftrace_slot(struct pf_writer *w, const struct trace_event *ev);
+static char *comm_copy(char *buf, size_t len, const char *comm);
+
+/*
+ * A switch as a whole sched_switch event: Perfetto skips the first compact
+ * switch of each CPU (its previous task is implied by nothing), so each
+ * CPU's first switch goes out in this form.
+ */
+static void full_switch(struct pf_writer *w, const struct trace_event *ev)
+{
+	struct pf_ftrace *f = ftrace_slot(w, ev);
+
+	if (!f)
+		return;
+	perfetto__protos__sched_switch_ftrace_event__init(&f->sw);
+	f->sw.prev_comm = comm_copy(f->comm1, sizeof(f->comm1), ev->sw.prev_comm);
+	f->sw.next_comm = comm_copy(f->comm2, sizeof(f->comm2), ev->sw.next_comm);
+	f->sw.has_prev_pid = f->sw.has_next_pid = f->sw.has_prev_state = true;
+	f->sw.prev_pid = ev->sw.prev_pid;
+	f->sw.next_pid = ev->sw.next_pid;
+	f->sw.prev_state = prev_state_raw(ev->sw.prev_state);
+	f->sw.has_prev_prio = ev->sw.prev_prio >= 0;
+	f->sw.prev_prio = ev->sw.prev_prio;
+	f->sw.has_next_prio = ev->sw.next_prio >= 0;
+	f->sw.next_prio = ev->sw.next_prio;
+	f->ev.event_case = PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_SWITCH;
+	f->ev.sched_switch = &f->sw;
+}
+
 static void compact_switch(struct pf_writer *w, const struct trace_event *ev)
 {
 	struct pf_cpu *c = cpu_get(w, ev);
@@ -598,14 +707,18 @@ static void compact_switch(struct pf_writer *w, const struct trace_event *ev)
 
 	if (!c)
 		return;
+	if (!c->switched) {
+		c->switched = true;
+		full_switch(w, ev);
+		return;
+	}
 	if (c->nsw == PF_BUNDLE_SWITCHES || c->nintern == PF_BUNDLE_COMMS)
 		flush_cpu(w, ev->cpu);
 	comm = intern_comm(w, ev->cpu, ev->sw.next_comm);
 	if (comm < 0)
 		return;
 	c->sw_ts[c->nsw] = ev->ts_ns;
-	c->sw_state[c->nsw] = ev->sw.prev_state & TRACE_TASK_UNKNOWN ? 0 :
-			      prev_state_raw(ev->sw.prev_state);
+	c->sw_state[c->nsw] = prev_state_raw(ev->sw.prev_state);
 	c->sw_pid[c->nsw] = ev->sw.next_pid;
 	c->sw_prio[c->nsw] = ev->sw.next_prio >= 0 ? ev->sw.next_prio : 0;
 	c->sw_comm[c->nsw] = comm;
@@ -614,8 +727,12 @@ static void compact_switch(struct pf_writer *w, const struct trace_event *ev)
 
 static struct pf_cpu *cpu_get(struct pf_writer *w, const struct trace_event *ev)
 {
-	if (ev->cpu < 0 || ev->cpu > 4095)
+	if (ev->cpu < 0)
 		return NULL;
+	if (ev->cpu >= PF_MAX_CPU) {
+		w->dropped_cpu_events++;
+		return NULL;
+	}
 	if (ev->cpu >= w->nr_cpus) {
 		struct pf_cpu **n = realloc(w->cpus, (ev->cpu + 1) * sizeof(*n));
 
@@ -781,7 +898,7 @@ static void emit_slice_event(struct pf_writer *w, const struct pf_slice_event *e
 		te.n_debug_annotations = n;
 		te.debug_annotations = dap;
 	}
-	emit_event(w, e->ts_ns, &te);
+	emit_event(w, thread_seq(w, e->pid), e->ts_ns, &te);
 }
 
 /* Write queued slice events in order, up to the first END still waiting. */
@@ -799,14 +916,49 @@ static void queue_flush(struct pf_writer *w, bool all)
 	}
 }
 
+/*
+ * A powerpin marker's span, priced as the text report prices it, as a
+ * slice with its energy: written whole once its energy is final (Perfetto
+ * sorts events by time; spans follow one another, so an END and the next
+ * BEGIN at the same time keep their file order).
+ */
+static void marker_span(struct pf_writer *w, const struct report_open_slice *o)
+{
+	Perfetto__Protos__DebugAnnotation da = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT, *dap = &da;
+	TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	const char *label = o->stat < w->r->nr_slice_stats ? w->r->slice_stats[o->stat].name : "?";
+	char *name = utf8_sanitize(label, SIZE_MAX);
+
+	te.has_type = te.has_track_uuid = true;
+	te.track_uuid = UUID_MARKER_SPANS;
+	te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+	te.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+	te.name = name ? name : (char *)"?";
+	emit_event(w, PF_SEQ_GLOBAL, o->begin_ns, &te);
+	free(name);
+	perfetto__protos__track_event__init(&te);
+	te.has_type = te.has_track_uuid = true;
+	te.track_uuid = UUID_MARKER_SPANS;
+	te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+	da.name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
+	da.name = (char *)"energy_j";
+	da.value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE;
+	da.double_value = w->r->sign * o->energy + 0.0;
+	te.n_debug_annotations = 1;
+	te.debug_annotations = &dap;
+	emit_event(w, PF_SEQ_GLOBAL, o->end_ns > o->begin_ns ? o->end_ns : o->begin_ns, &te);
+}
+
 void pf_slice_done(struct pf_writer *w, const struct report_open_slice *o, bool marker,
 		   bool unterminated)
 {
 	struct pf_slice_event *e;
 	uint32_t i;
 
-	if (marker)
+	if (marker) {
+		marker_span(w, o);
 		return;
+	}
 	for (i = 0; i < w->q_len; i++) {
 		e = &w->queue[(w->q_head + i) % w->q_cap];
 		if (!e->begin && e->id == o->id) {
@@ -845,7 +997,7 @@ static void marker_event(struct pf_writer *w, const struct trace_event *ev, cons
 	te.track_uuid = UUID_MARKERS;
 	te.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
 	te.name = name ? name : (char *)"?";
-	emit_event(w, ev->ts_ns, &te);
+	emit_event(w, PF_SEQ_GLOBAL, ev->ts_ns, &te);
 	free(name);
 }
 
@@ -880,9 +1032,14 @@ static uint64_t counter_uuid(struct pf_writer *w, int tgid, const char *name, si
 	c = &w->counters[w->nr_counters++];
 	c->tgid = tgid;
 	c->name = n;
-	counter_track(w, UUID_COUNTER(i), tgid > 0 ? process_track(w, tgid) : UUID_BATTERY,
-		      tgid > 0 ? -1 : 11 + (int)i, n, NULL,
-		      tgid > 0 ? "atrace counter (C|tgid|name|value)" : "powerpin:counter event");
+	if (tgid > 0)
+		counter_track(w, PF_SEQ, UUID_COUNTER(i), process_track(w, tgid), -1, n, NULL,
+			      "atrace counter (C|tgid|name|value)");
+	else
+		counter_track(w, PF_SEQ_GLOBAL, UUID_COUNTER(i), tgid ? 0 : UUID_BATTERY,
+			      tgid ? -1 : 11 + (int)i, n, NULL,
+			      tgid ? "atrace counter of a thread whose thread group the input does not record"
+				   : "powerpin:counter event");
 	return UUID_COUNTER(i);
 }
 
@@ -929,9 +1086,12 @@ static void mark_event(struct pf_writer *w, const struct report *live, const str
 		len = end - bar - 1;
 		memcpy(num, bar + 1, len);
 		num[len] = '\0';
-		uuid = counter_uuid(w, tgid > 0 ? tgid : tgid_of(w->r, ev->pid), name, bar - name);
+		if (tgid <= 0)
+			tgid = tgid_of(w->r, ev->pid) > 0 ? tgid_of(w->r, ev->pid) : -ev->pid;
+		uuid = counter_uuid(w, tgid, name, bar - name);
 		if (uuid)
-			emit_int_counter(w, ev->ts_ns, uuid, strtoll(num, NULL, 10));
+			emit_int_counter(w, tgid > 0 ? PF_SEQ : PF_SEQ_GLOBAL, ev->ts_ns, uuid,
+					 strtoll(num, NULL, 10));
 	} else if (ev->mark.len > 9 && !strncmp(s, "powerpin:", 9)) {
 		name = s + 9;
 		while (name < end && *name == ' ')
@@ -959,15 +1119,17 @@ static void process_energy(struct pf_writer *w, struct report *live, uint64_t ts
 	/* sent values start as NaN: each track gets at least one value */
 	for (j = 0; j < r->nr_processes; j++)
 		if (w->proc_energy[j] != w->proc_sent[j]) {
-			emit_counter(w, ts, UUID_PROC_ENERGY(r->processes[j].tgid), w->proc_energy[j]);
+			emit_counter(w, r->processes[j].tgid_known ? PF_SEQ : PF_SEQ_GLOBAL, ts,
+				     UUID_PROC_ENERGY(r->processes[j].tgid), w->proc_energy[j]);
 			w->proc_sent[j] = w->proc_energy[j];
 		}
 	if (live->idle_energy != w->last_idle) {
-		emit_counter(w, ts, UUID_IDLE, r->sign * live->idle_energy);
+		emit_counter(w, PF_SEQ_GLOBAL, ts, UUID_IDLE, r->sign * live->idle_energy);
 		w->last_idle = live->idle_energy;
 	}
 	if (live->other_energy != w->last_other) {
-		emit_counter(w, ts, UUID_OTHER, r->sign * live->other_energy);
+		emit_counter(w, PF_SEQ_GLOBAL, ts, UUID_OTHER,
+			     report_energy_rounded(r->sign * live->other_energy, live->energy));
 		w->last_other = live->other_energy;
 	}
 }
@@ -980,35 +1142,35 @@ static void power_event(struct pf_writer *w, struct report *live, const struct t
 
 	if (ev->power.flags & (POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN))
 		return;
-	emit_counter(w, ev->ts_ns, UUID_VOLTAGE, ev->power.voltage_uv * 1e-6);
-	emit_counter(w, ev->ts_ns, UUID_CURRENT, report_current_a(r, ev->power.current_ua));
-	emit_counter(w, ev->ts_ns, UUID_POWER, report_power_w(r, p));
-	emit_counter(w, ev->ts_ns, UUID_ENERGY, r->sign * live->energy);
+	emit_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, UUID_VOLTAGE, ev->power.voltage_uv * 1e-6);
+	emit_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, UUID_CURRENT, report_current_a(r, ev->power.current_ua));
+	emit_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, UUID_POWER, report_power_w(r, p));
+	emit_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, UUID_ENERGY, r->sign * live->energy);
 	/* a zero in a sample flagged as missing a property is that property */
 	if ((ev->power.has & TRACE_POWER_HAS_CHARGE) &&
 	    !(missing && !ev->power.charge_uah) &&
 	    (!w->have_charge || ev->power.charge_uah != w->last_charge)) {
-		emit_counter(w, ev->ts_ns, UUID_CHARGE, ev->power.charge_uah * 1e-3);
+		emit_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, UUID_CHARGE, ev->power.charge_uah * 1e-3);
 		w->have_charge = true;
 		w->last_charge = ev->power.charge_uah;
 	}
 	if ((ev->power.has & TRACE_POWER_HAS_CURRENT_AVG) &&
 	    !(missing && !ev->power.current_avg_ua) &&
 	    (!w->have_current_avg || ev->power.current_avg_ua != w->last_current_avg)) {
-		emit_counter(w, ev->ts_ns, UUID_CURRENT_AVG,
+		emit_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, UUID_CURRENT_AVG,
 			     report_current_a(r, ev->power.current_avg_ua));
 		w->have_current_avg = true;
 		w->last_current_avg = ev->power.current_avg_ua;
 	}
 	if ((ev->power.has & TRACE_POWER_HAS_CAPACITY) && !(missing && !ev->power.capacity) &&
 	    (!w->have_capacity || ev->power.capacity != w->last_capacity)) {
-		emit_counter(w, ev->ts_ns, UUID_CAPACITY, ev->power.capacity);
+		emit_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, UUID_CAPACITY, ev->power.capacity);
 		w->have_capacity = true;
 		w->last_capacity = ev->power.capacity;
 	}
 	if ((ev->power.has & TRACE_POWER_HAS_TEMP) && !(missing && !ev->power.temp_dc) &&
 	    (!w->have_temp || ev->power.temp_dc != w->last_temp)) {
-		emit_counter(w, ev->ts_ns, UUID_TEMP, ev->power.temp_dc / 10.0);
+		emit_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, UUID_TEMP, ev->power.temp_dc / 10.0);
 		w->have_temp = true;
 		w->last_temp = ev->power.temp_dc;
 	}
@@ -1031,6 +1193,8 @@ int pf_event(struct pf_writer *w, struct report *live, const struct trace_event 
 	case TRACE_EV_EXIT:
 		ftrace_event(w, ev);
 		break;
+	case TRACE_EV_NEWTASK:
+		break;
 	case TRACE_EV_MARK:
 		mark_event(w, live, ev);
 		break;
@@ -1040,7 +1204,8 @@ int pf_event(struct pf_writer *w, struct report *live, const struct trace_event 
 						     strlen(ev->counter.track));
 
 			if (uuid)
-				emit_int_counter(w, ev->ts_ns, uuid, ev->counter.value);
+				emit_int_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, uuid,
+						 ev->counter.value);
 		}
 		break;
 	case TRACE_EV_LOST: {
@@ -1097,6 +1262,11 @@ int pf_close(struct pf_writer *w, struct report *live)
 		return -1;
 	}
 	return 0;
+}
+
+uint64_t pf_dropped_cpu_events(const struct pf_writer *w)
+{
+	return w ? w->dropped_cpu_events : 0;
 }
 
 void pf_free(struct pf_writer *w)

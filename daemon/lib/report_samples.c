@@ -268,6 +268,17 @@ static bool write_failed(const struct report_outputs *o, int e, char *err, size_
 	return false;
 }
 
+/* Events the Perfetto writer left out (CPUs >= 1024): one warning line. */
+static void warn_dropped_cpus(const struct pf_writer *pf, const struct report_outputs *o)
+{
+	uint64_t n = pf_dropped_cpu_events(pf);
+
+	if (n)
+		fprintf(o->warnings ? o->warnings : stderr,
+			"powerpin report: warning: %" PRIu64 " events on CPUs numbered 1024 or more left out of the Perfetto trace%s%s (Perfetto refuses a trace that has any)\n",
+			n, o->perfetto_name ? " " : "", o->perfetto_name ? o->perfetto_name : "");
+}
+
 int report_write_outputs(const struct report *r, const char *path,
 			 const struct report_outputs *o, char *err, size_t errlen)
 {
@@ -330,6 +341,7 @@ int report_write_outputs(const struct report *r, const char *path,
 			 strerror(errno));
 		goto out;
 	}
+	warn_dropped_cpus(p.pf, o);
 	if (p.html && html_close(p.html, &p.live)) {
 		snprintf(err, errlen, "writing the HTML report%s%s: %s",
 			 o->html_name ? " " : "", o->html_name ? o->html_name : "", strerror(errno));

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "trace_input.h"
+#include "trace_threads.h"
 
 #define TRACEDAT_MAGIC		"\027\010\104tracing"
 #define TRACEDAT_MAGIC_LEN	10
@@ -243,30 +244,6 @@ static int parse_battery(const char *s, struct trace_event *ev)
 	return 1;
 }
 
-unsigned int trace_task_state_parse(const char *s, size_t len)
-{
-	static const char letters[] = "SDTtXZPIxKWN";
-	unsigned int state = 0;
-	const char *l;
-	size_t i;
-
-	if (!len)
-		return TRACE_TASK_UNKNOWN;
-	for (i = 0; i < len; i++) {
-		if (s[i] == '|' || (s[i] == 'R' && i == 0))
-			continue;
-		if (s[i] == '+') {
-			state |= TRACE_TASK_PREEMPTED;
-			continue;
-		}
-		l = s[i] ? strchr(letters, s[i]) : NULL;
-		if (!l)
-			return TRACE_TASK_UNKNOWN;
-		state |= 1U << (l - letters);
-	}
-	return state;
-}
-
 /* The value of "key=" up to the next space, as TRACE_TASK_* bits. */
 static unsigned int kv_state(const char *s, const char *key)
 {
@@ -444,39 +421,64 @@ static int parse_lost(const char *line, struct trace_event *ev)
 	return 0;
 }
 
-int trace_text_parse_line(char *line, struct trace_event *ev)
+/* "pid=1216 comm=app clone_flags=3d0f00 oom_score_adj=0" (flags in hex) */
+static int parse_newtask(char *s, struct trace_event *ev)
 {
-	char *p, *bracket, *cpu_end, *task_end, *dash, *event, *payload;
-	bool ts_overflow = false;
-	char *q;
+	const char *f = strstr(s, "clone_flags=");
+	int64_t pid;
+	char *end;
 
-	memset(ev, 0, sizeof(*ev));
-	ev->tgid = -1;
-	while (*line == ' ' || *line == '\t')
-		line++;
+	if (kv_int(s, "pid", &pid) || !f)
+		return 0;
+	f += strlen("clone_flags=");
+	errno = 0;
+	ev->newtask.clone_flags = strtoull(f, &end, 16);
+	if (end == f || errno)
+		return 0;
+	ev->kind = TRACE_EV_NEWTASK;
+	ev->newtask.pid = (int)pid;
+	return 1;
+}
+
+/*
+ * A line that is not an event: 0 to skip it (blank, comment, header), 1
+ * for a lost-events line (@ev filled), -1 to parse it as an event.
+ */
+static int parse_non_event(char *line, struct trace_event *ev)
+{
 	if (!*line || *line == '\n' || *line == '#')
 		return 0;
 	if (!strncmp(line, "CPU:", 4) || !strncmp(line, "CPU ", 4))
 		return parse_lost(line, ev);
 	if (!strncmp(line, "cpus=", 5) || !strncmp(line, "version =", 9))
 		return 0;
+	return -1;
+}
 
-	/* the CPU field: the first " [digits]" */
-	bracket = line;
-	for (;;) {
-		bracket = strstr(bracket, "[");
-		if (!bracket)
-			return -1;
+/* The CPU field, the first " [digits]": its '[' (NULL: none), its end in *@end. */
+static char *find_cpu_field(char *line, struct trace_event *ev, char **end)
+{
+	char *bracket = line;
+
+	while ((bracket = strchr(bracket, '['))) {
 		if (bracket > line && bracket[-1] == ' ' && isdigit((unsigned char)bracket[1])) {
-			ev->cpu = (int)strtol(bracket + 1, &cpu_end, 10);
-			if (*cpu_end == ']')
-				break;
+			ev->cpu = (int)strtol(bracket + 1, end, 10);
+			if (**end == ']')
+				return bracket;
 		}
 		bracket++;
 	}
+	return NULL;
+}
 
-	/* "comm-pid" and an optional "(tgid)" before it */
-	task_end = bracket - 1;
+/*
+ * "comm-pid", with an optional "(tgid)" (options/record-tgid; "(-----)"
+ * when the kernel had none for the task), ending before @task_end.
+ */
+static int parse_task_field(char *line, char *task_end, struct trace_event *ev)
+{
+	char *q, *t, *dash;
+
 	while (task_end > line && task_end[-1] == ' ')
 		task_end--;
 	if (task_end > line && task_end[-1] == ')') {
@@ -484,10 +486,8 @@ int trace_text_parse_line(char *line, struct trace_event *ev)
 		while (q > line && *q != '(')
 			q--;
 		if (*q == '(') {
-			char *t = q + 1;
-
-			while (*t == ' ')
-				t++;
+			for (t = q + 1; *t == ' '; t++)
+				;
 			ev->tgid = isdigit((unsigned char)*t) ? atoi(t) : -1;
 			task_end = q;
 			while (task_end > line && task_end[-1] == ' ')
@@ -501,37 +501,57 @@ int trace_text_parse_line(char *line, struct trace_event *ev)
 	ev->pid = atoi(dash + 1);
 	*dash = '\0';
 	ev->comm = line;
+	return 0;
+}
 
-	/* optional flags, then "timestamp:" */
-	p = cpu_end + 1;
+/*
+ * Optional flags, then "timestamp:" from @p.  Returns the character after
+ * the ':', NULL for no timestamp; *@overflow for one past 2^64 - 1 ns.
+ */
+static char *parse_time_field(char *p, struct trace_event *ev, bool *overflow)
+{
+	char *q;
+
 	while (*p == ' ')
 		p++;
-	q = parse_timestamp(p, &ev->ts_ns, &ts_overflow);
+	q = parse_timestamp(p, &ev->ts_ns, overflow);
 	if (!q || *q != ':') {
-		ts_overflow = false;
+		*overflow = false;
 		while (*p && *p != ' ')
 			p++;
 		while (*p == ' ')
 			p++;
-		q = parse_timestamp(p, &ev->ts_ns, &ts_overflow);
+		q = parse_timestamp(p, &ev->ts_ns, overflow);
 		if (!q || *q != ':')
-			return -1;
+			return NULL;
 	}
-	if (ts_overflow)
-		return TRACE_LINE_TIME_RANGE;
-	event = q + 1;
-	while (*event == ' ')
-		event++;
-	payload = strchr(event, ':');
-	if (!payload)
-		return -1;
-	*payload++ = '\0';
-	while (*payload == ' ')
-		payload++;
-	q = payload + strlen(payload);
-	while (q > payload && (q[-1] == '\n' || q[-1] == '\r'))
-		*--q = '\0';
+	return q + 1;
+}
 
+/* "event: payload" at @s: the two, NUL-terminated, the line end dropped. */
+static int split_event(char *s, char **event, char **payload)
+{
+	char *q;
+
+	while (*s == ' ')
+		s++;
+	*event = s;
+	q = strchr(s, ':');
+	if (!q)
+		return -1;
+	*q++ = '\0';
+	while (*q == ' ')
+		q++;
+	*payload = q;
+	q += strlen(q);
+	while (q > *payload && (q[-1] == '\n' || q[-1] == '\r'))
+		*--q = '\0';
+	return 0;
+}
+
+/* The payload of @event, by its name: trace_text_parse_line's answer. */
+static int parse_payload(const char *event, char *payload, struct trace_event *ev)
+{
 	if (!strcmp(event, "battery"))
 		return parse_battery(payload, ev);
 	if (!strcmp(event, "write_power_ringbuffer"))
@@ -544,10 +564,38 @@ int trace_text_parse_line(char *line, struct trace_event *ev)
 		return parse_fork(payload, ev) ? 1 : -1;
 	if (!strcmp(event, "sched_process_exit"))
 		return parse_exit(payload, ev) ? 1 : -1;
+	if (!strcmp(event, "task_newtask"))
+		return parse_newtask(payload, ev) ? 1 : 2;
 	if (!strcmp(event, "tracing_mark_write") || !strcmp(event, "print"))
 		return parse_mark(payload, ev);
 	/* some other event: still a valid line, its timestamp is checked */
 	return 2;
+}
+
+int trace_text_parse_line(char *line, struct trace_event *ev)
+{
+	char *bracket, *cpu_end, *rest, *event, *payload;
+	bool ts_overflow = false;
+	int r;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->tgid = -1;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	r = parse_non_event(line, ev);
+	if (r >= 0)
+		return r;
+	bracket = find_cpu_field(line, ev, &cpu_end);
+	if (!bracket || parse_task_field(line, bracket - 1, ev))
+		return -1;
+	rest = parse_time_field(cpu_end + 1, ev, &ts_overflow);
+	if (!rest)
+		return -1;
+	if (ts_overflow)
+		return TRACE_LINE_TIME_RANGE;
+	if (split_event(rest, &event, &payload))
+		return -1;
+	return parse_payload(event, payload, ev);
 }
 
 /*
@@ -657,96 +705,140 @@ static int bad_line(int r, const char *path, unsigned long lineno, char *err, si
 	return -1;
 }
 
+struct text_reader {
+	struct line_reader lr;
+	const char *path;
+	const struct trace_input_ops *ops;
+	void *arg;
+	unsigned long lineno, good, junk;
+	uint64_t last_ts;
+	bool stop;		/* a cut last line: left out, the reading ends */
+	struct trace_tgids tgids;
+	char *err;
+	size_t errlen;
+};
+
+/* "#P:4" in the header: the CPU count. */
+static void text_header(struct text_reader *t, const char *line)
+{
+	const char *p;
+
+	if (line[0] == '#' && t->ops->cpus && (p = strstr(line, "#P:")))
+		t->ops->cpus(atoi(p + 3), t->arg);
+}
+
+/* A line that is no event: too many of them before the first event is no ftrace text. */
+static int text_junk(struct text_reader *t)
+{
+	if (t->good || ++t->junk <= TEXT_MAX_LEADING_JUNK)
+		return 0;
+	snprintf(t->err, t->errlen,
+		 "%s: not ftrace text (line %lu: no \"comm-pid [cpu] timestamp: event:\")",
+		 t->path, t->lineno);
+	return -1;
+}
+
+static int text_time(struct text_reader *t, const struct trace_event *ev)
+{
+	if (ev->ts_ns < t->last_ts) {
+		snprintf(t->err, t->errlen,
+			 "%s:%lu: timestamp goes backwards (%" PRIu64 ".%09" PRIu64 " after %" PRIu64 ".%09" PRIu64 ")",
+			 t->path, t->lineno, ev->ts_ns / 1000000000, ev->ts_ns % 1000000000,
+			 t->last_ts / 1000000000, t->last_ts % 1000000000);
+		return -1;
+	}
+	t->last_ts = ev->ts_ns;
+	return 0;
+}
+
+/* An event the report uses: names and thread groups first, then the event. */
+static int text_deliver(struct text_reader *t, struct trace_event *ev)
+{
+	const struct trace_input_ops *ops = t->ops;
+
+	if (ev->kind == TRACE_EV_NEWTASK) {
+		if (trace_tgids_learn(&t->tgids, ev->pid, ev->tgid) ||
+		    trace_tgids_newtask(&t->tgids, ev->pid, ev->newtask.pid,
+					ev->newtask.clone_flags))
+			goto oom;
+		return 0;
+	}
+	if (ev->kind == TRACE_EV_SWITCH && ops->comm) {
+		if (ev->sw.prev_comm)
+			ops->comm(ev->sw.prev_pid, ev->sw.prev_comm, t->arg);
+		if (ev->sw.next_comm)
+			ops->comm(ev->sw.next_pid, ev->sw.next_comm, t->arg);
+	}
+	if (ev->kind == TRACE_EV_FORK && ops->comm && ev->fork.child_comm)
+		ops->comm(ev->fork.child_pid, ev->fork.child_comm, t->arg);
+	if (trace_tgids_announce(&t->tgids, ev, ops, t->arg))
+		goto oom;
+	return ops->event(ev, t->arg);
+oom:
+	snprintf(t->err, t->errlen, "%s: out of memory", t->path);
+	return -1;
+}
+
+/* One line: 0 to go on, else the reader's answer. */
+static int text_line(struct text_reader *t, char *line)
+{
+	struct trace_event ev;
+	int r;
+
+	text_header(t, line);
+	r = trace_text_parse_line(line, &ev);
+	if (t->lr.cut && !cut_line_whole(r, &ev)) {
+		if (t->ops->cut_line)
+			t->ops->cut_line(t->lineno, t->arg);
+		t->stop = true;
+		return 0;
+	}
+	if (r == TRACE_LINE_TIME_RANGE || r == TRACE_LINE_VALUE_RANGE)
+		return bad_line(r, t->path, t->lineno, t->err, t->errlen);
+	if (r < 0)
+		return text_junk(t);
+	if (r == 0)
+		return 0;
+	if (ev.kind == TRACE_EV_LOST && r == 1) {
+		ev.ts_ns = t->last_ts;
+		return t->ops->event(&ev, t->arg);
+	}
+	t->good++;
+	if (text_time(t, &ev))
+		return -1;
+	return r == 2 ? 0 : text_deliver(t, &ev);
+}
+
 int trace_input_read_text(const char *path, const struct trace_input_ops *ops, void *arg,
 			  char *err, size_t errlen)
 {
-	struct line_reader lr = { .fd = -1 };
-	unsigned long lineno = 0, good = 0, junk = 0;
-	uint64_t last_ts = 0;
-	struct trace_event ev;
+	struct text_reader t = {
+		.lr.fd = -1, .path = path, .ops = ops, .arg = arg, .err = err, .errlen = errlen,
+	};
 	int ret = 0, r;
 	char *line;
 
-	lr.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (lr.fd < 0) {
+	t.lr.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (t.lr.fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	lr.buf = malloc(LINE_BUF);
-	if (!lr.buf) {
-		close(lr.fd);
+	t.lr.buf = malloc(LINE_BUF);
+	if (!t.lr.buf) {
+		close(t.lr.fd);
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
-	while ((r = next_line(&lr, &line)) != LINE_END) {
-		lineno++;
-		if (r != LINE_OK) {
-			ret = bad_line(r, path, lineno, err, errlen);
-			break;
-		}
-		if (line[0] == '#' && ops->cpus) {
-			char *p = strstr(line, "#P:");
-
-			if (p)
-				ops->cpus(atoi(p + 3), arg);
-		}
-		r = trace_text_parse_line(line, &ev);
-		if (lr.cut && !cut_line_whole(r, &ev)) {
-			if (ops->cut_line)
-				ops->cut_line(lineno, arg);
-			break;
-		}
-		if (r == TRACE_LINE_TIME_RANGE || r == TRACE_LINE_VALUE_RANGE) {
-			ret = bad_line(r, path, lineno, err, errlen);
-			break;
-		}
-		if (r < 0) {
-			if (!good && ++junk > TEXT_MAX_LEADING_JUNK) {
-				snprintf(err, errlen, "%s: not ftrace text (line %lu: no \"comm-pid [cpu] timestamp: event:\")",
-					 path, lineno);
-				ret = -1;
-				break;
-			}
-			continue;
-		}
-		if (r == 0)
-			continue;
-		if (ev.kind == TRACE_EV_LOST && r == 1) {
-			ev.ts_ns = last_ts;
-			ret = ops->event(&ev, arg);
-			if (ret)
-				break;
-			continue;
-		}
-		good++;
-		if (ev.ts_ns < last_ts) {
-			snprintf(err, errlen,
-				 "%s:%lu: timestamp goes backwards (%" PRIu64 ".%09" PRIu64 " after %" PRIu64 ".%09" PRIu64 ")",
-				 path, lineno, ev.ts_ns / 1000000000, ev.ts_ns % 1000000000,
-				 last_ts / 1000000000, last_ts % 1000000000);
-			ret = -1;
-			break;
-		}
-		last_ts = ev.ts_ns;
-		if (r == 2)
-			continue;
-		if (ev.kind == TRACE_EV_SWITCH && ops->comm) {
-			if (ev.sw.prev_comm)
-				ops->comm(ev.sw.prev_pid, ev.sw.prev_comm, arg);
-			if (ev.sw.next_comm)
-				ops->comm(ev.sw.next_pid, ev.sw.next_comm, arg);
-		}
-		if (ev.kind == TRACE_EV_FORK && ops->comm && ev.fork.child_comm)
-			ops->comm(ev.fork.child_pid, ev.fork.child_comm, arg);
-		ret = ops->event(&ev, arg);
-		if (ret)
-			break;
+	while (!ret && !t.stop && (r = next_line(&t.lr, &line)) != LINE_END) {
+		t.lineno++;
+		ret = r != LINE_OK ? bad_line(r, path, t.lineno, err, errlen) : text_line(&t, line);
 	}
-	if (!ret && !good && !lineno) {
+	if (!ret && !t.good && !t.lineno) {
 		snprintf(err, errlen, "%s: empty file", path);
 		ret = -1;
 	}
-	free(lr.buf);
-	close(lr.fd);
+	trace_tgids_free(&t.tgids);
+	free(t.lr.buf);
+	close(t.lr.fd);
 	return ret;
 }

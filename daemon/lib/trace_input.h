@@ -26,6 +26,11 @@ enum trace_event_kind {
 	TRACE_EV_LOST,		/* the ring buffer dropped events before this point */
 	TRACE_EV_FORK,		/* sched:sched_process_fork */
 	TRACE_EV_EXIT,		/* sched:sched_process_exit */
+	/*
+	 * task:task_newtask: read by the readers for thread groups
+	 * (trace_threads.h), never delivered to ops->event.
+	 */
+	TRACE_EV_NEWTASK,
 };
 
 /* Which of the power fields the source carried. */
@@ -98,6 +103,10 @@ struct trace_event {
 			const char *comm;
 		} exit;
 		struct {
+			int pid;		/* the new task; ev->pid made it */
+			uint64_t clone_flags;
+		} newtask;
+		struct {
 			const char *text;	/* not NUL-terminated past len */
 			size_t len;
 		} mark;
@@ -131,6 +140,12 @@ struct trace_input_ops {
 	void (*cpus)(int nr_cpus, void *arg);
 	/* Thread names as the input learns them (may be called repeatedly). */
 	void (*comm)(int pid, const char *comm, void *arg);
+	/*
+	 * @pid's thread group, before the first event that names @pid once
+	 * the input says it (trace_threads.h: what the kernel recorded); again
+	 * if it changes.  Never called for a thread whose group is unknown.
+	 */
+	void (*tgid)(int pid, int tgid, void *arg);
 	/*
 	 * Events the kernel's ring buffer dropped or overwrote during the
 	 * capture, from the counters a trace.dat stores (may not be called).

@@ -19,6 +19,7 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "trace_input.h"
+#include "trace_threads.h"
 
 /*
  * Exported by libtracecmd.so.1 but declared only in trace-cmd's private
@@ -206,7 +207,7 @@ struct dat_reader {
 	/* per CPU: file offset of the last record delivered, 0 none */
 	unsigned long long *last_offset;
 	int nr_cpus;
-	struct tep_event *battery, *counter, *sched_switch, *print, *fork, *exit;
+	struct tep_event *battery, *counter, *sched_switch, *print, *fork, *exit, *newtask;
 	struct tep_format_field *b_seq, *b_volt, *b_cur, *b_charge, *b_flags;
 	struct tep_format_field *b_cap, *b_temp, *b_avg;
 	struct tep_format_field *c_track, *c_value;
@@ -214,6 +215,8 @@ struct dat_reader {
 	struct tep_format_field *s_prev_prio, *s_next_prio, *s_prev_state;
 	struct tep_format_field *f_parent_pid, *f_child_pid, *f_parent_comm, *f_child_comm;
 	struct tep_format_field *x_pid, *x_prio, *x_comm;
+	struct tep_format_field *n_pid, *n_flags;
+	struct trace_tgids tgids;	/* thread groups learned so far */
 	struct tep_format_field *p_buf;
 	/* prev_state values seen and their TRACE_TASK_* meaning */
 	struct {
@@ -327,148 +330,245 @@ static unsigned int dat_prev_state(struct dat_reader *r, struct tep_record *rec,
 	return state;
 }
 
+/*
+ * The record's place in the stream: its time not before the last one's,
+ * and its CPU's records one after another in the file (one at or before
+ * the last is a corrupt page chain going round, which libtracecmd would
+ * follow for minutes).  Returns 0, or the reader's error code.
+ */
+static int dat_check_order(struct dat_reader *r, struct tep_record *rec, int cpu)
+{
+	if (rec->ts < r->last_ts)
+		return -2;
+	r->last_ts = rec->ts;
+	if (cpu >= 0 && cpu < r->nr_cpus) {
+		if (rec->offset <= r->last_offset[cpu])
+			return -5;
+		r->last_offset[cpu] = rec->offset;
+	}
+	return 0;
+}
+
+/* Events the ring buffer dropped before this record, as an event of their own. */
+static int dat_lost(struct dat_reader *r, struct tep_record *rec, int cpu)
+{
+	struct trace_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TRACE_EV_LOST;
+	ev.ts_ns = rec->ts;
+	ev.cpu = cpu;
+	ev.tgid = -1;
+	ev.lost.count = rec->missed_events > 0 ? rec->missed_events : 0;
+	return r->ops->event(&ev, r->arg);
+}
+
+/* Room for the strings an event points to until it is delivered. */
+struct dat_strings {
+	char s1[64], s2[64], text[4096];
+};
+
+/* Each returns 0 with @ev filled, or -1 when a field the event needs is not there. */
+static int dat_battery(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev)
+{
+	int64_t v;
+
+	ev->kind = TRACE_EV_POWER;
+	if (field_int(r->b_volt, rec, &ev->power.voltage_uv) ||
+	    field_int(r->b_cur, rec, &ev->power.current_ua))
+		return -1;
+	if (!field_int(r->b_charge, rec, &ev->power.charge_uah))
+		ev->power.has |= TRACE_POWER_HAS_CHARGE;
+	if (!field_int(r->b_seq, rec, &v)) {
+		ev->power.seq = (uint32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_SEQ;
+	}
+	if (!field_int(r->b_flags, rec, &v)) {
+		ev->power.flags = (uint32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_FLAGS;
+	}
+	if (!field_int(r->b_cap, rec, &v)) {
+		ev->power.capacity = (int32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_CAPACITY;
+	}
+	if (!field_int(r->b_temp, rec, &v)) {
+		ev->power.temp_dc = (int32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_TEMP;
+	}
+	if (!field_int(r->b_avg, rec, &ev->power.current_avg_ua))
+		ev->power.has |= TRACE_POWER_HAS_CURRENT_AVG;
+	return 0;
+}
+
+static int dat_switch(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev,
+		      struct dat_strings *str)
+{
+	struct tep_event *event = r->sched_switch;
+	int64_t v;
+
+	ev->kind = TRACE_EV_SWITCH;
+	if (field_int(r->s_prev_pid, rec, &v))
+		return -1;
+	ev->sw.prev_pid = (int)v;
+	if (field_int(r->s_next_pid, rec, &v))
+		return -1;
+	ev->sw.next_pid = (int)v;
+	ev->sw.prev_comm = field_str(r, event, r->s_prev_comm, rec, str->s1, sizeof(str->s1));
+	ev->sw.next_comm = field_str(r, event, r->s_next_comm, rec, str->s2, sizeof(str->s2));
+	ev->sw.prev_prio = field_int(r->s_prev_prio, rec, &v) ? -1 : (int)v;
+	ev->sw.next_prio = field_int(r->s_next_prio, rec, &v) ? -1 : (int)v;
+	ev->sw.prev_state = field_int(r->s_prev_state, rec, &v) ? TRACE_TASK_UNKNOWN :
+			    dat_prev_state(r, rec, v);
+	if (r->ops->comm) {
+		if (ev->sw.prev_comm)
+			r->ops->comm(ev->sw.prev_pid, ev->sw.prev_comm, r->arg);
+		if (ev->sw.next_comm)
+			r->ops->comm(ev->sw.next_pid, ev->sw.next_comm, r->arg);
+	}
+	return 0;
+}
+
+static int dat_print(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev,
+		     struct dat_strings *str)
+{
+	ev->kind = TRACE_EV_MARK;
+	ev->mark.text = field_str(r, r->print, r->p_buf, rec, str->text, sizeof(str->text));
+	if (!ev->mark.text)
+		return -1;
+	ev->mark.len = strlen(ev->mark.text);
+	while (ev->mark.len && ev->mark.text[ev->mark.len - 1] == '\n')
+		ev->mark.len--;
+	return 0;
+}
+
+static int dat_fork(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev,
+		    struct dat_strings *str)
+{
+	int64_t v;
+
+	ev->kind = TRACE_EV_FORK;
+	if (field_int(r->f_parent_pid, rec, &v))
+		return -1;
+	ev->fork.parent_pid = (int)v;
+	if (field_int(r->f_child_pid, rec, &v))
+		return -1;
+	ev->fork.child_pid = (int)v;
+	ev->fork.parent_comm = field_str(r, r->fork, r->f_parent_comm, rec, str->s1,
+					 sizeof(str->s1));
+	ev->fork.child_comm = field_str(r, r->fork, r->f_child_comm, rec, str->s2,
+					sizeof(str->s2));
+	if (r->ops->comm && ev->fork.child_comm)
+		r->ops->comm(ev->fork.child_pid, ev->fork.child_comm, r->arg);
+	return 0;
+}
+
+static int dat_exit(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev,
+		    struct dat_strings *str)
+{
+	int64_t v;
+
+	ev->kind = TRACE_EV_EXIT;
+	if (field_int(r->x_pid, rec, &v))
+		return -1;
+	ev->exit.pid = (int)v;
+	ev->exit.prio = field_int(r->x_prio, rec, &v) ? -1 : (int)v;
+	ev->exit.comm = field_str(r, r->exit, r->x_comm, rec, str->s1, sizeof(str->s1));
+	return 0;
+}
+
+static int dat_counter(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev,
+		       struct dat_strings *str)
+{
+	ev->kind = TRACE_EV_COUNTER;
+	ev->counter.track = field_str(r, r->counter, r->c_track, rec, str->s1, sizeof(str->s1));
+	if (!ev->counter.track || field_int(r->c_value, rec, &ev->counter.value))
+		return -1;
+	return 0;
+}
+
+static int dat_newtask(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev)
+{
+	int64_t v;
+
+	ev->kind = TRACE_EV_NEWTASK;
+	if (field_int(r->n_pid, rec, &v))
+		return -1;
+	ev->newtask.pid = (int)v;
+	if (field_int(r->n_flags, rec, &v))
+		return -1;
+	ev->newtask.clone_flags = (uint64_t)v;
+	return 0;
+}
+
+/* @ev from @rec by its event type: 1 filled, 0 not an event of ours (or incomplete). */
+static int dat_fill(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev,
+		    struct dat_strings *str)
+{
+	int type = tep_data_type(r->tep, rec), bad;
+
+	if (r->battery && type == r->battery->id)
+		bad = dat_battery(r, rec, ev);
+	else if (r->sched_switch && type == r->sched_switch->id)
+		bad = dat_switch(r, rec, ev, str);
+	else if (r->print && type == r->print->id)
+		bad = dat_print(r, rec, ev, str);
+	else if (r->fork && type == r->fork->id)
+		bad = dat_fork(r, rec, ev, str);
+	else if (r->exit && type == r->exit->id)
+		bad = dat_exit(r, rec, ev, str);
+	else if (r->counter && type == r->counter->id)
+		bad = dat_counter(r, rec, ev, str);
+	else if (r->newtask && type == r->newtask->id)
+		bad = dat_newtask(r, rec, ev);
+	else
+		return 0;
+	return bad ? 0 : 1;
+}
+
+/* The event to the caller, its tasks' thread groups first; a new task only teaches. */
+static int dat_deliver(struct dat_reader *r, struct trace_event *ev)
+{
+	if (ev->kind == TRACE_EV_NEWTASK) {
+		if (trace_tgids_newtask(&r->tgids, ev->pid, ev->newtask.pid,
+					ev->newtask.clone_flags))
+			return -6;
+		return 0;
+	}
+	if (trace_tgids_announce(&r->tgids, ev, r->ops, r->arg))
+		return -6;
+	return r->ops->event(ev, r->arg);
+}
+
 static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu,
 		      void *data)
 {
 	struct dat_reader *r = data;
-	char s1[64], s2[64], text[4096];
+	struct dat_strings str;
 	struct trace_event ev;
-	struct tep_event *event;
-	int64_t v;
-	int type;
 
 	if (!(++r->records % TRIM_EVERY))
 		trim_input_mappings(r);
-	if (rec->ts < r->last_ts) {
-		r->ret = -2;
+	r->ret = dat_check_order(r, rec, cpu);
+	if (!r->ret && rec->missed_events)
+		r->ret = dat_lost(r, rec, cpu);
+	if (r->ret)
 		return -1;
-	}
-	r->last_ts = rec->ts;
-	if (cpu >= 0 && cpu < r->nr_cpus) {
-		/*
-		 * A CPU's records lie one after the other in its data: one at
-		 * or before the last is a corrupt page chain going round, which
-		 * libtracecmd would follow for minutes.
-		 */
-		if (rec->offset <= r->last_offset[cpu]) {
-			r->ret = -5;
-			return -1;
-		}
-		r->last_offset[cpu] = rec->offset;
-	}
-	if (rec->missed_events) {
-		memset(&ev, 0, sizeof(ev));
-		ev.kind = TRACE_EV_LOST;
-		ev.ts_ns = rec->ts;
-		ev.cpu = cpu;
-		ev.lost.count = rec->missed_events > 0 ? rec->missed_events : 0;
-		r->ret = r->ops->event(&ev, r->arg);
-		if (r->ret)
-			return -1;
-	}
-	type = tep_data_type(r->tep, rec);
 	memset(&ev, 0, sizeof(ev));
 	ev.ts_ns = rec->ts;
 	ev.cpu = cpu;
 	ev.tgid = -1;
-
-	if (r->battery && type == r->battery->id) {
-		event = r->battery;
-		ev.kind = TRACE_EV_POWER;
-		if (field_int(r->b_volt, rec, &ev.power.voltage_uv) ||
-		    field_int(r->b_cur, rec, &ev.power.current_ua))
-			return 0;
-		if (!field_int(r->b_charge, rec, &ev.power.charge_uah))
-			ev.power.has |= TRACE_POWER_HAS_CHARGE;
-		if (!field_int(r->b_seq, rec, &v)) {
-			ev.power.seq = (uint32_t)v;
-			ev.power.has |= TRACE_POWER_HAS_SEQ;
-		}
-		if (!field_int(r->b_flags, rec, &v)) {
-			ev.power.flags = (uint32_t)v;
-			ev.power.has |= TRACE_POWER_HAS_FLAGS;
-		}
-		if (!field_int(r->b_cap, rec, &v)) {
-			ev.power.capacity = (int32_t)v;
-			ev.power.has |= TRACE_POWER_HAS_CAPACITY;
-		}
-		if (!field_int(r->b_temp, rec, &v)) {
-			ev.power.temp_dc = (int32_t)v;
-			ev.power.has |= TRACE_POWER_HAS_TEMP;
-		}
-		if (!field_int(r->b_avg, rec, &ev.power.current_avg_ua))
-			ev.power.has |= TRACE_POWER_HAS_CURRENT_AVG;
-	} else if (r->sched_switch && type == r->sched_switch->id) {
-		event = r->sched_switch;
-		ev.kind = TRACE_EV_SWITCH;
-		if (field_int(r->s_prev_pid, rec, &v))
-			return 0;
-		ev.sw.prev_pid = (int)v;
-		if (field_int(r->s_next_pid, rec, &v))
-			return 0;
-		ev.sw.next_pid = (int)v;
-		ev.sw.prev_comm = field_str(r, event, r->s_prev_comm, rec, s1, sizeof(s1));
-		ev.sw.next_comm = field_str(r, event, r->s_next_comm, rec, s2, sizeof(s2));
-		ev.sw.prev_prio = field_int(r->s_prev_prio, rec, &v) ? -1 : (int)v;
-		ev.sw.next_prio = field_int(r->s_next_prio, rec, &v) ? -1 : (int)v;
-		ev.sw.prev_state = field_int(r->s_prev_state, rec, &v) ? TRACE_TASK_UNKNOWN :
-				   dat_prev_state(r, rec, v);
-		if (r->ops->comm) {
-			if (ev.sw.prev_comm)
-				r->ops->comm(ev.sw.prev_pid, ev.sw.prev_comm, r->arg);
-			if (ev.sw.next_comm)
-				r->ops->comm(ev.sw.next_pid, ev.sw.next_comm, r->arg);
-		}
-	} else if (r->print && type == r->print->id) {
-		event = r->print;
-		ev.kind = TRACE_EV_MARK;
-		ev.mark.text = field_str(r, event, r->p_buf, rec, text, sizeof(text));
-		if (!ev.mark.text)
-			return 0;
-		ev.mark.len = strlen(ev.mark.text);
-		while (ev.mark.len && ev.mark.text[ev.mark.len - 1] == '\n')
-			ev.mark.len--;
-	} else if (r->fork && type == r->fork->id) {
-		event = r->fork;
-		ev.kind = TRACE_EV_FORK;
-		if (field_int(r->f_parent_pid, rec, &v))
-			return 0;
-		ev.fork.parent_pid = (int)v;
-		if (field_int(r->f_child_pid, rec, &v))
-			return 0;
-		ev.fork.child_pid = (int)v;
-		ev.fork.parent_comm = field_str(r, event, r->f_parent_comm, rec, s1, sizeof(s1));
-		ev.fork.child_comm = field_str(r, event, r->f_child_comm, rec, s2, sizeof(s2));
-		if (r->ops->comm && ev.fork.child_comm)
-			r->ops->comm(ev.fork.child_pid, ev.fork.child_comm, r->arg);
-	} else if (r->exit && type == r->exit->id) {
-		event = r->exit;
-		ev.kind = TRACE_EV_EXIT;
-		if (field_int(r->x_pid, rec, &v))
-			return 0;
-		ev.exit.pid = (int)v;
-		ev.exit.prio = field_int(r->x_prio, rec, &v) ? -1 : (int)v;
-		ev.exit.comm = field_str(r, event, r->x_comm, rec, s1, sizeof(s1));
-	} else if (r->counter && type == r->counter->id) {
-		event = r->counter;
-		ev.kind = TRACE_EV_COUNTER;
-		ev.counter.track = field_str(r, event, r->c_track, rec, s1, sizeof(s1));
-		if (!ev.counter.track || field_int(r->c_value, rec, &ev.counter.value))
-			return 0;
-	} else {
+	if (!dat_fill(r, rec, &ev, &str))
 		return 0;
-	}
 	ev.pid = tep_data_pid(r->tep, rec);
 	ev.comm = tep_data_comm_from_pid(r->tep, ev.pid);
-	r->ret = r->ops->event(&ev, r->arg);
+	r->ret = dat_deliver(r, &ev);
 	return r->ret ? -1 : 0;
 }
 
-static void dat_find_events(struct dat_reader *r)
+static void dat_find_power(struct dat_reader *r)
 {
-	struct tep_event *e;
+	struct tep_event *e = tep_find_event_by_name(r->tep, "powerpin", "battery");
 
-	e = tep_find_event_by_name(r->tep, "powerpin", "battery");
 	if (e) {
 		r->battery = e;
 		r->b_seq = tep_find_field(e, "seq");
@@ -490,7 +590,19 @@ static void dat_find_events(struct dat_reader *r)
 		if (!r->c_track || !r->c_value)
 			r->counter = NULL;
 	}
-	e = tep_find_event_by_name(r->tep, "sched", "sched_switch");
+	e = tep_find_event_by_name(r->tep, "ftrace", "print");
+	if (e) {
+		r->print = e;
+		r->p_buf = tep_find_field(e, "buf");
+		if (!r->p_buf)
+			r->print = NULL;
+	}
+}
+
+static void dat_find_tasks(struct dat_reader *r)
+{
+	struct tep_event *e = tep_find_event_by_name(r->tep, "sched", "sched_switch");
+
 	if (e) {
 		r->sched_switch = e;
 		r->s_prev_pid = tep_find_field(e, "prev_pid");
@@ -516,12 +628,11 @@ static void dat_find_events(struct dat_reader *r)
 		r->x_prio = tep_find_field(e, "prio");
 		r->x_comm = tep_find_field(e, "comm");
 	}
-	e = tep_find_event_by_name(r->tep, "ftrace", "print");
+	e = tep_find_event_by_name(r->tep, "task", "task_newtask");
 	if (e) {
-		r->print = e;
-		r->p_buf = tep_find_field(e, "buf");
-		if (!r->p_buf)
-			r->print = NULL;
+		r->newtask = e;
+		r->n_pid = tep_find_field(e, "pid");
+		r->n_flags = tep_find_field(e, "clone_flags");
 	}
 }
 
@@ -609,32 +720,20 @@ static int dat_incomplete_cpu(struct tracecmd_input *handle, const struct dat_re
 	return bad;
 }
 
-int trace_input_read_tracedat(const char *path, const struct trace_input_ops *ops,
-			      void *arg, char *err, size_t errlen)
+/*
+ * Open @path's headers and data.  tracecmd_open() is these two steps; done
+ * apart because libtracecmd 1.3's error path after a failed
+ * tracecmd_init_data() (a v6 file cut inside its CPU data) calls
+ * tracecmd_close(), which dereferences NULL on such a handle.  So a handle
+ * that failed there is not closed: its memory and descriptor leak once,
+ * rather than the process crashing.  NULL with a message in @err.
+ */
+static struct tracecmd_input *dat_open(const char *path, char *err, size_t errlen)
 {
-	int ret, bad_cpu = -1;
 	struct tracecmd_input *handle;
-	struct dat_reader r;
-	struct stat st;
 
-	memset(&r, 0, sizeof(r));
-	r.ops = ops;
-	r.arg = arg;
-	if (stat(path, &st)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	r.dev = st.st_dev;
-	r.ino = st.st_ino;
 	/* the library's own messages would not say which input failed */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	/*
-	 * tracecmd_open() is these two steps; done apart because libtracecmd
-	 * 1.3's error path after a failed tracecmd_init_data() (a v6 file cut
-	 * inside its CPU data) calls tracecmd_close(), which dereferences NULL
-	 * on such a handle.  So a handle that failed there is not closed: its
-	 * memory and descriptor leak once, rather than the process crashing.
-	 */
 	format_refused[0] = '\0';
 	handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (format_refused[0]) {
@@ -643,55 +742,69 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 			 path, format_refused);
 		if (handle)
 			tracecmd_close(handle);
-		return -1;
+		return NULL;
 	}
 	if (!handle) {
 		snprintf(err, errlen,
 			 "%s: unreadable trace.dat (truncated or corrupt headers)", path);
-		return -1;
+		return NULL;
 	}
 	if (tracecmd_init_data(handle) < 0) {
 		snprintf(err, errlen,
 			 "%s: unreadable trace.dat (truncated or corrupt: its CPU data is incomplete)",
 			 path);
-		return -1;
+		return NULL;
 	}
-	r.tep = tracecmd_get_tep(handle);
-	r.nr_cpus = tep_get_cpus(r.tep);
-	r.last_offset = calloc(r.nr_cpus > 0 ? r.nr_cpus : 1, sizeof(*r.last_offset));
-	if (!r.last_offset) {
-		tracecmd_close(handle);
-		snprintf(err, errlen, "%s: out of memory", path);
+	return handle;
+}
+
+/* What the file says before its events: CPUs, clock, saved thread groups. */
+static int dat_prepare(struct tracecmd_input *handle, struct dat_reader *r)
+{
+	const char *stats = tracecmd_get_cpustats(handle);
+
+	r->tep = tracecmd_get_tep(handle);
+	r->nr_cpus = tep_get_cpus(r->tep);
+	r->last_offset = calloc(r->nr_cpus > 0 ? r->nr_cpus : 1, sizeof(*r->last_offset));
+	if (!r->last_offset || trace_tgids_parse_saved(&r->tgids, stats) < 0)
 		return -1;
-	}
-	dat_find_events(&r);
-	trace_seq_init(&r.seq);
-	if (ops->cpus)
-		ops->cpus(r.nr_cpus, arg);
-	if (ops->clock) {
+	dat_find_power(r);
+	dat_find_tasks(r);
+	if (r->ops->cpus)
+		r->ops->cpus(r->nr_cpus, r->arg);
+	if (r->ops->clock) {
 		struct trace_clock_info ci;
 
-		dat_clock(handle, tracecmd_get_cpustats(handle), &ci);
-		ops->clock(&ci, arg);
+		dat_clock(handle, stats, &ci);
+		r->ops->clock(&ci, r->arg);
 	}
-	ret = tracecmd_iterate_events(handle, NULL, 0, dat_record, &r);
-	if (!r.ret && ret < 0)
-		r.ret = -3;
-	if (!r.ret) {
-		bad_cpu = dat_incomplete_cpu(handle, &r);
-		if (bad_cpu >= 0)
-			r.ret = -4;
+	return 0;
+}
+
+/* Every event, then the checks that the data was whole; the stats' lost count. */
+static void dat_iterate(struct tracecmd_input *handle, struct dat_reader *r, int *bad_cpu)
+{
+	int ret = tracecmd_iterate_events(handle, NULL, 0, dat_record, r);
+
+	if (!r->ret && ret < 0)
+		r->ret = -3;
+	if (!r->ret) {
+		*bad_cpu = dat_incomplete_cpu(handle, r);
+		if (*bad_cpu >= 0)
+			r->ret = -4;
 	}
-	if (!r.ret && ops->kernel_lost) {
+	if (!r->ret && r->ops->kernel_lost) {
 		long long lost = cpustats_lost(tracecmd_get_cpustats(handle));
 
 		if (lost >= 0)
-			ops->kernel_lost(lost, arg);
+			r->ops->kernel_lost(lost, r->arg);
 	}
-	tracecmd_close(handle);
-	trace_seq_destroy(&r.seq);
-	free(r.last_offset);
-	switch (r.ret) {
+}
+
+/* The message for the reader's error code @code; -1, or @code for a callback's. */
+static int dat_error(int code, const char *path, int bad_cpu, char *err, size_t errlen)
+{
+	switch (code) {
 	case -2:
 		snprintf(err, errlen, "%s: timestamps go backwards in the merged event stream",
 			 path);
@@ -710,6 +823,41 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 			 "%s: unreadable trace.dat (corrupt: a CPU's pages go round in a loop)",
 			 path);
 		return -1;
+	case -6:
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
 	}
-	return r.ret;
+	return code;
+}
+
+int trace_input_read_tracedat(const char *path, const struct trace_input_ops *ops,
+			      void *arg, char *err, size_t errlen)
+{
+	struct tracecmd_input *handle;
+	struct dat_reader r;
+	struct stat st;
+	int bad_cpu = -1;
+
+	memset(&r, 0, sizeof(r));
+	r.ops = ops;
+	r.arg = arg;
+	if (stat(path, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	r.dev = st.st_dev;
+	r.ino = st.st_ino;
+	handle = dat_open(path, err, errlen);
+	if (!handle)
+		return -1;
+	trace_seq_init(&r.seq);
+	if (dat_prepare(handle, &r))
+		r.ret = -6;
+	else
+		dat_iterate(handle, &r, &bad_cpu);
+	tracecmd_close(handle);
+	trace_seq_destroy(&r.seq);
+	free(r.last_offset);
+	trace_tgids_free(&r.tgids);
+	return dat_error(r.ret, path, bad_cpu, err, errlen);
 }

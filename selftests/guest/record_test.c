@@ -8,11 +8,14 @@
  * temporary file stays behind.  Runs as root in the guest, with the module.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -223,6 +226,69 @@ TEST_F_TIMEOUT(rec, signals_leave_no_temporary_files, 120)
 	EXPECT_EQ(0, others_in(self->dir, "err", NULL));
 	/* a record killed did not put tracing back as it was: the boot state */
 	EXPECT_EQ(0, sh(self->dir, "echo 0 > " TRACING "/tracing_on && echo 0 > " TRACING "/events/enable"));
+}
+
+static void spin(long seconds)
+{
+	time_t end = time(NULL) + seconds;
+
+	while (time(NULL) < end)
+		;
+}
+
+/* Spin for @arg seconds as "pp_render". */
+static void *render_thread(void *arg)
+{
+	prctl(PR_SET_NAME, "pp_render");
+	spin((long)arg);
+	return NULL;
+}
+
+/*
+ * A process of two busy threads ("pp_app" and its "pp_render"), recorded
+ * with powerpin record: the report groups the thread into its process
+ * from the thread groups the kernel recorded.
+ */
+TEST_F_TIMEOUT(rec, threads_grouped_into_their_process, 180)
+{
+	char want[160], cmd[512];
+	pthread_t th;
+	pid_t app;
+	int st;
+
+	app = fork();
+	ASSERT_LE(0, app);
+	if (!app) {
+		/* once the capture runs (its command made "go") */
+		for (st = 0; st < 600 && access(at(self, 1, "go"), F_OK); st++)
+			usleep(100000);
+		prctl(PR_SET_NAME, "pp_app");
+		if (pthread_create(&th, NULL, render_thread, (void *)2L))
+			_exit(1);
+		spin(2);
+		pthread_join(th, NULL);
+		_exit(0);
+	}
+	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- sh -c 'touch go; sleep 4'"));
+	ASSERT_EQ(app, waitpid(app, &st, 0));
+	ASSERT_TRUE(is_capture(at(self, 0, "t.dat")));
+	ASSERT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin report t.dat --json r.json > r.txt"));
+	snprintf(want, sizeof(want), "\"tgid\": %d, \"comm\": \"pp_render\"", app);
+	snprintf(cmd, sizeof(cmd), "grep -q '%s' %s/r.json", want, self->dir);
+	EXPECT_EQ(0, system(cmd)) TH_LOG("no thread pp_render in process %d", app);
+	snprintf(cmd, sizeof(cmd), "grep -q 'pp_app .* tgid %d, 2 threads' %s/r.txt", app, self->dir);
+	EXPECT_EQ(0, system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "grep -e tgid %s/r.txt", self->dir);
+		system(cmd);
+	}
+	/* the saved tgids went into the capture */
+	snprintf(cmd, sizeof(cmd), "trace-cmd report --stat -i %s/t.dat | grep -q 'powerpin: tgids=.*:%d'",
+		 self->dir, app);
+	EXPECT_EQ(0, system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "trace-cmd report --stat -i %s/t.dat | grep -c tgids=",
+			 self->dir);
+		system(cmd);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -105,6 +105,9 @@ TEST_F(report, median_interval_exact)
 {
 	static const uint64_t jitter[] = { 9990000, 10003000, 10020000 };
 	uint64_t t = T0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
 	int k;
 
 	gen_battery(&self->g, t, 0, 3800000, -500000, 0, 0);
@@ -118,6 +121,18 @@ TEST_F(report, median_interval_exact)
 	ASSERT_EQ(0, run(_metadata, self, NULL));
 	EXPECT_EQ(0.010003, self->r.median_interval_s);
 	EXPECT_EQ(1U, self->r.gaps);
+	/* and as the writers give it: JSON to the nanosecond, text to 0.1 ms */
+	f = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, report_write_json(&self->r, f));
+	EXPECT_NE(NULL, strstr(buf, "\"median_interval_s\": 0.010003000,"));
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, report_write_text(&self->r, f));
+	EXPECT_NE(NULL, strstr(buf, "(median interval 10.0 ms, max 20.0 ms)"));
+	free(buf);
 }
 
 TEST_F(report, median_interval_even_and_long)

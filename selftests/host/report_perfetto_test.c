@@ -115,6 +115,34 @@ static int track_values(const char *text, unsigned long long uuid, double *out, 
 	return values_after(text, prefix, out, max);
 }
 
+/*
+ * Energies (debug.energy_j) of slice ENDs in @text, in file order: those on
+ * thread tracks (@ts NULL), or the marker spans' (track 13) ending at "T "
+ * for @ts "T ".
+ */
+static int span_energies(const char *text, const char *ts, double *out, int max)
+{
+	static const char end[] = "type: TYPE_SLICE_END track_uuid: ";
+	const char *p = text, *q, *pkt;
+	int n = 0;
+	bool marker;
+
+	while ((p = strstr(p, "debug_annotations { double_value: ")) && n < max) {
+		q = strstr(p, end);
+		if (!q)
+			break;
+		for (pkt = p; pkt > text && strncmp(pkt, "packet {", 8); pkt--)
+			;
+		p += 34;
+		marker = strtoull(q + strlen(end), NULL, 10) == 13;
+		if (!ts && !marker)
+			out[n++] = strtod(p, NULL);
+		else if (ts && marker && !strncmp(pkt + 20, ts, strlen(ts)))
+			out[n++] = strtod(p, NULL);
+	}
+	return n;
+}
+
 /* protoc --decode of @trace with @proto in @dir, squeezed; NULL on failure */
 static char *decode(const char *dir, const char *proto, const char *trace, const char *tmp)
 {
@@ -290,38 +318,69 @@ TEST_F_TIMEOUT(pf, text_capture, 120)
 	EXPECT_NEAR(2.0, e, 1e-9);
 	free(json);
 
-	/* scheduling as ftrace bundles: 5 switches (compact), the fork, the exit */
-	EXPECT_EQ(5, count(text, "switch_next_pid: "));
-	EXPECT_EQ(5, count(text, "switch_timestamp: "));
-	EXPECT_EQ(5, count(text, "switch_next_prio: 120 "));
+	/*
+	 * scheduling as ftrace bundles: each CPU's first switch whole (Perfetto
+	 * skips a CPU's first compact switch), the other 3 compact; the fork, the exit
+	 */
+	EXPECT_EQ(2, count(text, "sched_switch {"));
+	EXPECT_EQ(1, count(text, "event { timestamp: 99000000000 pid: 0 sched_switch { prev_comm: \"swapper/0\" "
+				 "prev_pid: 0 prev_prio: 120 prev_state: 0 next_comm: \"spin\" next_pid: 42 next_prio: 120 } }"));
+	EXPECT_EQ(1, count(text, "event { timestamp: 99000000000 pid: 0 sched_switch { prev_comm: \"swapper/1\" "
+				 "prev_pid: 0 prev_prio: 120 prev_state: 0 next_comm: \"idle\" next_pid: 0 next_prio: 120 } }"));
+	EXPECT_EQ(3, count(text, "switch_next_pid: "));
+	EXPECT_EQ(3, count(text, "switch_timestamp: "));
+	EXPECT_EQ(3, count(text, "switch_next_prio: 120 "));
 	EXPECT_EQ(2, count(text, "compact_sched {"));
 	/* per CPU: the first timestamp absolute, then deltas; the previous task implied */
-	EXPECT_EQ(1, count(text, "switch_timestamp: 99000000000 switch_timestamp: 1950000000 "));
-	EXPECT_EQ(1, count(text, "switch_timestamp: 99000000000 switch_timestamp: 1150000000 switch_timestamp: 100000000 "));
+	EXPECT_EQ(1, count(text, "compact_sched { switch_timestamp: 100950000000 switch_prev_state: 0 "));
+	EXPECT_EQ(1, count(text, "compact_sched { switch_timestamp: 100150000000 switch_timestamp: 100000000 "));
 	EXPECT_EQ(1, count(text, "sched_process_fork { parent_comm: \"spin\" parent_pid: 42 child_comm: \"spin\" child_pid: 43 }"));
 	EXPECT_EQ(1, count(text, "sched_process_exit { comm: \"spin\" pid: 43 prio: 120 }"));
 	/* prev_state=R, as the text said */
-	EXPECT_EQ(5, count(text, "switch_prev_state: 0 "));
-	EXPECT_EQ(1, count(text, "intern_table: \"spin\" intern_table: \"swapper/0\" "
+	EXPECT_EQ(3, count(text, "switch_prev_state: 0 "));
+	EXPECT_EQ(1, count(text, "intern_table: \"spin\" intern_table: \"swapper/1\" "
 				 "switch_next_comm_index: 0 switch_next_comm_index: 1 }"));
 	EXPECT_EQ(0, count(text, "clock_snapshot"));
 	EXPECT_EQ(0, count(text, "ftrace_clock"));
-	/* the first packet starts the sequence's state; no packet needs any */
-	EXPECT_EQ(1, count(text, "sequence_flags: 1 "));
+	/*
+	 * the first packet of each sequence starts its state; no packet needs
+	 * any.  Global tracks (battery, markers, powerpin counters) are on a
+	 * sequence of their own, with no thread descriptor to become its
+	 * events' default thread; threads and processes on the other.
+	 */
+	EXPECT_EQ(2, count(text, "sequence_flags: 1 "));
 	p = strstr(text, "sequence_flags: 1 ");
 	ASSERT_NE(NULL, p);
 	EXPECT_EQ(NULL, memmem(text + 1, p - text - 1, "packet {", 8));
 	EXPECT_EQ(0, count(text, "sequence_flags: 2"));
+	EXPECT_EQ(0, count(text, "trusted_packet_sequence_id: 2 track_descriptor { uuid: 8589934634"));
+	EXPECT_EQ(1, count(text, "trusted_packet_sequence_id: 1 track_descriptor { uuid: 8589934634 thread {"));
+	EXPECT_EQ(1, count(text, "trusted_packet_sequence_id: 2 sequence_flags: 1 track_descriptor { uuid: 1 name: \"Battery (powerpin)\""));
+	EXPECT_EQ(101, count(text, "trusted_packet_sequence_id: 2 track_event { type: TYPE_COUNTER track_uuid: 2 double_counter_value: 4 }"));
+	EXPECT_EQ(0, count(text, "thread { pid: 42 tid: 42 thread_name: \"spin\" } } trusted_packet_sequence_id: 2"));
+	EXPECT_EQ(1, count(text, "trusted_packet_sequence_id: 2 track_event { type: TYPE_INSTANT track_uuid: 11 name: \"warm\" }"));
 
 	/* thread and process descriptors: 43 belongs to 42 */
 	EXPECT_EQ(1, count(text, "process { pid: 42 process_name: \"spin\" }"));
 	EXPECT_EQ(1, count(text, "thread { pid: 42 tid: 43 thread_name: \"spin\" }"));
 
-	/* three slices, each END with its energy, the open one ended with the capture */
-	EXPECT_EQ(3, count(text, "type: TYPE_SLICE_BEGIN"));
-	EXPECT_EQ(3, count(text, "type: TYPE_SLICE_END"));
+	/*
+	 * three slices, each END with its energy, the open one ended with the
+	 * capture; and the two marker spans, priced as the text report prices them
+	 */
+	EXPECT_EQ(5, count(text, "type: TYPE_SLICE_BEGIN"));
+	EXPECT_EQ(5, count(text, "type: TYPE_SLICE_END"));
 	EXPECT_EQ(1, count(text, "name: \"unterminated\" } type: TYPE_SLICE_END"));
-	n = values_after(text, "double_value: ", v, 256);
+	EXPECT_EQ(1, count(text, "timestamp: 100100000000 trusted_packet_sequence_id: 2 track_event { "
+				 "type: TYPE_SLICE_BEGIN track_uuid: 13 name: \"warm\" }"));
+	EXPECT_EQ(1, count(text, "timestamp: 100800000000 trusted_packet_sequence_id: 2 track_event { "
+				 "type: TYPE_SLICE_BEGIN track_uuid: 13 name: \"hot\" }"));
+	/* warm: 2 W from 0.1 s to 0.8 s; hot: to the last sample at 1.0 s */
+	EXPECT_EQ(1, span_energies(text, "100800000000 ", v, 256));
+	EXPECT_NEAR(1.4, v[0], 1e-9);
+	EXPECT_EQ(1, span_energies(text, "101000000000 ", v, 256));
+	EXPECT_NEAR(0.4, v[0], 1e-9);
+	n = span_energies(text, NULL, v, 256);
 	ASSERT_EQ(3, n);
 	/* inner ends first, then work, then tail at the end of the capture */
 	EXPECT_NEAR(0.2, v[0], 1e-9);
@@ -384,15 +443,18 @@ TEST_F_TIMEOUT(pf, tracedat_clock_and_states, 120)
 	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
 	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
 	ASSERT_NE(NULL, text);
-	EXPECT_EQ(1, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 250000000000 } "
+	/* on each sequence: its clock 64 and its defaults are its own */
+	EXPECT_EQ(2, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 250000000000 } "
 				 "clocks { clock_id: 64 timestamp: 200000000000 } "
 				 "clocks { clock_id: 1 timestamp: 1700000000000000000 } "
 				 "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME }"));
-	EXPECT_EQ(1, count(text, "trace_packet_defaults { timestamp_clock_id: 64 }"));
+	EXPECT_EQ(2, count(text, "trace_packet_defaults { timestamp_clock_id: 64 }"));
 	/* the snapshot's packet starts the sequence's state, defaults included */
-	EXPECT_EQ(1, count(text, "sequence_flags: 1"));
+	EXPECT_EQ(2, count(text, "sequence_flags: 1"));
 	EXPECT_EQ(1, count(text, "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME } "
 				 "trusted_packet_sequence_id: 1 sequence_flags: 1 trace_packet_defaults"));
+	EXPECT_EQ(1, count(text, "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME } "
+				 "trusted_packet_sequence_id: 2 sequence_flags: 1 trace_packet_defaults"));
 	EXPECT_EQ(0, strncmp(text, "packet { clock_snapshot {", 25));
 	/* and every packet whose timestamp is in the defaults' clock says it needs them */
 	EXPECT_LT(21, count(text, "packet { timestamp: "));
@@ -400,8 +462,11 @@ TEST_F_TIMEOUT(pf, tracedat_clock_and_states, 120)
 	/* every bundle carries its clock and the pair */
 	EXPECT_EQ(count(text, "ftrace_events {"),
 		  count(text, "ftrace_clock: FTRACE_CLOCK_LOCAL ftrace_timestamp: 200000000000 boot_timestamp: 250000000000"));
-	EXPECT_EQ(8, count(text, "switch_next_pid: "));
-	EXPECT_EQ(4, count(text, "switch_prev_state: 0 "));
+	/* the CPU's first switch whole, the other 7 compact */
+	EXPECT_EQ(1, count(text, "sched_switch { prev_comm: \"swapper/1\" prev_pid: 0 prev_prio: 120 "
+				 "prev_state: 0 next_comm: \"spin\" next_pid: 42 next_prio: 120 }"));
+	EXPECT_EQ(7, count(text, "switch_next_pid: "));
+	EXPECT_EQ(3, count(text, "switch_prev_state: 0 "));
 	EXPECT_EQ(1, count(text, "switch_prev_state: 1 "));
 	EXPECT_EQ(1, count(text, "switch_prev_state: 2048 "));	/* R+ */
 	EXPECT_EQ(1, count(text, "switch_prev_state: 1026 "));	/* I: D without load */
@@ -425,7 +490,7 @@ TEST_F_TIMEOUT(pf, tracedat_clock_and_states, 120)
 	ASSERT_EQ(0, run_report(self, ""));
 	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
 	ASSERT_NE(NULL, text);
-	EXPECT_EQ(1, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 200000000100 } "
+	EXPECT_EQ(2, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 200000000100 } "
 				 "clocks { clock_id: 1 timestamp: 1700000000000000000 } "));
 	EXPECT_EQ(0, count(text, "clock_id: 64"));
 	EXPECT_EQ(0, count(text, "trace_packet_defaults"));
