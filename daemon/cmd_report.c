@@ -84,6 +84,8 @@ static void report_usage(FILE *out)
 		"  --comm NAME[,NAME]  only threads of these names (the filters combine)\n"
 		"  --cpu LIST        only CPU time on these CPUs (0,2-3); the rest is <other>\n"
 		"  --stat            count the events read, by kind, instead of the summary\n"
+		"  -B, --instance NAME  a trace.dat with several buffers (trace-cmd record\n"
+		"                    -B): read ftrace instance NAME's\n"
 		"\n"
 		"The text summary:\n"
 		"  --top N           rows per table (default 10; all for every row)\n"
@@ -547,7 +549,7 @@ struct report_args {
 /* Options past the single letters: codes for getopt_long. */
 enum {
 	OPT_FROM = 256, OPT_TO, OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_TOP, OPT_SORT,
-	OPT_UNITS, OPT_STAT,
+	OPT_UNITS, OPT_STAT, OPT_INSTANCE,
 };
 
 /* "12,34" appended to @list; 0, or -1 after a message. */
@@ -665,6 +667,9 @@ static int filter_option(int c, char *arg, struct report_args *a)
 	case OPT_STAT:
 		a->stat = true;
 		break;
+	case OPT_INSTANCE:
+		a->filter.instance = arg;
+		break;
 	default:
 		return view_option(c, arg, a);
 	}
@@ -729,8 +734,8 @@ static int report_option(int c, const char *arg, struct report_args *a)
 		report_usage(stdout);
 		return 0;
 	default:
-		if (c >= OPT_FROM)
-			return filter_option(c, (char *)arg, a);
+		if (c >= OPT_FROM || c == 'B')
+			return filter_option(c == 'B' ? OPT_INSTANCE : c, (char *)arg, a);
 		return usage_error("powerpin report");
 	}
 	fprintf(stderr, "powerpin report: --sign wants auto, discharge-negative or discharge-positive, not '%s'\n",
@@ -765,6 +770,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "units", required_argument, NULL, OPT_UNITS },
 		{ "stat", no_argument, NULL, OPT_STAT },
+		{ "instance", required_argument, NULL, OPT_INSTANCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -774,7 +780,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 	a->opt.sign = REPORT_SIGN_AUTO;
 	a->spool_max = REPORT_SPOOL_MAX;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "i:B:h", longopts, NULL)) != -1)
 		if ((ret = report_option(c, optarg, a)) >= 0)
 			return ret;
 	if (optind < argc && !a->input)

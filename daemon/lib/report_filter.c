@@ -374,12 +374,13 @@ static int read_counted(const char *path, const struct trace_input_ops *ops, voi
 		.cut_line = filter_cut_line,
 	};
 	struct filter_read fr = { .f = f ? f : &none, .ops = ops, .arg = arg, .counts = c };
-
+	struct trace_input_ops fops = filter_ops;
 	int ret;
 
-	if (!c && !report_filter_active(f))
+	fops.instance = f && f->instance ? f->instance : ops->instance;
+	if (!c && !report_filter_active(f) && fops.instance == ops->instance)
 		return trace_input_read(path, ops, arg, err, errlen);
-	ret = trace_input_read(path, &filter_ops, &fr, err, errlen);
+	ret = trace_input_read(path, &fops, &fr, err, errlen);
 	if (fr.error && ret == -1)
 		snprintf(err, errlen, "%s: out of memory", path);
 	free(fr.cpus);

@@ -39,6 +39,7 @@ struct report_filter {
 	bool select_threads;
 	int *tids;			/* sorted, when select_threads */
 	size_t nr_tids;
+	const char *instance;		/* the trace.dat buffer to read (--instance), NULL top */
 };
 
 /* Event counts of one read (report --stat), by TRACE_EV_* kind. */

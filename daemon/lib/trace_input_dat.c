@@ -609,6 +609,37 @@ static int dat_incomplete_cpu(struct tracecmd_input *handle, const struct dat_re
 	return bad;
 }
 
+/*
+ * The buffer of ftrace instance @name in @top (trace-cmd record -B), or NULL
+ * with a message naming the buffers there are.
+ */
+static struct tracecmd_input *dat_instance(struct tracecmd_input *top, const char *name,
+					   const char *path, char *err, size_t errlen)
+{
+	int i, n = tracecmd_buffer_instances(top);
+	struct tracecmd_input *h;
+	size_t len;
+
+	for (i = 0; i < n; i++) {
+		const char *b = tracecmd_buffer_instance_name(top, i);
+
+		if (!b || strcmp(b, name))
+			continue;
+		h = tracecmd_buffer_instance_handle(top, i);
+		if (!h)
+			snprintf(err, errlen, "%s: instance %s: its buffer cannot be read", path, name);
+		return h;
+	}
+	len = (size_t)snprintf(err, errlen, "%s: no instance %s in it (%s", path, name,
+			       n ? "it has:" : "it has the top buffer alone");
+	for (i = 0; i < n && len < errlen; i++)
+		len += (size_t)snprintf(err + len, errlen - len, " %s",
+					tracecmd_buffer_instance_name(top, i));
+	if (len < errlen)
+		snprintf(err + len, errlen - len, ")");
+	return NULL;
+}
+
 int trace_input_read_tracedat(const char *path, const struct trace_input_ops *ops,
 			      void *arg, char *err, size_t errlen)
 {
@@ -655,6 +686,14 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 			 "%s: unreadable trace.dat (truncated or corrupt: its CPU data is incomplete)",
 			 path);
 		return -1;
+	}
+	if (ops->instance) {
+		struct tracecmd_input *top = handle;
+
+		handle = dat_instance(top, ops->instance, path, err, errlen);
+		tracecmd_close(top);	/* the instance holds its own reference */
+		if (!handle)
+			return -1;
 	}
 	r.tep = tracecmd_get_tep(handle);
 	r.nr_cpus = tep_get_cpus(r.tep);
