@@ -609,12 +609,26 @@ static int dat_incomplete_cpu(struct tracecmd_input *handle, const struct dat_re
 	return bad;
 }
 
+static struct tracecmd_input *dat_find_instance(struct tracecmd_input *top, const char *name,
+						const char *path, char *err, size_t errlen);
+
 /*
  * The buffer of ftrace instance @name in @top (trace-cmd record -B), or NULL
- * with a message naming the buffers there are.
+ * with a message naming the buffers there are; @top is closed either way
+ * (the instance holds its own reference).
  */
 static struct tracecmd_input *dat_instance(struct tracecmd_input *top, const char *name,
 					   const char *path, char *err, size_t errlen)
+{
+	struct tracecmd_input *h = dat_find_instance(top, name, path, err, errlen);
+
+	tracecmd_close(top);
+	return h;
+}
+
+/* dat_instance()'s search, @top left open. */
+static struct tracecmd_input *dat_find_instance(struct tracecmd_input *top, const char *name,
+						const char *path, char *err, size_t errlen)
 {
 	int i, n = tracecmd_buffer_instances(top);
 	struct tracecmd_input *h;
@@ -638,6 +652,21 @@ static struct tracecmd_input *dat_instance(struct tracecmd_input *top, const cha
 	if (len < errlen)
 		snprintf(err + len, errlen - len, ")");
 	return NULL;
+}
+
+static int dat_result(int ret, int bad_cpu, const char *path, char *err, size_t errlen);
+
+/* What the header says before the first event: the CPU count, the clock. */
+static void dat_tell_header(struct tracecmd_input *handle, const struct dat_reader *r)
+{
+	if (r->ops->cpus)
+		r->ops->cpus(r->nr_cpus, r->arg);
+	if (r->ops->clock) {
+		struct trace_clock_info ci;
+
+		dat_clock(handle, tracecmd_get_cpustats(handle), &ci);
+		r->ops->clock(&ci, r->arg);
+	}
 }
 
 int trace_input_read_tracedat(const char *path, const struct trace_input_ops *ops,
@@ -687,14 +716,8 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 			 path);
 		return -1;
 	}
-	if (ops->instance) {
-		struct tracecmd_input *top = handle;
-
-		handle = dat_instance(top, ops->instance, path, err, errlen);
-		tracecmd_close(top);	/* the instance holds its own reference */
-		if (!handle)
-			return -1;
-	}
+	if (ops->instance && !(handle = dat_instance(handle, ops->instance, path, err, errlen)))
+		return -1;
 	r.tep = tracecmd_get_tep(handle);
 	r.nr_cpus = tep_get_cpus(r.tep);
 	r.last_offset = calloc(r.nr_cpus > 0 ? r.nr_cpus : 1, sizeof(*r.last_offset));
@@ -705,14 +728,7 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 	}
 	dat_find_events(&r);
 	trace_seq_init(&r.seq);
-	if (ops->cpus)
-		ops->cpus(r.nr_cpus, arg);
-	if (ops->clock) {
-		struct trace_clock_info ci;
-
-		dat_clock(handle, tracecmd_get_cpustats(handle), &ci);
-		ops->clock(&ci, arg);
-	}
+	dat_tell_header(handle, &r);
 	ret = tracecmd_iterate_events(handle, NULL, 0, dat_record, &r);
 	if (!r.ret && ret < 0)
 		r.ret = -3;
@@ -730,7 +746,13 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 	tracecmd_close(handle);
 	trace_seq_destroy(&r.seq);
 	free(r.last_offset);
-	switch (r.ret) {
+	return dat_result(r.ret, bad_cpu, path, err, errlen);
+}
+
+/* The reader's outcome @ret as trace_input_read_tracedat() returns it, said in @err. */
+static int dat_result(int ret, int bad_cpu, const char *path, char *err, size_t errlen)
+{
+	switch (ret) {
 	case -2:
 		snprintf(err, errlen, "%s: timestamps go backwards in the merged event stream",
 			 path);
@@ -750,5 +772,5 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 			 path);
 		return -1;
 	}
-	return r.ret;
+	return ret;
 }
