@@ -897,10 +897,38 @@ static int report_read(struct report *r, struct report_args *a, const struct rep
 	return 0;
 }
 
+/*
+ * --stat alone: the events counted, no report made (a capture with no
+ * power samples can be counted too); 0 or -1 (said on stderr).
+ */
+static int report_stat_only(struct report_args *a, const struct report_input *in)
+{
+	char err[512];
+
+	if (report_filter_resolve(&a->filter, in->path, &a->sel, err, sizeof(err))) {
+		report_error(err, in->path, in->name);
+		return -1;
+	}
+	return write_stat(a, in, stdout);
+}
+
+/* Whether an output file is asked for (beside the text summary). */
+static bool any_output(const struct report_args *a)
+{
+	int i;
+
+	for (i = 0; i < OUT_COUNT; i++)
+		if (a->o.name[i])
+			return true;
+	return a->perf != NULL;
+}
+
 /* Read, then write the summary and every output; 0 or -1 (said on stderr). */
 static int report_produce(struct report *r, struct report_perf *rp, struct report_args *a,
 			  const struct report_input *in)
 {
+	if (a->stat && !any_output(a))
+		return report_stat_only(a, in);
 	if (report_read(r, a, in))
 		return -1;
 	if (r->cut_line)
