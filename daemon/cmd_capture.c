@@ -319,6 +319,9 @@ static void record_usage(FILE *out)
 		"      --compression any|none|zstd|zlib\n"
 		"                          libtracecmd's compression of the capture (default\n"
 		"                          any: the best it has; readers decompress on their own)\n"
+		"  -B, --instance NAME     record into ftrace instance NAME (made if needed,\n"
+		"                          removed at the end if made), as trace-cmd record -B;\n"
+		"                          the capture holds its events as its top buffer\n"
 		"  -q, --quiet             no progress line\n"
 		"  -h, --help              this help\n"
 		"  -- CMD [ARGS...]        run CMD and stop when it exits\n\n"
@@ -342,6 +345,7 @@ struct record_opts {
 	double duration;
 	const char *output;
 	const char *compression;
+	const char *instance;	/* -B NAME, NULL: the top-level buffer */
 	bool quiet;
 	char **cmd;		/* NULL: no command */
 };
@@ -354,6 +358,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "compression", required_argument, NULL, 'Z' },
+		{ "instance", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -363,7 +368,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->output = "trace.dat";
 	o->compression = PP_CAPTURE_COMPRESSION;
-	while ((c = getopt_long(argc, argv, "+d:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:o:B:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			errno = 0;
@@ -395,6 +400,9 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 				return usage_error("powerpin record");
 			}
 			o->compression = optarg;
+			break;
+		case 'B':
+			o->instance = optarg;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -469,7 +477,7 @@ static int record_loop(const struct record_opts *o, struct pp_capture *cap, stru
 		}
 		nanosleep(&nap, NULL);
 	}
-	tracefs_trace_off(NULL);
+	tracefs_trace_off(pp_record_tracefs_instance());
 	if (progress)
 		fputc('\n', stderr);
 	if (child > 0) {
@@ -531,6 +539,52 @@ static int record_check_tracefs(void)
 	return 0;
 }
 
+/* -B NAME: capture in that ftrace instance; 0, or -1 with a message. */
+static int record_instance(const struct record_opts *o)
+{
+	if (!o->instance)
+		return 0;
+	if (pp_record_instance(o->instance)) {
+		fprintf(stderr, "powerpin record: cannot make ftrace instance %s: %s\n", o->instance,
+			strerror(errno));
+		return -1;
+	}
+	/* the sampler runs while the top-level tracing_on is 1, whatever the instance's */
+	if (tracefs_trace_is_on(NULL) == 0)
+		fprintf(stderr, "powerpin record: warning: the top-level tracing_on is 0: powerpin.ko samples only while it is 1\n");
+	return 0;
+}
+
+/*
+ * The events enabled (their state saved, returned; NULL after a message),
+ * tracing off with its state in @was_on, the buffer cleared, and the
+ * capture started into *@cap (NULL after a message).
+ */
+static struct pp_events_saved *record_setup(const struct record_opts *o, struct pp_genl *g,
+					    int *was_on, struct pp_capture **cap)
+{
+	struct tracefs_instance *inst = pp_record_tracefs_instance();
+	struct pp_events_saved *saved;
+	bool missing_powerpin;
+	char err[512];
+
+	saved = pp_events_enable(&missing_powerpin);
+	if (!saved) {
+		fprintf(stderr, "powerpin record: cannot enable the capture events: %s\n",
+			strerror(errno));
+		return NULL;
+	}
+	if (missing_powerpin && g)
+		fprintf(stderr, "powerpin record: warning: no powerpin events in tracefs\n");
+	*was_on = tracefs_trace_is_on(inst);
+	tracefs_trace_off(inst);
+	pp_trace_clear();
+	*cap = pp_capture_start(o->output, o->compression, err, sizeof(err));
+	if (!*cap)
+		fprintf(stderr, "powerpin record: %s\n", err);
+	return saved;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
@@ -540,17 +594,15 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o;
 	struct pp_status st;
 	struct pp_genl *g;
-	bool missing_powerpin;
 	uint64_t samples0 = 0;
 	int was_on, ret, child_status = 0, lock;
 	pid_t child = -1;
-	char err[512];
 
 	ret = record_parse(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
 	ret = 1;
-	if (record_check_tracefs())
+	if (record_check_tracefs() || record_instance(&o))
 		return 1;
 
 	lock = pp_capture_lock();
@@ -571,26 +623,12 @@ int cmd_record(int argc, char **argv)
 	else if (!pp_genl_get_status(g, &st))
 		samples0 = st.samples;
 
-	saved = pp_events_enable(&missing_powerpin);
-	if (!saved) {
-		fprintf(stderr, "powerpin record: cannot enable the capture events: %s\n",
-			strerror(errno));
+	saved = record_setup(&o, g, &was_on, &cap);
+	if (!saved)
 		goto out;
-	}
-	if (missing_powerpin && g)
-		fprintf(stderr, "powerpin record: warning: no powerpin events in tracefs\n");
-
-	was_on = tracefs_trace_is_on(NULL);
-	tracefs_trace_off(NULL);
-	pp_trace_clear();
-
-	cap = pp_capture_start(o.output, o.compression, err, sizeof(err));
-	if (!cap) {
-		fprintf(stderr, "powerpin record: %s\n", err);
+	if (!cap)
 		goto restore;
-	}
-
-	tracefs_trace_on(NULL);
+	tracefs_trace_on(pp_record_tracefs_instance());
 	if (o.cmd && !record_stop) {
 		child = record_spawn(&o, &old_int, &old_term);
 		if (child < 0)
@@ -609,11 +647,12 @@ int cmd_record(int argc, char **argv)
 	}
 restore:
 	if (was_on > 0)
-		tracefs_trace_on(NULL);
+		tracefs_trace_on(pp_record_tracefs_instance());
 	else
-		tracefs_trace_off(NULL);
+		tracefs_trace_off(pp_record_tracefs_instance());
 	pp_events_restore(saved);
 out:
+	pp_record_instance_end();
 	pp_genl_close(g);
 	pp_capture_unlock(lock);
 	sigaction(SIGINT, &old_int, NULL);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "file_tree.h"
 #include "pinconfig.h"
 #include "pinlist.h"
 #include "probe.h"
@@ -178,9 +179,13 @@ static void file_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: powerpin file <path> [options]\n"
+		"       powerpin file <path>... [--json] [-h] [--probe-method M]\n"
 		"\n"
 		"Probe a file's page-cache residency (per zip entry with --zip), filter it\n"
 		"with a pinconfig, dump it and write a pinlist.meta.\n"
+		"\n"
+		"Several paths, or a directory (walked, links in it not followed): the\n"
+		"residency of every regular file, a line each and a total, as fincore.\n"
 		"\n"
 		"  --gen-probe            probe the file's resident pages now\n"
 		"  --use-probe FILE       use the ranges of an existing pinlist as the probe\n"
@@ -193,8 +198,9 @@ static void file_usage(FILE *out)
 		"  --quota BYTES          write at most BYTES (decimal; K/M/G suffixes accepted)\n"
 		"  --probe-method M       auto (default), runs, bitmap or mincore\n"
 		"  --json                 machine-readable output instead of the text lines\n"
+		"  -h, --human-readable   several paths: sizes in K, M, G (of 1024)\n"
 		"  -v, --verbose          more detail\n"
-		"  -h, --help             this text\n"
+		"  --help                 this text\n"
 		"\n"
 		"Without --zip one of --gen-probe or --use-probe is required.  With --zip and\n"
 		"no probe every entry counts as wholly wanted (pinconfig-only pinlists).\n");
@@ -250,6 +256,10 @@ static void json_entries(FILE *out, const struct zip_coverage *cov, size_t nr)
 
 struct file_opts {
 	const char *path;
+	char *const *paths;		/* every path given */
+	int nr_paths;
+	bool tree;			/* several paths or a directory (file_tree.h) */
+	bool human;
 	const char *use_probe;
 	const char *pinconfig;
 	const char *output;
@@ -257,6 +267,8 @@ struct file_opts {
 	enum probe_want want;
 	bool gen_probe, zip, dump, json, verbose;
 };
+
+static int file_parse_tree(struct file_opts *o);
 
 static int file_parse(int argc, char **argv, struct file_opts *o)
 {
@@ -271,7 +283,8 @@ static int file_parse(int argc, char **argv, struct file_opts *o)
 		{ "probe-method", required_argument, NULL, 'm' },
 		{ "json",         no_argument,       NULL, 'j' },
 		{ "verbose",      no_argument,       NULL, 'v' },
-		{ "help",         no_argument,       NULL, 'h' },
+		{ "human-readable", no_argument,     NULL, 'h' },
+		{ "help",         no_argument,       NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -297,18 +310,37 @@ static int file_parse(int argc, char **argv, struct file_opts *o)
 			if (parse_probe_method("file", optarg, &o->want))
 				return usage_error("powerpin file");
 			break;
-		case 'h':
+		case 'h': o->human = true; break;
+		case 'H':
 			file_usage(stdout);
 			return 0;
 		default:
 			return usage_error("powerpin file");
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "powerpin file: expected exactly one <path>\n");
+	if (optind >= argc) {
+		fprintf(stderr, "powerpin file: expected a <path>\n");
 		return usage_error("powerpin file");
 	}
 	o->path = argv[optind];
+	o->paths = argv + optind;
+	o->nr_paths = argc - optind;
+	return file_parse_tree(o);
+}
+
+/* Several paths or a directory, and what goes with one file only; as file_parse(). */
+static int file_parse_tree(struct file_opts *o)
+{
+	struct stat st;
+
+	o->tree = o->nr_paths > 1 || (!stat(o->path, &st) && S_ISDIR(st.st_mode));
+	if (o->tree && (o->zip || o->use_probe || o->pinconfig || o->output ||
+			o->quota != PINLIST_NO_QUOTA)) {
+		fprintf(stderr, "powerpin file: -o, --zip, --pinconfig, --use-probe and --quota take one file, not several paths or a directory\n");
+		return usage_error("powerpin file");
+	}
+	if (o->tree)
+		return -1;
 	if (o->gen_probe && o->use_probe) {
 		fprintf(stderr, "powerpin file: --gen-probe and --use-probe exclude each other\n");
 		return usage_error("powerpin file");
@@ -649,6 +681,13 @@ int cmd_file(int argc, char **argv)
 	ret = file_parse(argc, argv, &f.o);
 	if (ret >= 0)
 		return ret;
+	if (f.o.tree) {
+		const struct file_tree_opts t = {
+			.want = f.o.want, .json = f.o.json, .human = f.o.human, .verbose = f.o.verbose,
+		};
+
+		return file_tree(f.o.paths, f.o.nr_paths, &t);
+	}
 	f.info = stdout;
 	f.say = !f.o.json;
 	/* a pinlist on stdout: the lines about it go to stderr */

@@ -5,6 +5,7 @@
  * parses options and writes the outputs (output.h): all of them first, then
  * each regular file renamed into place.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 #include "trace_input.h"
 #include "platform.h"
 #include "report.h"
+#include "report_filter.h"
 #include "profile.h"
 #include "report_perf.h"
 #include "util.h"
@@ -44,8 +47,9 @@ static void report_usage(FILE *out)
 		"\n"
 		"  -i, --input FILE  the input, as trace-cmd report -i and perf report -i\n"
 		"  --json FILE       everything, as JSON\n"
-		"  --csv FILE        one row per sample; the per-process table goes to\n"
-		"                    FILE with \"-processes\" before its extension\n"
+		"  --csv FILE        one row per sample; the per-process, per-thread and\n"
+		"                    per-slice tables go to FILE with \"-processes\",\n"
+		"                    \"-threads\" and \"-slices\" before its extension\n"
 		"                    (only when FILE is a regular file)\n"
 		"  --html FILE       one self-contained page: interactive plots (zoom, pan,\n"
 		"                    hover, selections priced in joules), energy by process\n"
@@ -60,13 +64,34 @@ static void report_usage(FILE *out)
 		"                    a directory of them or one map (default /tmp; on\n"
 		"                    Android /data/local/tmp)\n"
 		"  --flame FILE      with --perf: an energy flame graph page, in joules\n"
-		"  --baseline SECONDS  subtract the mean power of the first SECONDS\n"
+		"  --baseline SECONDS  subtract the mean power of the first SECONDS (no longer\n"
+		"                    than the capture)\n"
 		"  --sign auto|discharge-negative|discharge-positive\n"
 		"                    sign of discharge current in the input (default auto:\n"
 		"                    from the charge counter, else the mean current)\n"
 		"  --model FILE      a power_profile.xml (powerpin profile): beside each\n"
 		"                    process's measured energy, what the model predicts\n"
 		"                    from its CPU time, and the difference (text, JSON)\n"
+		"\n"
+		"What is read (every output is made from the same events; see powerpin(1)):\n"
+		"  --from T          only the events from T on (seconds from the first power\n"
+		"                    sample, or the first begin of a slice or marker so named)\n"
+		"  --to T            ... up to T, included (seconds, or the end of that slice\n"
+		"                    or marker)\n"
+		"  --pid PID[,PID]   only the threads of these processes (the others' CPU\n"
+		"                    time counts as <other>)\n"
+		"  --tid TID[,TID]   only these threads\n"
+		"  --comm NAME[,NAME]  only threads of these names (the filters combine)\n"
+		"  --cpu LIST        only CPU time on these CPUs (0,2-3); the rest is <other>\n"
+		"  --stat            count the events read, by kind, instead of the summary\n"
+		"  -B, --instance NAME  a trace.dat with several buffers (trace-cmd record\n"
+		"                    -B): read ftrace instance NAME's\n"
+		"\n"
+		"The text summary:\n"
+		"  --top N           rows per table (default 10; all for every row)\n"
+		"  --sort energy|cpu|name  order of the tables (slices: cpu sorts by duration)\n"
+		"  --units J|mWh|mAh  energy unit (mAh at the capture's mean voltage)\n"
+		"\n"
 		"  --spool-max SIZE  copy at most SIZE bytes of a pipe, FIFO or device (default\n"
 		"                    1G; K, M, G suffixes; 0 for no limit)\n"
 		"  -h, --help        this help\n");
@@ -103,7 +128,7 @@ static int load_model(const char *path, struct profile_model *m)
 #define REPORT_SPOOL_MAX	(1ULL << 30)
 
 /* "foo.csv" -> "foo-processes.csv"; "foo" -> "foo-processes" */
-static char *processes_path(const char *csv)
+static char *beside_path(const char *csv, const char *what)
 {
 	const char *dot = strrchr(csv, '.');
 	const char *slash = strrchr(csv, '/');
@@ -111,7 +136,7 @@ static char *processes_path(const char *csv)
 
 	if (!dot || (slash && dot < slash))
 		dot = csv + strlen(csv);
-	if (asprintf(&out, "%.*s-processes%s", (int)(dot - csv), csv, dot) < 0)
+	if (asprintf(&out, "%.*s-%s%s", (int)(dot - csv), csv, what, dot) < 0)
 		return NULL;
 	return out;
 }
@@ -133,17 +158,52 @@ static void report_error(const char *err, const char *path, const char *name)
  * (docs/report.md says what a stream output keeps).
  */
 enum report_output {
-	OUT_JSON, OUT_HTML, OUT_PROCESSES, OUT_CSV, OUT_PERFETTO, OUT_CHROME, OUT_FLAME,
-	OUT_COUNT
+	OUT_JSON, OUT_HTML, OUT_PROCESSES, OUT_THREADS, OUT_SLICES, OUT_CSV, OUT_PERFETTO,
+	OUT_CHROME, OUT_FLAME, OUT_COUNT
 };
 
 static const char *const output_what[OUT_COUNT] = {
-	"JSON", "HTML", "processes CSV", "CSV", "Perfetto trace", "Chrome JSON", "flame graph",
+	"JSON", "HTML", "processes CSV", "threads CSV", "slices CSV", "CSV", "Perfetto trace",
+	"Chrome JSON", "flame graph",
 };
+
+/* The tables written beside a CSV file, and the word their names add. */
+static const struct { enum report_output out; const char *what; } beside_csv[] = {
+	{ OUT_PROCESSES, "processes" }, { OUT_THREADS, "threads" }, { OUT_SLICES, "slices" },
+};
+#define NR_BESIDE	(sizeof(beside_csv) / sizeof(beside_csv[0]))
+
+static bool is_beside(int i)
+{
+	return i == OUT_PROCESSES || i == OUT_THREADS || i == OUT_SLICES;
+}
+
+/* Every output's name into @all, the tables beside the CSV too; -1 (ENOMEM). */
+static int all_names(const char *const *name, const char **all, char **beside)
+{
+	size_t k;
+
+	memcpy(all, name, OUT_COUNT * sizeof(*all));
+	for (k = 0; k < NR_BESIDE; k++) {
+		beside[k] = name[OUT_CSV] ? beside_path(name[OUT_CSV], beside_csv[k].what) : NULL;
+		all[beside_csv[k].out] = beside[k];
+		if (name[OUT_CSV] && !beside[k])
+			return -1;
+	}
+	return 0;
+}
+
+static void free_beside(char **beside)
+{
+	size_t k;
+
+	for (k = 0; k < NR_BESIDE; k++)
+		free(beside[k]);
+}
 
 struct report_files {
 	const char *name[OUT_COUNT];
-	char *processes;		/* the name beside the CSV */
+	char *beside[NR_BESIDE];	/* the names beside the CSV */
 	struct output_file f[OUT_COUNT];
 	bool open[OUT_COUNT];
 };
@@ -158,14 +218,36 @@ static void outputs_abort(struct report_files *o)
 	memset(o->open, 0, sizeof(o->open));
 }
 
+/* The tables beside the CSV file; 0, or -1 with a message. */
+static int outputs_open_beside(struct report_files *o)
+{
+	const char *all[OUT_COUNT];
+	size_t k;
+
+	if (all_names(o->name, all, o->beside)) {
+		fprintf(stderr, "powerpin report: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	for (k = 0; k < NR_BESIDE; k++) {
+		enum report_output i = beside_csv[k].out;
+
+		o->name[i] = o->beside[k];
+		if (output_open(&o->f[i], o->name[i])) {
+			fprintf(stderr, "powerpin report: %s: %s\n", o->name[i],
+				output_strerror(errno));
+			return -1;
+		}
+		o->open[i] = true;
+	}
+	return 0;
+}
+
 static int outputs_open(struct report_files *o)
 {
 	int i;
 
 	for (i = 0; i < OUT_COUNT; i++) {
-		if (i == OUT_PROCESSES)
-			continue;
-		if (!o->name[i])
+		if (is_beside(i) || !o->name[i])
 			continue;
 		if (output_open(&o->f[i], o->name[i])) {
 			fprintf(stderr, "powerpin report: %s: %s\n", o->name[i],
@@ -174,21 +256,10 @@ static int outputs_open(struct report_files *o)
 		}
 		o->open[i] = true;
 	}
-	/* the process table goes beside a CSV file; a stream has no "beside" */
-	if (o->open[OUT_CSV] && o->f[OUT_CSV].kind == OUTPUT_REPLACE) {
-		o->processes = processes_path(o->name[OUT_CSV]);
-		o->name[OUT_PROCESSES] = o->processes;
-		if (!o->processes) {
-			fprintf(stderr, "powerpin report: %s\n", strerror(ENOMEM));
-			goto err;
-		}
-		if (output_open(&o->f[OUT_PROCESSES], o->name[OUT_PROCESSES])) {
-			fprintf(stderr, "powerpin report: %s: %s\n", o->name[OUT_PROCESSES],
-				output_strerror(errno));
-			goto err;
-		}
-		o->open[OUT_PROCESSES] = true;
-	}
+	/* the tables go beside a CSV file; a stream has no "beside" */
+	if (o->open[OUT_CSV] && o->f[OUT_CSV].kind == OUTPUT_REPLACE &&
+	    outputs_open_beside(o))
+		goto err;
 	return 0;
 err:
 	outputs_abort(o);
@@ -217,6 +288,10 @@ static int outputs_write(struct report_files *o, const struct report *r,
 	else if (o->open[OUT_PROCESSES] &&
 		 report_write_processes_csv(r, o->f[OUT_PROCESSES].fp))
 		i = OUT_PROCESSES, ret = -1;
+	else if (o->open[OUT_THREADS] && report_write_threads_csv(r, o->f[OUT_THREADS].fp))
+		i = OUT_THREADS, ret = -1;
+	else if (o->open[OUT_SLICES] && report_write_slices_csv(r, o->f[OUT_SLICES].fp))
+		i = OUT_SLICES, ret = -1;
 	else if (o->open[OUT_FLAME] && report_write_flame(rp, name, o->f[OUT_FLAME].fp))
 		i = OUT_FLAME, ret = -1;
 	if (ret) {
@@ -271,11 +346,11 @@ static bool same_output(const char *a, const char *b)
 static int outputs_distinct(const char *const *name)
 {
 	const char *all[OUT_COUNT];
-	char *procs = name[OUT_CSV] ? processes_path(name[OUT_CSV]) : NULL;
-	int i, j, ret = 0;
+	char *beside[NR_BESIDE];
+	int i, j, ret = all_names(name, all, beside);
 
-	memcpy(all, name, OUT_COUNT * sizeof(*all));
-	all[OUT_PROCESSES] = procs;
+	if (ret)
+		fprintf(stderr, "powerpin report: %s\n", strerror(ENOMEM));
 	for (i = 0; i < OUT_COUNT && !ret; i++)
 		for (j = i + 1; j < OUT_COUNT && !ret; j++)
 			if (all[i] && all[j] && same_output(all[i], all[j])) {
@@ -283,7 +358,7 @@ static int outputs_distinct(const char *const *name)
 					all[i], all[j]);
 				ret = -1;
 			}
-	free(procs);
+	free_beside(beside);
 	return ret;
 }
 
@@ -297,11 +372,11 @@ static int outputs_not_inputs(const char *const *name, const char *input, const 
 {
 	const char *const in[] = { input, perf, perf_map, model };
 	const char *all[OUT_COUNT];
-	char *procs = name[OUT_CSV] ? processes_path(name[OUT_CSV]) : NULL;
-	int i, ret = 0;
+	char *beside[NR_BESIDE];
+	int i, ret = all_names(name, all, beside);
 
-	memcpy(all, name, OUT_COUNT * sizeof(*all));
-	all[OUT_PROCESSES] = procs;
+	if (ret)
+		fprintf(stderr, "powerpin report: %s\n", strerror(ENOMEM));
 	for (i = 0; i < (int)(sizeof(in) / sizeof(in[0])) && !ret; i++)
 		if (in[i] && output_add_input(in[i])) {
 			fprintf(stderr, "powerpin report: %s\n", strerror(errno));
@@ -312,7 +387,7 @@ static int outputs_not_inputs(const char *const *name, const char *input, const 
 			fprintf(stderr, "powerpin report: %s: %s\n", all[i], output_strerror(errno));
 			ret = -1;
 		}
-	free(procs);
+	free_beside(beside);
 	return ret;
 }
 
@@ -464,7 +539,142 @@ struct report_args {
 	unsigned long long spool_max;
 	struct report_files o;		/* the outputs' names */
 	bool to_stdout;			/* one output is standard output */
+	struct report_selection sel;	/* --from/--to/--pid/--tid/--comm */
+	int *sel_pids, *sel_tids;	/* sel's lists */
+	const char **sel_comms;
+	struct report_filter filter;	/* the selection resolved, and --cpu */
+	bool stat;			/* --stat */
 };
+
+/* Options past the single letters: codes for getopt_long. */
+enum {
+	OPT_FROM = 256, OPT_TO, OPT_PID, OPT_TID, OPT_COMM, OPT_CPU, OPT_TOP, OPT_SORT,
+	OPT_UNITS, OPT_STAT, OPT_INSTANCE,
+};
+
+/* "12,34" appended to @list; 0, or -1 after a message. */
+static int add_ids(const char *opt, const char *arg, int **list, size_t *n)
+{
+	const char *s = arg;
+	char *end;
+	long v;
+	int *l;
+
+	do {
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (errno || end == s || v <= 0 || v > INT32_MAX || (*end && *end != ',')) {
+			fprintf(stderr, "powerpin report: %s wants positive ids, as 12,34, not '%s'\n",
+				opt, arg);
+			return -1;
+		}
+		l = realloc(*list, (*n + 1) * sizeof(*l));
+		if (!l) {
+			fprintf(stderr, "powerpin report: %s\n", strerror(ENOMEM));
+			return -1;
+		}
+		*list = l;
+		l[(*n)++] = (int)v;
+		s = end + 1;
+	} while (*end);
+	return 0;
+}
+
+/* "a,b" appended to --comm's names (pointing into @arg); 0 or -1. */
+static int add_comms(char *arg, struct report_args *a)
+{
+	char *save = NULL, *name;
+	const char **l;
+
+	for (name = strtok_r(arg, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		l = realloc(a->sel_comms, (a->sel.nr_comms + 1) * sizeof(*l));
+		if (!l) {
+			fprintf(stderr, "powerpin report: %s\n", strerror(ENOMEM));
+			return -1;
+		}
+		a->sel_comms = l;
+		l[a->sel.nr_comms++] = name;
+	}
+	a->sel.comms = a->sel_comms;
+	return 0;
+}
+
+/* --top, --sort, --units; -1 to go on, else the exit status. */
+static int view_option(int c, const char *arg, struct report_args *a)
+{
+	static const char *const sorts[] = { "energy", "cpu", "name" };
+	static const char *const units[] = { "J", "mWh", "mAh" };
+	unsigned long v;
+	char *end;
+	int k;
+
+	if (c == OPT_TOP) {
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (!strcmp(arg, "all"))
+			a->opt.top = UINT32_MAX;
+		else if (!errno && end != arg && !*end && v > 0 && v < UINT32_MAX && isdigit(*arg))
+			a->opt.top = (uint32_t)v;
+		else
+			fprintf(stderr, "powerpin report: --top wants a positive count or all, not '%s'\n",
+				arg);
+		return a->opt.top ? -1 : usage_error("powerpin report");
+	}
+	for (k = 0; k < 3; k++)
+		if (c == OPT_SORT ? !strcmp(arg, sorts[k]) : !strcasecmp(arg, units[k])) {
+			if (c == OPT_SORT)
+				a->opt.sort = (enum report_sort)k;
+			else
+				a->opt.units = (enum report_units)k;
+			return -1;
+		}
+	if (c == OPT_SORT)
+		fprintf(stderr, "powerpin report: --sort wants energy, cpu or name, not '%s'\n", arg);
+	else
+		fprintf(stderr, "powerpin report: --units wants J, mWh or mAh, not '%s'\n", arg);
+	return usage_error("powerpin report");
+}
+
+/* What is read: --from ... --stat; -1 to go on, else the exit status. */
+static int filter_option(int c, char *arg, struct report_args *a)
+{
+	char err[256];
+	int ret = 0;
+
+	switch (c) {
+	case OPT_FROM:
+		a->sel.from = arg;
+		return -1;
+	case OPT_TO:
+		a->sel.to = arg;
+		return -1;
+	case OPT_PID:
+		ret = add_ids("--pid", arg, &a->sel_pids, &a->sel.nr_pids);
+		a->sel.pids = a->sel_pids;
+		break;
+	case OPT_TID:
+		ret = add_ids("--tid", arg, &a->sel_tids, &a->sel.nr_tids);
+		a->sel.tids = a->sel_tids;
+		break;
+	case OPT_COMM:
+		ret = add_comms(arg, a);
+		break;
+	case OPT_CPU:
+		ret = report_filter_parse_cpus(&a->filter, arg, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "powerpin report: %s\n", err);
+		break;
+	case OPT_STAT:
+		a->stat = true;
+		break;
+	case OPT_INSTANCE:
+		a->filter.instance = arg;
+		break;
+	default:
+		return view_option(c, arg, a);
+	}
+	return ret ? usage_error("powerpin report") : -1;
+}
 
 /* One option of getopt's; -1 to go on, else the exit status. */
 static int report_option(int c, const char *arg, struct report_args *a)
@@ -524,6 +734,8 @@ static int report_option(int c, const char *arg, struct report_args *a)
 		report_usage(stdout);
 		return 0;
 	default:
+		if (c >= OPT_FROM || c == 'B')
+			return filter_option(c == 'B' ? OPT_INSTANCE : c, (char *)arg, a);
 		return usage_error("powerpin report");
 	}
 	fprintf(stderr, "powerpin report: --sign wants auto, discharge-negative or discharge-positive, not '%s'\n",
@@ -548,6 +760,17 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		{ "sign", required_argument, NULL, 's' },
 		{ "spool-max", required_argument, NULL, 'S' },
 		{ "model", required_argument, NULL, 'm' },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "sort", required_argument, NULL, OPT_SORT },
+		{ "units", required_argument, NULL, OPT_UNITS },
+		{ "stat", no_argument, NULL, OPT_STAT },
+		{ "instance", required_argument, NULL, OPT_INSTANCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -557,7 +780,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 	a->opt.sign = REPORT_SIGN_AUTO;
 	a->spool_max = REPORT_SPOOL_MAX;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "i:B:h", longopts, NULL)) != -1)
 		if ((ret = report_option(c, optarg, a)) >= 0)
 			return ret;
 	if (optind < argc && !a->input)
@@ -577,6 +800,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		return usage_error("powerpin report");
 	}
 	a->to_stdout = to_stdout;
+	a->opt.filter = &a->filter;
 	if (outputs_distinct(a->o.name))
 		return usage_error("powerpin report");
 	return -1;
@@ -634,23 +858,88 @@ static int input_open(struct report_input *in, const struct report_args *a)
 	return 0;
 }
 
+/* --stat: the events read, by kind, after the filters; 0 or -1 (said). */
+static int write_stat(const struct report_args *a, const struct report_input *in, FILE *out)
+{
+	struct report_event_counts c;
+	char err[512];
+	int k;
+
+	if (report_count_events(in->path, &a->filter, &c, err, sizeof(err))) {
+		report_error(err, in->path, in->name);
+		return -1;
+	}
+	fprintf(out, "events read%s:\n",
+		report_filter_active(&a->filter) ? " (after --from/--to, --cpu, --pid/--tid/--comm)" :
+		"");
+	for (k = 0; k < REPORT_EVENT_KINDS; k++)
+		fprintf(out, "  %-32s %12llu\n", report_event_kind_name(k),
+			(unsigned long long)c.n[k]);
+	return 0;
+}
+
+/* The filter made, the capture read and checked; 0 or -1 (said on stderr). */
+static int report_read(struct report *r, struct report_args *a, const struct report_input *in)
+{
+	char err[512];
+
+	if (report_filter_resolve(&a->filter, in->path, &a->sel, err, sizeof(err)) ||
+	    report_run(r, in->path, err, sizeof(err))) {
+		report_error(err, in->path, in->name);
+		return -1;
+	}
+	if (a->opt.baseline_s > r->duration_s) {
+		fprintf(stderr, "powerpin report: --baseline %g s is longer than the capture%s (%.3f s)\n",
+			a->opt.baseline_s, report_filter_active(&a->filter) ? " read" : "",
+			r->duration_s);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --stat alone: the events counted, no report made (a capture with no
+ * power samples can be counted too); 0 or -1 (said on stderr).
+ */
+static int report_stat_only(struct report_args *a, const struct report_input *in)
+{
+	char err[512];
+
+	if (report_filter_resolve(&a->filter, in->path, &a->sel, err, sizeof(err))) {
+		report_error(err, in->path, in->name);
+		return -1;
+	}
+	return write_stat(a, in, stdout);
+}
+
+/* Whether an output file is asked for (beside the text summary). */
+static bool any_output(const struct report_args *a)
+{
+	int i;
+
+	for (i = 0; i < OUT_COUNT; i++)
+		if (a->o.name[i])
+			return true;
+	return a->perf != NULL;
+}
+
 /* Read, then write the summary and every output; 0 or -1 (said on stderr). */
 static int report_produce(struct report *r, struct report_perf *rp, struct report_args *a,
 			  const struct report_input *in)
 {
-	char err[512];
-
-	if (report_run(r, in->path, err, sizeof(err))) {
-		report_error(err, in->path, in->name);
+	if (a->stat && !any_output(a))
+		return report_stat_only(a, in);
+	if (report_read(r, a, in))
 		return -1;
-	}
 	if (r->cut_line)
 		fprintf(stderr, "powerpin report: %s: line %lu has no newline and is not a whole event (its writer was stopped inside it); left out\n",
 			in->name, r->cut_line);
 	if (a->perf && report_add_perf(r, rp, in->path, in->name, a->perf, a->perf_map))
 		return -1;
 	/* standard output carries the one output sent there, not the summary */
-	if (!a->to_stdout && report_write_text(r, stdout)) {
+	if (!a->to_stdout && a->stat && write_stat(a, in, stdout))
+		return -1;
+	if (!a->to_stdout && !a->stat && report_write_text(r, stdout)) {
 		stdout_error(errno);	/* close_stdout() says it */
 		return -1;
 	}
@@ -691,7 +980,11 @@ int cmd_report(int argc, char **argv)
 			report_perf_free(&rp);
 		report_free(&r);
 	}
-	free(a.o.processes);
+	free_beside(a.o.beside);
+	free(a.sel_pids);
+	free(a.sel_tids);
+	free(a.sel_comms);
+	report_filter_free(&a.filter);
 	input_close(&in);
 	return ret;
 }

@@ -165,9 +165,26 @@ struct tdat {
 	size_t extra_format_len;
 	const char *printk;		/* the printk formats section, NULL: empty */
 	int task_events;		/* task:task_newtask written: its system goes in */
+	/* a second buffer, as trace-cmd record -B NAME writes it (tdat_instance) */
+	struct tdat *instance;
+	const char *instance_name;
 };
 
 #define TDAT_OPTION_CPUSTAT	2
+#define TDAT_OPTION_BUFFER	3
+
+/*
+ * Events of @inst (opened with the same CPU count, its formats and
+ * cmdlines unused) go into @w's file as the ftrace instance @name: a
+ * BUFFER option naming it and where its "flyrecord" and CPU offsets are,
+ * after the top buffer's pages, as trace-cmd's v6 writer lays it out.
+ */
+static inline void tdat_instance(struct tdat *w, const char *name, struct tdat *inst)
+{
+	w->instance = inst;
+	w->instance_name = name;
+}
+
 
 /* The capture's trace clock ("local", "boot", ...). */
 static inline void tdat_clock(struct tdat *w, const char *clock)
@@ -408,12 +425,47 @@ static inline void tdat_blob64(FILE *f, const char *s, size_t len)
 }
 
 /* Write the whole file to @path; frees the writer. */
+/* An instance's "flyrecord", CPU offsets and pages, at the end of @f. */
+static inline void tdat_write_instance(struct tdat *w, FILE *f, long option_at)
+{
+	struct tdat *in = w->instance;
+	uint64_t at, off;
+	char buf[65536];
+	size_t n;
+	int i;
+
+	fseek(f, 0, SEEK_END);
+	at = ftell(f);
+	for (i = 0; i < in->nr_cpus; i++)
+		tdat_flush_page(&in->cpu[i]);
+	fwrite("flyrecord", 1, 10, f);
+	off = (at + 10 + 16 * in->nr_cpus + TDAT_PAGE - 1) / TDAT_PAGE * TDAT_PAGE;
+	for (i = 0; i < in->nr_cpus; i++) {
+		tdat_u64(f, off);
+		tdat_u64(f, in->cpu[i].pages * TDAT_PAGE);
+		off += in->cpu[i].pages * TDAT_PAGE;
+	}
+	fseek(f, (ftell(f) + TDAT_PAGE - 1) / TDAT_PAGE * TDAT_PAGE, SEEK_SET);
+	for (i = 0; i < in->nr_cpus; i++) {
+		rewind(in->cpu[i].data);
+		while ((n = fread(buf, 1, sizeof(buf), in->cpu[i].data)) > 0)
+			fwrite(buf, 1, n, f);
+		fclose(in->cpu[i].data);
+	}
+	fclose(in->cmdlines_f);
+	free(in->cmdlines);
+	/* the option's offset, now known */
+	fseek(f, option_at, SEEK_SET);
+	tdat_u64(f, at);
+}
+
 static inline int tdat_close(struct tdat *w, const char *path)
 {
 	static const char magic[] = "\027\010\104tracing6";
 	uint64_t off, sizes[TDAT_MAX_CPUS];
 	char clock[96];
 	char buf[65536];
+	long option_at = 0;
 	FILE *f;
 	size_t n;
 	int i;
@@ -471,6 +523,15 @@ static inline int tdat_close(struct tdat *w, const char *path)
 		tdat_u32(f, strlen(w->cpustat[i]) + 1);
 		fwrite(w->cpustat[i], 1, strlen(w->cpustat[i]) + 1, f);
 	}
+	if (w->instance) {
+		uint16_t id = TDAT_OPTION_BUFFER;
+
+		fwrite(&id, 2, 1, f);
+		tdat_u32(f, 8 + strlen(w->instance_name) + 1);
+		option_at = ftell(f);
+		tdat_u64(f, 0);			/* filled in by tdat_write_instance */
+		fwrite(w->instance_name, 1, strlen(w->instance_name) + 1, f);
+	}
 	fputc(0, f);				/* option id 0: end */
 	fputc(0, f);
 	fwrite("flyrecord", 1, 10, f);
@@ -492,6 +553,8 @@ static inline int tdat_close(struct tdat *w, const char *path)
 			fwrite(buf, 1, n, f);
 		fclose(w->cpu[i].data);
 	}
+	if (w->instance)
+		tdat_write_instance(w, f, option_at);
 	if (fclose(f))
 		return -1;
 	fuzz_seed_file("tracedat", path);

@@ -48,6 +48,36 @@ int tracecmd_output_set_compression(struct tracecmd_output *handle,
 #define PP_TRACECMD_OPTION_CPUSTAT	2
 #define PP_TRACECMD_OPTION_TRACECLOCK	4
 
+/*
+ * The ftrace instance captures read and set up (pp_record_instance), NULL
+ * for the top-level buffer; and whether this process made it.
+ */
+static struct tracefs_instance *pp_inst;
+static bool pp_inst_made;
+
+int pp_record_instance(const char *name)
+{
+	pp_inst = tracefs_instance_create(name);
+	if (!pp_inst)
+		return -1;
+	pp_inst_made = tracefs_instance_is_new(pp_inst);
+	return 0;
+}
+
+struct tracefs_instance *pp_record_tracefs_instance(void)
+{
+	return pp_inst;
+}
+
+void pp_record_instance_end(void)
+{
+	if (pp_inst && pp_inst_made)
+		tracefs_instance_destroy(pp_inst);
+	tracefs_instance_free(pp_inst);
+	pp_inst = NULL;
+	pp_inst_made = false;
+}
+
 const char *const pp_capture_events[] = {
 	"powerpin/",
 	"sched/sched_switch",
@@ -120,7 +150,7 @@ static int enable_one(struct pp_events_saved *s, const char *system,
 {
 	enum tracefs_enable_state st;
 
-	st = tracefs_event_is_enabled(NULL, system, event);
+	st = tracefs_event_is_enabled(pp_inst, system, event);
 	if (st == TRACEFS_ERROR)
 		return 1;
 	if (s->n == s->cap) {
@@ -142,7 +172,7 @@ static int enable_one(struct pp_events_saved *s, const char *system,
 	}
 	s->ev[s->n].was_enabled = st == TRACEFS_ALL_ENABLED;
 	s->n++;
-	if (tracefs_event_enable(NULL, system, event)) {
+	if (tracefs_event_enable(pp_inst, system, event)) {
 		if (!errno)
 			errno = EACCES;
 		return -1;
@@ -230,7 +260,7 @@ void pp_events_restore(struct pp_events_saved *s)
 	for (i = 0; i < s->n; i++) {
 		/* a module unloaded since then took its events with it */
 		if (!s->ev[i].was_enabled)
-			tracefs_event_disable(NULL, s->ev[i].system, s->ev[i].event);
+			tracefs_event_disable(pp_inst, s->ev[i].system, s->ev[i].event);
 		free(s->ev[i].system);
 		free(s->ev[i].event);
 	}
@@ -240,7 +270,7 @@ void pp_events_restore(struct pp_events_saved *s)
 
 int pp_trace_clear(void)
 {
-	return tracefs_instance_file_write(NULL, "trace", "") < 0 ? -1 : 0;
+	return tracefs_instance_file_write(pp_inst, "trace", "") < 0 ? -1 : 0;
 }
 
 /* overrun + dropped events of one CPU; the stats text into *text if asked */
@@ -250,7 +280,7 @@ static uint64_t cpu_lost(int cpu, char **text)
 	uint64_t lost = 0;
 
 	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-	buf = tracefs_instance_file_read(NULL, file, NULL);
+	buf = tracefs_instance_file_read(pp_inst, file, NULL);
 	if (!buf)
 		return 0;
 	p = strstr(buf, "overrun:");
@@ -296,7 +326,7 @@ static void capture_clock(struct pp_capture *c)
 	const char *name;
 	size_t len;
 
-	c->trace_clock = tracefs_instance_file_read(NULL, "trace_clock", NULL);
+	c->trace_clock = tracefs_instance_file_read(pp_inst, "trace_clock", NULL);
 	p = c->trace_clock ? strchr(c->trace_clock, '[') : NULL;
 	q = p ? strchr(p, ']') : NULL;
 	if (!q)
@@ -305,7 +335,7 @@ static void capture_clock(struct pp_capture *c)
 	len = q - name;
 	b0 = clock_ns(CLOCK_BOOTTIME);
 	w0 = clock_ns(CLOCK_REALTIME);
-	stats = tracefs_instance_file_read(NULL, "per_cpu/cpu0/stats", NULL);
+	stats = tracefs_instance_file_read(pp_inst, "per_cpu/cpu0/stats", NULL);
 	w1 = clock_ns(CLOCK_REALTIME);
 	b1 = clock_ns(CLOCK_BOOTTIME);
 	p = stats ? strstr(stats, "now ts:") : NULL;
@@ -429,7 +459,7 @@ struct pp_capture *pp_capture_start(const char *path, const char *compression,
 			c->files[i] = NULL;	/* nothing to remove */
 			goto err;
 		}
-		c->tcpu[i] = tracefs_cpu_open(NULL, i, true);
+		c->tcpu[i] = tracefs_cpu_open(pp_inst, i, true);
 		if (!c->tcpu[i]) {
 			set_err(err, errlen,
 				"cannot open the ring buffer of CPU %d: %s",

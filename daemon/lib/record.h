@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct tracefs_instance;
+
 /* The events a capture wants, as "system/event" ("system/" = all of it). */
 extern const char *const pp_capture_events[];
 
@@ -84,7 +86,20 @@ void pp_capture_unlock(int fd);
 /* Remove stale temporary files a killed capture left in @dir. */
 void pp_capture_clean_dir(const char *dir);
 
-/* Clear the top-level ring buffer (before a fresh capture). */
+/* Clear the capture's ring buffer (before a fresh capture). */
 int pp_trace_clear(void);
+
+/*
+ * Capture into ftrace instance @name (trace-cmd record -B) rather than the
+ * top-level buffer: what follows (events, clearing, the per-CPU buffers,
+ * the clock and stats) is the instance's, made if it does not exist, and
+ * removed again by pp_record_instance_end() if it was made here.  The
+ * capture file holds the instance's events as its top buffer.  0, or -1
+ * with errno.  One instance per process at a time.
+ */
+int pp_record_instance(const char *name);
+/* The instance in use (for tracefs_trace_on() and friends), NULL the top level. */
+struct tracefs_instance *pp_record_tracefs_instance(void);
+void pp_record_instance_end(void);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include <linux/powerpin.h>
 
+#include "report_filter.h"
 #include "report_int.h"
 
 #define MARKER_PREFIX		"powerpin:"
@@ -928,7 +929,7 @@ int report_run(struct report *r, const char *path, char *err, size_t errlen)
 {
 	char why[256];
 
-	if (trace_input_read(path, &report_input_ops, r, err, errlen)) {
+	if (report_filter_read(path, &report_input_ops, r, r->opt.filter, err, errlen)) {
 		/* stopped by an allocation that failed: no short report */
 		if (r->error)
 			snprintf(err, errlen, "%s: out of memory while reading it", path);

@@ -57,10 +57,34 @@ enum report_sign {
 
 struct report_perf;
 struct profile_model;
+struct report_filter;
+
+/* The order of the text summary's tables (report --sort). */
+enum report_sort {
+	REPORT_SORT_ENERGY,
+	REPORT_SORT_CPU,		/* CPU time; slices by duration */
+	REPORT_SORT_NAME,
+};
+
+/* The text summary's energy unit (report --units); mAh at the mean voltage. */
+enum report_units {
+	REPORT_UNITS_J,
+	REPORT_UNITS_MWH,
+	REPORT_UNITS_MAH,
+};
+
+/* Rows of each text table when report_options.top is 0 (report --top). */
+#define REPORT_TOP_DEFAULT	10
 
 struct report_options {
 	enum report_sign sign;
 	double baseline_s;		/* 0: no baseline */
+	/* what is read (report_filter.h), NULL: everything */
+	const struct report_filter *filter;
+	/* the text summary: rows per table (0: REPORT_TOP_DEFAULT, UINT32_MAX all) */
+	uint32_t top;
+	enum report_sort sort;
+	enum report_units units;
 };
 
 struct report_hist {
@@ -420,6 +444,9 @@ const char *report_charge_note_text(const struct report *r, char *buf, size_t le
 int report_write_text(const struct report *r, FILE *out);
 int report_write_json(const struct report *r, FILE *out);
 int report_write_processes_csv(const struct report *r, FILE *out);
+/* One row per thread (by energy), one per slice or marker name. */
+int report_write_threads_csv(const struct report *r, FILE *out);
+int report_write_slices_csv(const struct report *r, FILE *out);
 
 /*
  * The per-sample outputs (report_samples.c), written in a second pass over

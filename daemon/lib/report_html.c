@@ -32,6 +32,8 @@
 #define HTML_TOP_PROCESSES	8	/* stacked separately; the rest as one */
 #define HTML_ENERGY_POINTS	512
 #define HTML_MARKER_ROW		0xffff
+/* Threads with slices are named for their lanes up to this pid (the kernel's PID_MAX_LIMIT) */
+#define HTML_TID_LIMIT		(1U << 22)
 
 struct html_writer {
 	const struct report *r;
@@ -47,6 +49,11 @@ struct html_writer {
 	double *proc;			/* scratch: per first-pass process */
 	uint32_t next_point;
 	struct report_process_map map;
+	uint64_t *tid_seen;		/* bitmap: threads with slices (pp-threads) */
+	/* thread names as their trace_marker writes carry them */
+	struct html_name { int tid; char comm[16]; } *names;
+	uint32_t nr_names, cap_names;
+	struct hash_index name_index;
 };
 
 static void html_esc(FILE *out, const char *s)
@@ -345,11 +352,51 @@ static void sample_record(struct html_writer *w, uint32_t dt_us, double v, doubl
 	b64_put(&w->samples, rec, sizeof(rec));
 }
 
+static bool name_match(const void *ctx, uint32_t pos, const void *key)
+{
+	return ((const struct html_writer *)ctx)->names[pos].tid == *(const int *)key;
+}
+
+static uint32_t name_hash(const void *ctx, uint32_t pos)
+{
+	return hash_u32((uint32_t)((const struct html_writer *)ctx)->names[pos].tid);
+}
+
+/* The name a thread's trace_marker writes carry (a lane's, when the report has none). */
+static const char *noted_name(const struct html_writer *w, int tid)
+{
+	long pos = hash_index_find(&w->name_index, hash_u32((uint32_t)tid), name_match, w, &tid);
+
+	return pos >= 0 ? w->names[pos].comm : "";
+}
+
+static void note_name(struct html_writer *w, const struct trace_event *ev)
+{
+	struct html_name *n;
+
+	if (ev->kind != TRACE_EV_MARK || ev->pid <= 0 || !ev->comm || !ev->comm[0] ||
+	    noted_name(w, ev->pid)[0])
+		return;
+	if (w->nr_names == w->cap_names) {
+		n = reallocarray(w->names, w->cap_names ? 2 * w->cap_names : 64, sizeof(*n));
+		if (!n)
+			return;		/* the lane goes without a name */
+		w->names = n;
+		w->cap_names = w->cap_names ? 2 * w->cap_names : 64;
+	}
+	n = &w->names[w->nr_names];
+	n->tid = ev->pid;
+	snprintf(n->comm, sizeof(n->comm), "%s", ev->comm);
+	if (!hash_index_add(&w->name_index, hash_u32((uint32_t)ev->pid), w->nr_names, name_hash, w))
+		w->nr_names++;
+}
+
 void html_event(struct html_writer *w, struct report *live, const struct trace_event *ev)
 {
 	const struct report *r = w->r;
 	uint64_t us, gap;
 
+	note_name(w, ev);
 	if (ev->kind != TRACE_EV_POWER ||
 	    (ev->power.flags & (POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN)))
 		return;
@@ -370,8 +417,9 @@ void html_slice_done(struct html_writer *w, const struct report *live,
 		     const struct report_open_slice *o, bool marker)
 {
 	const struct report *r = w->r;
-	uint8_t rec[20];
+	uint8_t rec[24];
 	uint16_t row, name = (uint16_t)(o->stat < 0xfffe ? o->stat : 0xfffe);
+	int32_t tid = marker ? 0 : o->pid;
 	double begin = (double)((int64_t)(o->begin_ns - r->first_ns)) / 1e9;
 	float dur = (float)((o->end_ns - o->begin_ns) / 1e9), j = (float)(r->sign * o->energy);
 
@@ -385,6 +433,9 @@ void html_slice_done(struct html_writer *w, const struct report *live,
 	memcpy(rec + 12, &j, 4);
 	memcpy(rec + 16, &name, 2);
 	memcpy(rec + 18, &row, 2);
+	memcpy(rec + 20, &tid, 4);
+	if (tid > 0 && (uint32_t)tid < HTML_TID_LIMIT)
+		w->tid_seen[tid / 64] |= 1ULL << (tid % 64);
 	if (fwrite(rec, 1, sizeof(rec), w->slices) != sizeof(rec))
 		w->error = errno ? errno : EIO;
 }
@@ -401,7 +452,8 @@ struct html_writer *html_open(const struct report *r, const char *title, FILE *o
 	w->energy = calloc((size_t)HTML_ENERGY_POINTS * w->nr_series, sizeof(double));
 	w->proc = calloc(r->nr_processes + 1, sizeof(double));
 	w->slices = pp_tmpfile();
-	if (!w->energy || !w->proc || !w->slices) {
+	w->tid_seen = calloc(HTML_TID_LIMIT / 64, sizeof(*w->tid_seen));
+	if (!w->energy || !w->proc || !w->slices || !w->tid_seen) {
 		html_free(w);
 		return NULL;
 	}
@@ -410,6 +462,57 @@ struct html_writer *html_open(const struct report *r, const char *title, FILE *o
 	html_summary(r, title, out);
 	fputs("<script type=\"application/octet-stream\" id=\"pp-samples\">\n", out);
 	return w;
+}
+
+/* Thread @tid's name: the report's, else its trace_marker writes'. */
+static const char *thread_name(const struct html_writer *w, int tid)
+{
+	const struct report_task *t = report_find_task(w->r, tid);
+
+	return t && t->comm[0] ? t->comm : noted_name(w, tid);
+}
+
+/* The name of process @tgid: its main thread's, else the first pass's. */
+static const char *process_name(const struct html_writer *w, int tgid)
+{
+	const struct report *r = w->r;
+	const char *name = thread_name(w, tgid);
+	uint32_t i;
+
+	for (i = 0; !name[0] && i < r->nr_processes; i++)
+		if (r->processes[i].tgid == tgid)
+			name = r->processes[i].comm;
+	return name;
+}
+
+/* pp-threads: each thread with slices, its name and its process's. */
+static void threads_json(struct html_writer *w, FILE *out)
+{
+	const struct report *r = w->r;
+	bool first = true;
+	uint32_t tid;
+
+	fputs("<script type=\"application/json\" id=\"pp-threads\">{", out);
+	for (tid = 1; tid < HTML_TID_LIMIT; tid++) {
+		const struct report_task *t;
+		int tgid;
+
+		if (!w->tid_seen[tid / 64]) {
+			tid |= 63;	/* a word of none */
+			continue;
+		}
+		if (!(w->tid_seen[tid / 64] & (1ULL << (tid % 64))))
+			continue;
+		t = report_find_task(r, (int)tid);
+		tgid = t && t->tgid > 0 ? t->tgid : (int)tid;
+		fprintf(out, "%s\"%u\": {\"name\": ", first ? "" : ", ", tid);
+		script_string(out, thread_name(w, (int)tid), SIZE_MAX);
+		fprintf(out, ", \"tgid\": %d, \"process\": ", tgid);
+		script_string(out, process_name(w, tgid), SIZE_MAX);
+		fputs("}", out);
+		first = false;
+	}
+	fputs("}</script>\n", out);
 }
 
 static void energy_json(struct html_writer *w, FILE *out)
@@ -477,6 +580,7 @@ int html_close(struct html_writer *w, struct report *live)
 	if (ferror(w->slices))
 		w->error = EIO;
 	fputs("\n</script>\n", w->out);
+	threads_json(w, w->out);
 	energy_json(w, w->out);
 	fputs("<script>" REPORT_HTML_JS "</script>\n</body></html>\n", w->out);
 	if (w->error) {
@@ -495,5 +599,8 @@ void html_free(struct html_writer *w)
 	free(w->energy);
 	free(w->proc);
 	free(w->map.idx);
+	free(w->tid_seen);
+	free(w->names);
+	hash_index_free(&w->name_index);
 	free(w);
 }

@@ -6,9 +6,14 @@
 // (base64 records: u32 microseconds since the previous record, f32 volts,
 // f32 amperes discharge-positive, little-endian; NaN volts: a time step of
 // a gap too long for 32 bits, no sample), pp-slices (base64: f64
-// start s, f32 duration s, f32 joules, u16 name, u16 row; row 65535 is a
-// powerpin marker span) and pp-energy (JSON, cumulative joules per
-// process at even times).
+// start s, f32 duration s, f32 joules, u16 name, u16 depth in its thread,
+// i32 thread id; depth 65535 is a powerpin marker span), pp-threads (JSON:
+// each thread with slices, its name and process) and pp-energy (JSON,
+// cumulative joules per process at even times).
+//
+// Slices go in one lane per thread, grouped by process as systrace and
+// Perfetto show them, a row per nesting depth (as deep as they go); a
+// click on a process's or a thread's name folds it.
 //
 // Every plot shares one time axis.  Drawing decimates: each pixel column
 // gets the min and max of its samples (and their mean), so a 360,000
@@ -49,16 +54,57 @@
   }
   t = t.subarray(0, n); v = v.subarray(0, n); i = i.subarray(0, n); p = p.subarray(0, n);
   var sd = b64('pp-slices'), slices = [], markers = [];
-  for (k = 0; k + 20 <= sd.byteLength; k += 20) {
+  for (k = 0; k + 24 <= sd.byteLength; k += 24) {
     var s = { t0: sd.getFloat64(k, true), dur: sd.getFloat32(k + 8, true),
               j: sd.getFloat32(k + 12, true), name: meta.slice_names[sd.getUint16(k + 16, true)],
-              row: sd.getUint16(k + 18, true) };
+              row: sd.getUint16(k + 18, true), tid: sd.getInt32(k + 20, true) };
     s.t1 = s.t0 + s.dur;
     (s.row === 65535 ? markers : slices).push(s);
   }
-  var rows = 0;
-  slices.forEach(function (s) { s.row = Math.min(s.row, 3); rows = Math.max(rows, s.row + 1); });
   slices.sort(function (a, b) { return a.t0 - b.t0; });
+
+  // ---- lanes: a thread each, grouped by process -------------------------------
+  var threads = JSON.parse($('pp-threads').textContent), procs = [], top = [];
+  (function () {
+    var byTid = {}, byProc = {};
+    slices.forEach(function (s, k) {
+      var ln = byTid[s.tid];
+      s.k = k;
+      if (!ln) {
+        var th = threads[s.tid] || { name: '', tgid: s.tid, process: '' };
+        var pr = byProc[th.tgid];
+        if (!pr) {
+          pr = byProc[th.tgid] = { tgid: th.tgid, name: th.process, lanes: [], folded: false };
+          procs.push(pr);
+        }
+        ln = byTid[s.tid] = { tid: s.tid, name: th.name, rows: [], count: 0, folded: false };
+        pr.lanes.push(ln);
+      }
+      while (ln.rows.length <= s.row) ln.rows.push([]);
+      ln.rows[s.row].push(s);
+      ln.count++;
+      if (s.row === 0) top.push(s);
+    });
+    procs.sort(function (a, b) { return a.tgid - b.tgid; });
+    procs.forEach(function (pr) { pr.lanes.sort(function (a, b) { return a.tid - b.tid; }); });
+  })();
+  var HEAD = 14, laneH = 0;
+  // y of every row shown, from the folds: the lane's height follows
+  function layout() {
+    var y = T;
+    procs.forEach(function (pr) {
+      pr.y = y; y += HEAD;
+      pr.lanes.forEach(function (ln) {
+        ln.shown = !pr.folded;
+        if (!ln.shown) return;
+        ln.y = y; y += HEAD;
+        ln.y0 = y;
+        if (!ln.folded) y += LANE * ln.rows.length;
+      });
+    });
+    laneH = Math.max(y - T, LANE);
+    lane.setAttribute('height', T + laneH + 16);
+  }
 
   // The slices of one row in view as pixel runs: slices narrower than a few
   // pixels merge with their neighbours, so a capture with 200,000 slices
@@ -66,9 +112,9 @@
   // slice when it is one alone, how many it covers.
   function sliceRuns(row) {
     var out = [], cur = null, a, b;
-    for (var k = 0; k < slices.length; k++) {
-      var s = slices[k];
-      if (s.row !== row || s.t1 < view.t0) continue;
+    for (var k = 0; k < row.length; k++) {
+      var s = row[k];
+      if (s.t1 < view.t0) continue;
       if (s.t0 > view.t1) break;
       a = Math.max(X(s.t0), L); b = Math.min(X(s.t1), W - R);
       if (cur && a <= cur.x1 + 1 && (b - a < 4 || cur.x1 - cur.x0 < 4)) {
@@ -77,7 +123,7 @@
         if (cur.name !== s.name) cur.name = null;
         continue;
       }
-      cur = { x0: a, x1: b, slice: s, idx: k, count: 1, name: s.name, t0: s.t0, t1: s.t1 };
+      cur = { x0: a, x1: b, slice: s, idx: s.k, count: 1, name: s.name, t0: s.t0, t1: s.t1 };
       out.push(cur);
     }
     return out;
@@ -142,7 +188,7 @@
     { id: 'power', title: 'Power (discharge +)', unit: 'W', data: p, colour: '#b07aa1', zero: true }
   ];
   var root = $('pp-plots');
-  var lane = el('svg', { class: 'pp-lane', width: W, height: T + LANE * Math.max(rows, 1) + 16 }, null);
+  var lane = el('svg', { class: 'pp-lane', width: W, height: T + LANE + 16 }, null);
   root.appendChild(lane);
   plots.forEach(function (pl) {
     var box = document.createElement('div');
@@ -311,33 +357,57 @@
     esvg.Y = Y;
   }
 
+  // a process's or a thread's name: a click folds or unfolds it
+  function laneLabel(svg, x, y, text, folded, attr, value, cls) {
+    var g = el('text', { class: cls, x: x, y: y + 11, 'font-size': 11, cursor: 'pointer',
+                         'font-weight': cls === 'pp-proc-label' ? 'bold' : 'normal' }, svg,
+               (folded ? '\u25b8 ' : '\u25be ') + text);
+    g.setAttribute(attr, value);
+    return g;
+  }
   function drawLane() {
     var svg = lane;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    el('text', { x: 4, y: T + 12, 'font-size': 11 }, svg, 'slices');
-    for (var row = 0; row < rows; row++) {
-      sliceRuns(row).forEach(function (r) {
-        var y = T + row * LANE, s = r.slice;
-        var rect = el('rect', { class: 'pp-slice', x: r.x0, y: y, width: Math.max(r.x1 - r.x0, 1),
-                                height: LANE - 3, fill: '#f2c14e', stroke: '#b8902d' }, svg);
-        if (!s) {
-          // slices too narrow to draw alone: one labelled run; a click zooms to it
-          var what = r.name !== null ? r.name + ' \u00d7' + r.count : r.count + ' slices';
-          rect.setAttribute('data-run', r.t0 + ',' + r.t1);
-          el('title', {}, rect, what + ': click or zoom in to see them');
-          if (r.x1 - r.x0 > what.length * 6.5 + 4)
-            el('text', { class: 'pp-slice-label', x: r.x0 + 3, y: y + 11, 'font-size': 10,
-                         'pointer-events': 'none' }, svg, what);
-          return;
-        }
-        rect.setAttribute('data-slice', r.idx);
-        el('title', {}, rect, s.name + ': ' + fmt(s.dur, 's') + ', ' + fmt(s.j, 'J'));
-        if (r.x1 - r.x0 > s.name.length * 6.5 + 4)
-          el('text', { class: 'pp-slice-label', x: r.x0 + 3, y: y + 11, 'font-size': 10,
-                       'pointer-events': 'none', 'data-slice': r.idx }, svg, s.name);
+    layout();
+    if (!procs.length) el('text', { x: 4, y: T + 12, 'font-size': 11 }, svg, 'slices');
+    procs.forEach(function (pr) {
+      laneLabel(svg, 4, pr.y, (pr.name || 'process') + ' ' + pr.tgid, pr.folded, 'data-proc',
+                pr.tgid, 'pp-proc-label');
+      pr.lanes.forEach(function (ln) {
+        if (!ln.shown) return;
+        laneLabel(svg, 16, ln.y, (ln.name || 'thread') + ' ' + ln.tid +
+                  (ln.folded ? ' (' + ln.count + ' slices)' : ''), ln.folded, 'data-tid', ln.tid,
+                  'pp-lane-label');
+        if (!ln.folded)
+          ln.rows.forEach(function (row, depth) { drawRow(svg, row, ln.y0 + depth * LANE); });
       });
-    }
-    var my = T + LANE * Math.max(rows, 1) + 10;
+    });
+    drawMarkers(svg);
+  }
+  function drawRow(svg, row, y) {
+    sliceRuns(row).forEach(function (r) {
+      var s = r.slice;
+      var rect = el('rect', { class: 'pp-slice', x: r.x0, y: y, width: Math.max(r.x1 - r.x0, 1),
+                              height: LANE - 3, fill: '#f2c14e', stroke: '#b8902d' }, svg);
+      if (!s) {
+        // slices too narrow to draw alone: one labelled run; a click zooms to it
+        var what = r.name !== null ? r.name + ' \u00d7' + r.count : r.count + ' slices';
+        rect.setAttribute('data-run', r.t0 + ',' + r.t1);
+        el('title', {}, rect, what + ': click or zoom in to see them');
+        if (r.x1 - r.x0 > what.length * 6.5 + 4)
+          el('text', { class: 'pp-slice-label', x: r.x0 + 3, y: y + 11, 'font-size': 10,
+                       'pointer-events': 'none' }, svg, what);
+        return;
+      }
+      rect.setAttribute('data-slice', r.idx);
+      el('title', {}, rect, s.name + ': ' + fmt(s.dur, 's') + ', ' + fmt(s.j, 'J'));
+      if (r.x1 - r.x0 > s.name.length * 6.5 + 4)
+        el('text', { class: 'pp-slice-label', x: r.x0 + 3, y: y + 11, 'font-size': 10,
+                     'pointer-events': 'none', 'data-slice': r.idx }, svg, s.name);
+    });
+  }
+  function drawMarkers(svg) {
+    var my = T + laneH + 10;
     markers.forEach(function (m, idx) {
       if (m.t0 < view.t0 || m.t0 > view.t1) return;
       el('line', { class: 'pp-marker', x1: X(m.t0), x2: X(m.t0), y1: T, y2: my, stroke: '#3b3b98',
@@ -356,8 +426,7 @@
       if (!sel) return;
       var a = Math.max(X(sel.t0), L), b = Math.min(X(sel.t1), W - R);
       if (b <= a) return;
-      el('rect', { class: 'pp-sel', x: a, y: T, width: b - a, height: svg === lane ?
-                   LANE * Math.max(rows, 1) : H, fill: '#3b3b98', 'fill-opacity': 0.12,
+      el('rect', { class: 'pp-sel', x: a, y: T, width: b - a, height: svg === lane ? laneH : H, fill: '#3b3b98', 'fill-opacity': 0.12,
                    'pointer-events': 'none' }, svg);
     });
     if (!sel) { info.textContent = 'Drag across a plot, or click a slice, to select a span.'; return; }
@@ -370,7 +439,7 @@
 
   var runs0 = [];
   function draw() {
-    runs0 = sliceRuns(0);
+    runs0 = sliceRuns(top);
     plots.forEach(drawPlot);
     drawEnergy();
     drawLane();
@@ -395,7 +464,7 @@
       if (old) svg.removeChild(old);
       if (hover === null || !n) return;
       el('line', { class: 'pp-cursor', x1: X(hover), x2: X(hover), y1: T, y2: svg === lane ?
-                   T + LANE * Math.max(rows, 1) : T + H, stroke: '#222', 'pointer-events': 'none' }, svg);
+                   T + laneH : T + H, stroke: '#222', 'pointer-events': 'none' }, svg);
     });
     if (hover === null || !n) { ro.textContent = 'Point at a plot for values.'; return; }
     var k = nearest(hover), kk = 0, parts = [];
@@ -462,6 +531,17 @@
   });
   window.addEventListener('mouseup', function () { drag = null; });
   lane.addEventListener('click', function (ev) {
+    var fold = ev.target.getAttribute && (ev.target.getAttribute('data-proc') !== null ?
+      procs.filter(function (pr) { return pr.tgid === +ev.target.getAttribute('data-proc'); }) :
+      ev.target.getAttribute('data-tid') !== null ?
+      [].concat.apply([], procs.map(function (pr) { return pr.lanes; })).filter(function (ln) {
+        return ln.tid === +ev.target.getAttribute('data-tid');
+      }) : []);
+    if (fold && fold.length) {
+      fold.forEach(function (f) { f.folded = !f.folded; });
+      draw();
+      return;
+    }
     var run = ev.target.getAttribute && ev.target.getAttribute('data-run');
     if (run) {
       var ab = run.split(',');
@@ -489,5 +569,6 @@
   var m = /#t=([0-9.eE+-]+),([0-9.eE+-]+)/.exec(location.hash);
   if (m && +m[2] > +m[1]) setView(+m[1], +m[2]); else draw();
   $('pp-help').textContent = 'Wheel: zoom at the pointer; shift+wheel or shift+drag: pan; ' +
-    'drag: select a span; click a slice: select it; arrow keys and +/-: pan and zoom.';
+    'drag: select a span; click a slice: select it; click a process or thread name: fold it; ' +
+    'arrow keys and +/-: pan and zoom.';
 })();

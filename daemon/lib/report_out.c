@@ -11,10 +11,9 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_filter.h"
 #include "report_perf.h"
 #include "util.h"
-
-#define TEXT_TOP		10
 
 static void json_num(FILE *out, double v)
 {
@@ -258,19 +257,6 @@ static double tidy(double v)
 	return fabs(v) < 1e-9 ? 0.0 : v;
 }
 
-/* "  1.2000 J  40.0%  app  tgid 1215, 2 threads, 0.500 s CPU" */
-static void text_process(FILE *out, const struct report_process *p, double total)
-{
-	char group[48];
-
-	if (p->tgid_known)
-		snprintf(group, sizeof(group), "tgid %d", p->tgid);
-	else
-		snprintf(group, sizeof(group), "tgid unknown (pid %d)", p->tgid);
-	fprintf(out, "  %10.4f J  %5.1f%%  %-16s %s, %d thread%s, %.3f s CPU\n", p->energy_j,
-		total ? 100 * p->energy_j / total : 0, p->comm, group, p->threads,
-		p->threads == 1 ? "" : "s", (double)p->cpu_ns / 1e9);
-}
 
 static void text_stat(FILE *out, const char *what, const char *unit, const struct report_stat *s)
 {
@@ -300,11 +286,173 @@ static void text_charge(FILE *out, const struct report *r)
 		fprintf(out, "               no discrepancy: %s\n", note);
 }
 
-int report_write_text(const struct report *r, FILE *out)
-{
-	double total = r->energy_j;
-	uint32_t i, shown = 0;
+/* ---- the text summary's views (--top, --sort, --units) ---------------- */
 
+/* A joule figure in the summary's unit; mAh at the capture's mean voltage. */
+static double in_units(const struct report *r, double j)
+{
+	switch (r->opt.units) {
+	case REPORT_UNITS_MWH:
+		return j / 3.6;
+	case REPORT_UNITS_MAH:
+		return r->mean_voltage_v > 0 ? j / 3.6 / r->mean_voltage_v : NAN;
+	default:
+		return j;
+	}
+}
+
+static const char *unit_name(const struct report *r)
+{
+	static const char *const names[] = { "J", "mWh", "mAh" };
+
+	return names[r->opt.units];
+}
+
+static uint32_t text_top(const struct report *r)
+{
+	return r->opt.top ? r->opt.top : REPORT_TOP_DEFAULT;
+}
+
+static int by_name(const char *a, const char *b, double ea, double eb)
+{
+	int c = strcmp(a, b);
+
+	return c ? c : ea < eb ? 1 : ea > eb ? -1 : 0;
+}
+
+static int cmp_proc_view(const void *a, const void *b, void *arg)
+{
+	const struct report *r = arg;
+	const struct report_process *x = &r->processes[*(const uint32_t *)a];
+	const struct report_process *y = &r->processes[*(const uint32_t *)b];
+
+	if (r->opt.sort == REPORT_SORT_NAME)
+		return by_name(x->comm, y->comm, x->energy_j, y->energy_j);
+	if (r->opt.sort == REPORT_SORT_CPU && x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns < y->cpu_ns ? 1 : -1;
+	/* processes come sorted by energy: keep that order for ties */
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static int cmp_slice_view(const void *a, const void *b, void *arg)
+{
+	const struct report *r = arg;
+	const struct report_slice_stat *x = &r->slice_stats[*(const uint32_t *)a];
+	const struct report_slice_stat *y = &r->slice_stats[*(const uint32_t *)b];
+	double ex = r->sign * x->energy, ey = r->sign * y->energy;
+
+	if (r->opt.sort == REPORT_SORT_NAME)
+		return by_name(x->name, y->name, ex, ey);
+	if (r->opt.sort == REPORT_SORT_CPU && x->duration_ns != y->duration_ns)
+		return x->duration_ns < y->duration_ns ? 1 : -1;
+	if (ex != ey)
+		return ex < ey ? 1 : -1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* 0..n-1 in the order --sort asks for; NULL when out of memory. */
+static uint32_t *view_order(const struct report *r, uint32_t n,
+			    int (*cmp)(const void *, const void *, void *))
+{
+	uint32_t *order = malloc((n + 1) * sizeof(*order)), i;
+
+	if (!order)
+		return NULL;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp, (void *)r);
+	return order;
+}
+
+static void text_row_tail(FILE *out, uint32_t more, const char *what)
+{
+	if (more)
+		fprintf(out, "  (%u more %s: --top all, or --json/--csv)\n", more, what);
+}
+
+/* "  1.2000 J  40.0%  app  tgid 1215, 2 threads, 0.500 s CPU" */
+static void text_process(const struct report *r, FILE *out, const struct report_process *p,
+			 double total)
+{
+	char group[48];
+
+	if (p->tgid_known)
+		snprintf(group, sizeof(group), "tgid %d", p->tgid);
+	else
+		snprintf(group, sizeof(group), "tgid unknown (pid %d)", p->tgid);
+	fprintf(out, "  %10.4f %s  %5.1f%%  %-16s %s, %d thread%s, %.3f s CPU\n",
+		in_units(r, p->energy_j), unit_name(r), total ? 100 * p->energy_j / total : 0,
+		p->comm, group, p->threads, p->threads == 1 ? "" : "s", (double)p->cpu_ns / 1e9);
+}
+
+static int text_processes(const struct report *r, FILE *out)
+{
+	uint32_t *order = view_order(r, r->nr_processes, cmp_proc_view);
+	double total = r->energy_j;
+	uint32_t k, shown = 0;
+
+	if (!order)
+		return -1;
+	fprintf(out, "\nenergy by process (CPU time share per sample interval):\n");
+	for (k = 0; k < r->nr_processes && shown < text_top(r); k++, shown++) {
+		const struct report_process *p = &r->processes[order[k]];
+
+		text_process(r, out, p, total);
+	}
+	text_row_tail(out, r->nr_processes - shown, "processes");
+	fprintf(out, "  %10.4f %s  %5.1f%%  <idle>\n", tidy(in_units(r, r->sign * r->idle_energy)),
+		unit_name(r), total ? tidy(100 * r->sign * r->idle_energy / total) : 0);
+	fprintf(out, "  %10.4f %s  %5.1f%%  <other> (CPU time with no known task%s)\n",
+		tidy(in_units(r, r->sign * r->other_energy)), unit_name(r),
+		total ? tidy(100 * r->sign * r->other_energy / total) : 0,
+		report_filter_active(r->opt.filter) ? ", or filtered out" : "");
+	free(order);
+	return 0;
+}
+
+static int text_slices(const struct report *r, FILE *out)
+{
+	uint32_t *order = view_order(r, r->nr_slice_stats, cmp_slice_view);
+	uint32_t k, shown = 0;
+
+	if (!order)
+		return -1;
+	fprintf(out, "\nenergy by slice and marker:\n");
+	for (k = 0; k < r->nr_slice_stats && shown < text_top(r); k++, shown++) {
+		const struct report_slice_stat *s = &r->slice_stats[order[k]];
+
+		fprintf(out, "  %10.4f %s  %-7s %-24s x%" PRIu64 ", %.3f s",
+			tidy(in_units(r, r->sign * s->energy)), unit_name(r),
+			s->marker ? "marker" : "slice", s->name, s->count,
+			(double)s->duration_ns / 1e9);
+		if (r->opt.baseline_s > 0)
+			fprintf(out, ", %.4f %s above baseline", tidy(in_units(r, slice_above(r, s))),
+				unit_name(r));
+		fputc('\n', out);
+	}
+	text_row_tail(out, r->nr_slice_stats - shown, "slices and markers");
+	free(order);
+	return 0;
+}
+
+static void text_counters(const struct report *r, FILE *out)
+{
+	uint32_t i;
+
+	fprintf(out, "\ncounters:\n");
+	for (i = 0; i < r->nr_counters; i++) {
+		int64_t lo, hi, last;
+		bool is_signed = report_counter_values(r, &r->counters[i], &lo, &hi, &last);
+
+		fprintf(out, "  %-24s %" PRIu64 " values, min %" PRId64 ", max %" PRId64
+			", last %" PRId64 "%s\n", r->counters[i].name, r->counters[i].count,
+			lo, hi, last, is_signed ? " (discharge +)" : "");
+	}
+}
+
+/* Samples, gaps, drops: how far the capture itself can be trusted. */
+static void text_quality(const struct report *r, FILE *out)
+{
 	fprintf(out, "duration       %.3f s, %" PRIu64 " samples (median interval %.1f ms, max %.1f ms)\n",
 		r->duration_s, r->samples, r->median_interval_s * 1e3,
 		(double)r->max_interval_ns / 1e6);
@@ -330,58 +478,37 @@ int report_write_text(const struct report *r, FILE *out)
 			" ends without a begin, %" PRIu64 " trace_marker writes ignored\n",
 			r->slices_dropped, REPORT_MAX_OPEN_SLICES, r->slice_ends_unmatched,
 			r->marks_ignored);
+}
+
+int report_write_text(const struct report *r, FILE *out)
+{
+	text_quality(r, out);
 	fprintf(out, "sign           %s (%s); figures below count discharge as positive\n",
 		r->sign_name, r->sign_method);
 	text_stat(out, "voltage", "V", &r->voltage_v);
 	text_stat(out, "current", "A", &r->current_a);
 	text_stat(out, "power", "W", &r->power_w);
-	fprintf(out, "energy         %.4f J (trapezoid of V x I)\n", tidy(r->energy_j));
+	fprintf(out, "energy         %.4f J (trapezoid of V x I)", tidy(r->energy_j));
+	if (r->opt.units != REPORT_UNITS_J)
+		fprintf(out, " = %.4f %s%s", tidy(in_units(r, r->energy_j)), unit_name(r),
+			r->opt.units == REPORT_UNITS_MAH ? " at the mean voltage" : "");
+	fputc('\n', out);
 	text_charge(out, r);
 	if (r->charge_jumps)
 		fprintf(out, "               %" PRIu64 " charge counter jump%s the current cannot explain (reset, recalibration or wrap) left out\n",
 			r->charge_jumps, r->charge_jumps == 1 ? "" : "s");
-	if (total < 0)
+	if (r->energy_j < 0)
 		fprintf(out, "               (negative: the battery was charging)\n");
 	if (r->opt.baseline_s > 0)
-		fprintf(out, "baseline       %.4f W over the first %g s; energy above baseline %.4f J\n",
-			tidy(r->baseline_w), r->opt.baseline_s, tidy(r->energy_above_baseline_j));
-	if (r->switches) {
-		fprintf(out, "\nenergy by process (CPU time share per sample interval):\n");
-		for (i = 0; i < r->nr_processes && shown < TEXT_TOP; i++, shown++)
-			text_process(out, &r->processes[i], total);
-		if (r->nr_processes > shown)
-			fprintf(out, "  (%u more processes in --json/--csv)\n",
-				r->nr_processes - shown);
-		fprintf(out, "  %10.4f J  %5.1f%%  <idle>\n", tidy(r->sign * r->idle_energy),
-			total ? tidy(100 * r->sign * r->idle_energy / total) : 0);
-		fprintf(out, "  %10.4f J  %5.1f%%  <other> (CPU time with no known task)\n",
-			tidy(r->sign * r->other_energy),
-			total ? tidy(100 * r->sign * r->other_energy / total) : 0);
-	}
-	if (r->nr_slice_stats) {
-		fprintf(out, "\nenergy by slice and marker:\n");
-		for (i = 0; i < r->nr_slice_stats; i++) {
-			const struct report_slice_stat *s = &r->slice_stats[i];
-
-			fprintf(out, "  %10.4f J  %-7s %-24s x%" PRIu64 ", %.3f s", tidy(r->sign * s->energy),
-				s->marker ? "marker" : "slice", s->name, s->count,
-				(double)s->duration_ns / 1e9);
-			if (r->opt.baseline_s > 0)
-				fprintf(out, ", %.4f J above baseline", tidy(slice_above(r, s)));
-			fputc('\n', out);
-		}
-	}
-	if (r->nr_counters) {
-		fprintf(out, "\ncounters:\n");
-		for (i = 0; i < r->nr_counters; i++) {
-			int64_t lo, hi, last;
-			bool is_signed = report_counter_values(r, &r->counters[i], &lo, &hi, &last);
-
-			fprintf(out, "  %-24s %" PRIu64 " values, min %" PRId64 ", max %" PRId64
-				", last %" PRId64 "%s\n", r->counters[i].name, r->counters[i].count,
-				lo, hi, last, is_signed ? " (discharge +)" : "");
-		}
-	}
+		fprintf(out, "baseline       %.4f W over the first %g s; energy above baseline %.4f %s\n",
+			tidy(r->baseline_w), r->opt.baseline_s,
+			tidy(in_units(r, r->energy_above_baseline_j)), unit_name(r));
+	if (r->switches && text_processes(r, out))
+		return -1;
+	if (r->nr_slice_stats && text_slices(r, out))
+		return -1;
+	if (r->nr_counters)
+		text_counters(r, out);
 	if (r->perf)
 		report_perf_write_text(r->perf, out);
 	if (r->model)
@@ -409,5 +536,58 @@ int report_write_processes_csv(const struct report *r, FILE *out)
 	}
 	fprintf(out, "idle,,<idle>,,,%.9g\n", r->sign * r->idle_energy + 0.0);
 	fprintf(out, "other,,<other>,,,%.9g\n", r->sign * r->other_energy + 0.0);
+	return finish_stream(out);
+}
+
+/* A CSV field: quoted, quotes doubled (names may hold commas). */
+static void csv_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+int report_write_threads_csv(const struct report *r, FILE *out)
+{
+	uint32_t i;
+
+	fputs("tid,tgid,comm,cpu_s,energy_j\n", out);
+	for (i = 0; i < r->nr_tasks; i++) {
+		const struct report_task *t = &r->tasks[r->task_order[i]];
+		char comm[sizeof(t->comm) + 1];
+
+		if (!t->cpu_ns && !t->energy)
+			continue;
+		if (t->tgid > 0)
+			fprintf(out, "%d,%d,", t->pid, t->tgid);
+		else	/* the group is not in the input */
+			fprintf(out, "%d,,", t->pid);
+		snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(t->comm), t->comm);
+		csv_quoted(out, comm);
+		fprintf(out, ",%.9f,%.9g\n", (double)t->cpu_ns / 1e9, r->sign * t->energy + 0.0);
+	}
+	return finish_stream(out);
+}
+
+int report_write_slices_csv(const struct report *r, FILE *out)
+{
+	uint32_t i;
+
+	fputs("kind,name,count,duration_s,energy_j,energy_above_baseline_j,unterminated\n", out);
+	for (i = 0; i < r->nr_slice_stats; i++) {
+		const struct report_slice_stat *s = &r->slice_stats[i];
+
+		fprintf(out, "%s,", s->marker ? "marker" : "slice");
+		csv_quoted(out, s->name);
+		fprintf(out, ",%" PRIu64 ",%.9f,%.9g,", s->count, (double)s->duration_ns / 1e9,
+			r->sign * s->energy + 0.0);
+		if (r->opt.baseline_s > 0)
+			fprintf(out, "%.9g", slice_above(r, s) + 0.0);
+		fprintf(out, ",%" PRIu64 "\n", s->unterminated);
+	}
 	return finish_stream(out);
 }

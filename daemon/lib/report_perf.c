@@ -7,6 +7,7 @@
 
 #include <linux/powerpin.h>
 
+#include "report_filter.h"
 #include "report_perf.h"
 #include "platform.h"
 #include "util.h"
@@ -80,7 +81,7 @@ static int power_event(const struct trace_event *ev, void *arg)
 int report_perf_power(struct report_perf *rp, const char *trace_path, char *err, size_t errlen)
 {
 	static const struct trace_input_ops ops = { .event = power_event };
-	int ret = trace_input_read(trace_path, &ops, rp, err, errlen);
+	int ret = report_filter_read(trace_path, &ops, rp, rp->r->opt.filter, err, errlen);
 
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");

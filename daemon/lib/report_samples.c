@@ -18,6 +18,7 @@
 #include <linux/powerpin.h>
 
 #include "report.h"
+#include "report_filter.h"
 #include "util.h"
 
 #define CHROME_BATTERY_PID	0x7ffffffe
@@ -318,7 +319,7 @@ int report_write_outputs(const struct report *r, const char *path,
 		csv_header(o->csv);
 	if (o->chrome_json)
 		chrome_header(&p);
-	ret = trace_input_read(path, &ops, &p, err, errlen);
+	ret = report_filter_read(path, &ops, &p, r->opt.filter, err, errlen);
 	if (ret == 3 && write_failed(o, p.write_errno, err, errlen))
 		ret = -1;
 	if (ret > 0) {

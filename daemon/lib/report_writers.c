@@ -34,6 +34,18 @@ static int write_processes_csv(const struct report *r, const char *path, const c
 	return report_write_processes_csv(r, out);
 }
 
+static int write_threads_csv(const struct report *r, const char *path, const char *name,
+			     FILE *out, char *err, size_t errlen)
+{
+	return report_write_threads_csv(r, out);
+}
+
+static int write_slices_csv(const struct report *r, const char *path, const char *name,
+			    FILE *out, char *err, size_t errlen)
+{
+	return report_write_slices_csv(r, out);
+}
+
 static int write_samples_csv(const struct report *r, const char *path, const char *name,
 			     FILE *out, char *err, size_t errlen)
 {
@@ -63,6 +75,8 @@ const struct report_writer report_writers[] = {
 	{ "json", write_json },
 	{ "html", write_html },
 	{ "processes-csv", write_processes_csv },
+	{ "threads-csv", write_threads_csv },
+	{ "slices-csv", write_slices_csv },
 	{ "samples-csv", write_samples_csv },
 	{ "chrome-json", write_chrome_json },
 	{ "perfetto", write_perfetto },

@@ -95,6 +95,11 @@ int trace_input_read(const char *path, const struct trace_input_ops *ops, void *
 {
 	switch (trace_input_detect(path, err, errlen)) {
 	case TRACE_FORMAT_TEXT:
+		if (ops->instance) {
+			snprintf(err, errlen, "%s: ftrace text has one buffer, not instance %s (a trace.dat from trace-cmd record -B has several)",
+				 path, ops->instance);
+			return -1;
+		}
 		return trace_input_read_text(path, ops, arg, err, errlen);
 	case TRACE_FORMAT_TRACEDAT:
 		return trace_input_read_tracedat(path, ops, arg, err, errlen);

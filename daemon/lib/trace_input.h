@@ -159,6 +159,12 @@ struct trace_input_ops {
 	 * cut from -600000): it is left out (may be NULL).
 	 */
 	void (*cut_line)(unsigned long lineno, void *arg);
+	/*
+	 * A trace.dat with several buffers (trace-cmd record -B NAME): the
+	 * ftrace instance to read instead of the top one; NULL the top one.
+	 * Text has one buffer: naming one is an error.
+	 */
+	const char *instance;
 };
 
 /*

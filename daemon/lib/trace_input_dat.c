@@ -830,6 +830,51 @@ static int dat_error(int code, const char *path, int bad_cpu, char *err, size_t 
 	return code;
 }
 
+static struct tracecmd_input *dat_find_instance(struct tracecmd_input *top, const char *name,
+						const char *path, char *err, size_t errlen);
+
+/*
+ * The buffer of ftrace instance @name in @top (trace-cmd record -B), or NULL
+ * with a message naming the buffers there are; @top is closed either way
+ * (the instance holds its own reference).
+ */
+static struct tracecmd_input *dat_instance(struct tracecmd_input *top, const char *name,
+					   const char *path, char *err, size_t errlen)
+{
+	struct tracecmd_input *h = dat_find_instance(top, name, path, err, errlen);
+
+	tracecmd_close(top);
+	return h;
+}
+
+/* dat_instance()'s search, @top left open. */
+static struct tracecmd_input *dat_find_instance(struct tracecmd_input *top, const char *name,
+						const char *path, char *err, size_t errlen)
+{
+	int i, n = tracecmd_buffer_instances(top);
+	struct tracecmd_input *h;
+	size_t len;
+
+	for (i = 0; i < n; i++) {
+		const char *b = tracecmd_buffer_instance_name(top, i);
+
+		if (!b || strcmp(b, name))
+			continue;
+		h = tracecmd_buffer_instance_handle(top, i);
+		if (!h)
+			snprintf(err, errlen, "%s: instance %s: its buffer cannot be read", path, name);
+		return h;
+	}
+	len = (size_t)snprintf(err, errlen, "%s: no instance %s in it (%s", path, name,
+			       n ? "it has:" : "it has the top buffer alone");
+	for (i = 0; i < n && len < errlen; i++)
+		len += (size_t)snprintf(err + len, errlen - len, " %s",
+					tracecmd_buffer_instance_name(top, i));
+	if (len < errlen)
+		snprintf(err + len, errlen - len, ")");
+	return NULL;
+}
+
 int trace_input_read_tracedat(const char *path, const struct trace_input_ops *ops,
 			      void *arg, char *err, size_t errlen)
 {
@@ -849,6 +894,8 @@ int trace_input_read_tracedat(const char *path, const struct trace_input_ops *op
 	r.ino = st.st_ino;
 	handle = dat_open(path, err, errlen);
 	if (!handle)
+		return -1;
+	if (ops->instance && !(handle = dat_instance(handle, ops->instance, path, err, errlen)))
 		return -1;
 	trace_seq_init(&r.seq);
 	if (dat_prepare(handle, &r))

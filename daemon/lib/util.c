@@ -334,3 +334,33 @@ int close_stdout(const char *who, int status)
 		fprintf(stderr, "%s: write error on standard output\n", who);
 	return status ? status : 1;
 }
+
+char *format_size_human(unsigned long long bytes, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	unsigned long long whole, tenths;
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%llu", bytes);
+		return buf;
+	}
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	tenths = (unsigned long long)(v * 10 + 0.5);
+	whole = (unsigned long long)(v + 0.5);
+	/* 1023.6K rounds to 1024K: that is 1M */
+	if (whole >= 1024 && u < 5) {
+		whole = 1;
+		tenths = 10;
+		u++;
+	}
+	if (tenths < 100 && tenths % 10)
+		snprintf(buf, len, "%llu.%llu%c", tenths / 10, tenths % 10, units[u]);
+	else
+		snprintf(buf, len, "%llu%c", tenths < 100 ? tenths / 10 : whole, units[u]);
+	return buf;
+}

@@ -27,6 +27,13 @@ int read_bounded_file(const char *path, size_t max, void **buf, size_t *len);
 int parse_size(const char *s, unsigned long long *out);
 
 /*
+ * @bytes as people read sizes (du -h, fincore): under 1024 as is, else in
+ * K, M, G, T, P, E of 1024, one decimal below 10 ("1.5K", "4K", "12M",
+ * rounded half up).  Returns @buf (at least 8 bytes).
+ */
+char *format_size_human(unsigned long long bytes, char *buf, size_t len);
+
+/*
  * Write @s as a JSON string literal: at most @len bytes, stopping at a NUL
  * (pass SIZE_MAX for a plain C string).  Control characters are escaped,
  * and bytes that are not well-formed UTF-8 (a task name the kernel cut at

@@ -291,4 +291,32 @@ TEST_F_TIMEOUT(rec, threads_grouped_into_their_process, 180)
 	}
 }
 
+/*
+ * -B NAME, as trace-cmd record -B: the events come from an ftrace instance,
+ * made for the capture and removed after it; the top level is left as it
+ * was (its tracing_on, which the sampler follows, and its events off).
+ */
+TEST_F_TIMEOUT(rec, into_an_instance, 180)
+{
+	char *dat = at(self, 0, "i.dat"), *json = at(self, 1, "r.json");
+
+	ASSERT_EQ(0, system("echo 1 > " TRACING "/tracing_on"));
+	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -B pptest -o i.dat -- sleep 1"));
+	EXPECT_TRUE(is_capture(dat));
+	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin report i.dat --json r.json > /dev/null"));
+	EXPECT_TRUE(has(json, "\"samples\": "));
+	EXPECT_FALSE(has(json, "\"samples\": 0,"));
+	EXPECT_TRUE(has(json, "\"sched_switches\": "));
+	EXPECT_FALSE(has(json, "\"sched_switches\": 0,"));
+	EXPECT_NE(0, access(TRACING "/instances/pptest", F_OK));
+	EXPECT_TRUE(has(TRACING "/tracing_on", "1"));
+	EXPECT_TRUE(has(TRACING "/events/powerpin/enable", "0"));
+	/* an instance that was there already stays */
+	ASSERT_EQ(0, mkdir(TRACING "/instances/ppkeep", 0755));
+	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -B ppkeep -o i.dat -- sleep 0.3"));
+	EXPECT_EQ(0, access(TRACING "/instances/ppkeep", F_OK));
+	rmdir(TRACING "/instances/ppkeep");
+	system("echo 0 > " TRACING "/tracing_on");
+}
+
 TEST_HARNESS_MAIN

@@ -372,6 +372,27 @@ TEST_F(comp, arguments_by_kind)
 	out = complete(line);
 	EXPECT_STREQ("auto\ndischarge-negative\ndischarge-positive\n", out);
 	free(out);
+	snprintf(line, sizeof(line), "%s/" POWERPIN " report cap.dat --sort \"\"", self->top);
+	out = complete(line);
+	EXPECT_STREQ("cpu\nenergy\nname\n", out);
+	free(out);
+	snprintf(line, sizeof(line), "%s/" POWERPIN " report cap.dat --units \"\"", self->top);
+	out = complete(line);
+	EXPECT_STREQ("J\nmAh\nmWh\n", out);
+	free(out);
+	/* report's filters, and file's -h, are offered; not another command's */
+	snprintf(line, sizeof(line), "%s/" POWERPIN " report cap.dat --", self->top);
+	out = complete(line);
+	EXPECT_TRUE(has_line(out, "--from"));
+	EXPECT_TRUE(has_line(out, "--to"));
+	EXPECT_TRUE(has_line(out, "--comm"));
+	EXPECT_TRUE(has_line(out, "--stat"));
+	EXPECT_FALSE(has_line(out, "--human-readable"));
+	free(out);
+	snprintf(line, sizeof(line), "%s/" POWERPIN " file apps --h", self->top);
+	out = complete(line);
+	EXPECT_STREQ("--help\n--human-readable\n", out);
+	free(out);
 	snprintf(line, sizeof(line), "%s/" POWERPIN " file f --probe-method \"\"", self->top);
 	out = complete(line);
 	EXPECT_STREQ("auto\nbitmap\nmincore\nruns\n", out);

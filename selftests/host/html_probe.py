@@ -21,6 +21,10 @@ selftests/host/report_html_test.c to assert on:
   selection                              after a drag across a plot
   slice_selection, slice_click_t0/t1     after a click on the first slice (a run
                                          of slices too narrow to draw alone zooms)
+  proc_label=<text>, lane_label=<text>   the slice lanes' process and thread names
+  slice_at=<name>@<y>                    each slice drawn alone, and its row's y
+  folded_label, folded_slices            after a click on the first thread's name
+  proc_folded_lanes                      after a click on the first process's name
 """
 import base64
 import json
@@ -175,6 +179,19 @@ def interact(pg, out):
         out['slice_click_t0'] = pg.js("document.getElementById('pp-plots').getAttribute('data-t0')")
         out['slice_click_t1'] = pg.js("document.getElementById('pp-plots').getAttribute('data-t1')")
 
+def fold(pg, out):
+    """Click the first thread's name, then the first process's: they fold."""
+    click = ("(function (sel) { var e = document.querySelector(sel); if (!e) return false;"
+             " e.dispatchEvent(new MouseEvent('click', {bubbles: true})); return true; })")
+    if not pg.js(click + "('.pp-lane-label')"):
+        return
+    out['folded_label'] = pg.js("document.querySelector('.pp-lane-label').textContent")
+    out['folded_slices'] = pg.js("document.querySelectorAll('.pp-slice').length")
+    pg.js(click + "('.pp-lane-label')")
+    pg.js(click + "('.pp-proc-label')")
+    out['proc_folded_lanes'] = pg.js("document.querySelectorAll('.pp-lane-label').length")
+
+
 def main():
     page_path, outdir = os.path.abspath(sys.argv[1]), sys.argv[2]
     profile = os.path.join(outdir, 'profile')
@@ -207,6 +224,10 @@ def main():
             slice_labels: document.querySelectorAll('.pp-slice-label').length,
             slice_label: Array.from(document.querySelectorAll('.pp-slice-label')).map(e => e.textContent),
             marker_labels: document.querySelectorAll('.pp-marker-label').length,
+            proc_label: Array.from(document.querySelectorAll('.pp-proc-label')).map(e => e.textContent),
+            lane_label: Array.from(document.querySelectorAll('.pp-lane-label')).map(e => e.textContent),
+            slice_at: Array.from(document.querySelectorAll('.pp-slice[data-slice]')).map(
+                e => e.querySelector('title').textContent.split(':')[0] + '@' + e.getAttribute('y')),
             readout_before: document.getElementById('pp-readout').textContent,
             t0: document.getElementById('pp-plots').getAttribute('data-t0'),
             t1: document.getElementById('pp-plots').getAttribute('data-t1')})""")
@@ -228,6 +249,8 @@ def main():
                                      " document.getElementById('pp-reset').click();"
                                      " return ((performance.now() - t) / 2).toFixed(1); })()")
             interact(pg, out)
+            pg.call('Runtime.evaluate', {'expression': "document.getElementById('pp-reset').click()"})
+            fold(pg, out)
         time.sleep(0.2)
         pg.js('0')
         msgs = console_messages(pg.events)

@@ -307,6 +307,90 @@ TEST_F_TIMEOUT(html, dense_slices_labelled, 300)
 	EXPECT_NEAR(10.0, fact_num(f, "slice_click_t1"), 0.05);
 }
 
+/* The y of the row slice @name is drawn in ("slice_at=NAME@Y"), or -1. */
+static int slice_y(const char *facts, const char *name)
+{
+	char key[128];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\nslice_at=%s@", name);
+	p = strstr(facts, key);
+	return p ? atoi(p + strlen(key)) : -1;
+}
+
+/*
+ * A 6 s network request on RenderThread while the main thread draws a
+ * frame with a traversal inside it, and a third process nesting six deep:
+ * each thread has its own lane under its process, named; the frame and
+ * the request overlap in time but not in a row; traversal is one row
+ * under the frame; all six depths get a row (no cap); a click on a
+ * thread's name folds its lane, on a process's name all its threads.
+ */
+TEST_F_TIMEOUT(html, lane_per_thread, 300)
+{
+	static const char *const deep[] = {
+		"B|1300|d0", "B|1300|d1", "B|1300|d2", "B|1300|d3", "B|1300|d4", "B|1300|d5",
+	};
+	struct gen g = { .nr_cpus = 2 };
+	char in[160], page[160], cmd[600];
+	const char *f;
+	char *html;
+	int k, y[6];
+
+	for (k = 0; k <= 100; k++)
+		gen_battery(&g, SEC + k * 100 * MS, k, 3900000, -800000, 3000000, 0);
+	gen_mark(&g, SEC + 500 * MS, 1, "RenderThread", 1215, 1200, "B|1200|network request");
+	gen_mark(&g, SEC + 6500 * MS, 1, "RenderThread", 1215, 1200, "E|1200");
+	gen_mark(&g, 2 * SEC, 0, "app", 1200, 1200, "B|1200|Choreographer#doFrame");
+	gen_mark(&g, 2 * SEC + 500 * MS, 0, "app", 1200, 1200, "B|1200|traversal");
+	gen_mark(&g, 3 * SEC + 500 * MS, 0, "app", 1200, 1200, "E|1200");
+	gen_mark(&g, 4 * SEC, 0, "app", 1200, 1200, "E|1200");
+	for (k = 0; k < 6; k++)
+		gen_mark(&g, 7 * SEC + k * 100 * MS, 0, "deep", 1300, 1300, deep[k]);
+	for (k = 0; k < 6; k++)
+		gen_mark(&g, 10 * SEC - k * 100 * MS, 0, "deep", 1300, 1300, "E|1300");
+	snprintf(in, sizeof(in), "%s/lanes.txt", self->dir);
+	snprintf(page, sizeof(page), "%s/lanes.html", self->dir);
+	ASSERT_EQ(0, gen_write(&g, in));
+	snprintf(cmd, sizeof(cmd), "%s report %s --html %s >/dev/null", POWERPIN, in, page);
+	ASSERT_EQ(0, system(cmd));
+	/* the page's data: each thread named with its process */
+	html = slurp(page);
+	ASSERT_NE(NULL, html);
+	EXPECT_NE(NULL, strstr(html, "<script type=\"application/json\" id=\"pp-threads\">{\"1200\": {\"name\": \"app\", \"tgid\": 1200, \"process\": \"app\"}, \"1215\": {\"name\": \"RenderThread\", \"tgid\": 1200, \"process\": \"app\"}, \"1300\": {\"name\": \"deep\", \"tgid\": 1300, \"process\": \"deep\"}}</script>"));
+	free(html);
+
+	self->facts = probe(self->dir, page);
+	ASSERT_NE(NULL, self->facts);
+	f = self->facts;
+	TH_LOG("%s", f);
+	EXPECT_EQ(0, fact_int(f, "console_errors"));
+	EXPECT_EQ(2, count_lines(f, "proc_label=\xe2\x96\xbe app 1200") +
+		     count_lines(f, "proc_label=\xe2\x96\xbe deep 1300"));
+	EXPECT_EQ(1, count_lines(f, "lane_label=\xe2\x96\xbe app 1200"));
+	EXPECT_EQ(1, count_lines(f, "lane_label=\xe2\x96\xbe RenderThread 1215"));
+	EXPECT_EQ(1, count_lines(f, "lane_label=\xe2\x96\xbe deep 1300"));
+	/* overlapping in time, on two threads: two lanes, not one row nested */
+	ASSERT_LT(0, slice_y(f, "network request"));
+	ASSERT_LT(0, slice_y(f, "Choreographer#doFrame"));
+	EXPECT_NE(slice_y(f, "network request"), slice_y(f, "Choreographer#doFrame"));
+	EXPECT_EQ(slice_y(f, "Choreographer#doFrame") + 18, slice_y(f, "traversal"));
+	/* app's lane (main thread first), then RenderThread's under it */
+	EXPECT_LT(slice_y(f, "traversal"), slice_y(f, "network request"));
+	for (k = 0; k < 6; k++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "d%d", k);
+		y[k] = slice_y(f, name);
+		ASSERT_LT(0, y[k]) TH_LOG("%s", name);
+		if (k)
+			EXPECT_EQ(y[k - 1] + 18, y[k]);
+	}
+	EXPECT_EQ(0, strncmp(fact(f, "folded_label"), "\xe2\x96\xb8 app 1200 (2 slices)", 26));
+	EXPECT_EQ(7, fact_int(f, "folded_slices"));
+	EXPECT_EQ(1, fact_int(f, "proc_folded_lanes"));
+}
+
 /* The console check can fail: a page that logs an error is caught. */
 TEST_F_TIMEOUT(html, probe_sees_console_errors, 300)
 {

@@ -503,7 +503,7 @@ TEST_F(cli, outputs)
 	EXPECT_EQ(0x0a, trace[0]);
 	free(trace);
 	/* written through temporary files: none left */
-	EXPECT_EQ(6, dir_entries(self->dir));
+	EXPECT_EQ(8, dir_entries(self->dir));
 }
 
 /*
