@@ -53,6 +53,8 @@ const char *const pp_capture_events[] = {
 	"sched/sched_switch",
 	"sched/sched_process_fork",
 	"sched/sched_process_exit",
+	/* the frequency each CPU runs at, where the kernel has the event */
+	"power/cpu_frequency",
 	/* ftrace/print (trace_marker) cannot be switched: it is always on */
 	NULL,
 };

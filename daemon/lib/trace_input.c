@@ -309,6 +309,20 @@ static int parse_exit(char *s, struct trace_event *ev)
 	return 1;
 }
 
+/* "state=1800000 cpu_id=2" (power:cpu_frequency) */
+static int parse_cpu_freq(char *s, struct trace_event *ev)
+{
+	int64_t khz, cpu;
+
+	if (kv_int(s, "state", &khz) || kv_int(s, "cpu_id", &cpu) || khz < 0 ||
+	    khz > UINT32_MAX || cpu < 0 || cpu > INT32_MAX)
+		return 0;
+	ev->kind = TRACE_EV_CPU_FREQ;
+	ev->freq.cpu = (int)cpu;
+	ev->freq.khz = (unsigned int)khz;
+	return 1;
+}
+
 /* "track_name=cpu_load counter_value=42" */
 static int parse_counter(char *s, struct trace_event *ev)
 {
@@ -444,6 +458,29 @@ static int parse_lost(const char *line, struct trace_event *ev)
 	return 0;
 }
 
+/* The payload of event @event, as trace_text_parse_line() returns. */
+static int parse_payload(const char *event, char *payload, struct trace_event *ev)
+{
+	if (!strcmp(event, "battery"))
+		return parse_battery(payload, ev);
+	if (!strcmp(event, "write_power_ringbuffer"))
+		return parse_seed_power(payload, ev);
+	if (!strcmp(event, "counter"))
+		return parse_counter(payload, ev);
+	if (!strcmp(event, "sched_switch"))
+		return parse_switch(payload, ev) ? 1 : -1;
+	if (!strcmp(event, "sched_process_fork"))
+		return parse_fork(payload, ev) ? 1 : -1;
+	if (!strcmp(event, "sched_process_exit"))
+		return parse_exit(payload, ev) ? 1 : -1;
+	if (!strcmp(event, "cpu_frequency"))
+		return parse_cpu_freq(payload, ev) ? 1 : -1;
+	if (!strcmp(event, "tracing_mark_write") || !strcmp(event, "print"))
+		return parse_mark(payload, ev);
+	/* some other event: still a valid line, its timestamp is checked */
+	return 2;
+}
+
 int trace_text_parse_line(char *line, struct trace_event *ev)
 {
 	char *p, *bracket, *cpu_end, *task_end, *dash, *event, *payload;
@@ -532,22 +569,7 @@ int trace_text_parse_line(char *line, struct trace_event *ev)
 	while (q > payload && (q[-1] == '\n' || q[-1] == '\r'))
 		*--q = '\0';
 
-	if (!strcmp(event, "battery"))
-		return parse_battery(payload, ev);
-	if (!strcmp(event, "write_power_ringbuffer"))
-		return parse_seed_power(payload, ev);
-	if (!strcmp(event, "counter"))
-		return parse_counter(payload, ev);
-	if (!strcmp(event, "sched_switch"))
-		return parse_switch(payload, ev) ? 1 : -1;
-	if (!strcmp(event, "sched_process_fork"))
-		return parse_fork(payload, ev) ? 1 : -1;
-	if (!strcmp(event, "sched_process_exit"))
-		return parse_exit(payload, ev) ? 1 : -1;
-	if (!strcmp(event, "tracing_mark_write") || !strcmp(event, "print"))
-		return parse_mark(payload, ev);
-	/* some other event: still a valid line, its timestamp is checked */
-	return 2;
+	return parse_payload(event, payload, ev);
 }
 
 /*

@@ -26,6 +26,7 @@ enum trace_event_kind {
 	TRACE_EV_LOST,		/* the ring buffer dropped events before this point */
 	TRACE_EV_FORK,		/* sched:sched_process_fork */
 	TRACE_EV_EXIT,		/* sched:sched_process_exit */
+	TRACE_EV_CPU_FREQ,	/* power:cpu_frequency (a CPU's new frequency) */
 };
 
 /* Which of the power fields the source carried. */
@@ -108,6 +109,10 @@ struct trace_event {
 		struct {
 			uint64_t count;		/* 0 when the input does not say how many */
 		} lost;
+		struct {
+			int cpu;		/* cpu_id: the CPU whose frequency changed */
+			unsigned int khz;	/* state: its frequency from now on */
+		} freq;
 	};
 };
 

@@ -206,7 +206,7 @@ struct dat_reader {
 	/* per CPU: file offset of the last record delivered, 0 none */
 	unsigned long long *last_offset;
 	int nr_cpus;
-	struct tep_event *battery, *counter, *sched_switch, *print, *fork, *exit;
+	struct tep_event *battery, *counter, *sched_switch, *print, *fork, *exit, *cpu_freq;
 	struct tep_format_field *b_seq, *b_volt, *b_cur, *b_charge, *b_flags;
 	struct tep_format_field *b_cap, *b_temp, *b_avg;
 	struct tep_format_field *c_track, *c_value;
@@ -215,6 +215,7 @@ struct dat_reader {
 	struct tep_format_field *f_parent_pid, *f_child_pid, *f_parent_comm, *f_child_comm;
 	struct tep_format_field *x_pid, *x_prio, *x_comm;
 	struct tep_format_field *p_buf;
+	struct tep_format_field *q_state, *q_cpu;
 	/* prev_state values seen and their TRACE_TASK_* meaning */
 	struct {
 		int64_t raw;
@@ -327,6 +328,52 @@ static unsigned int dat_prev_state(struct dat_reader *r, struct tep_record *rec,
 	return state;
 }
 
+/* A powerpin:battery record into @ev; -1 when it lacks voltage or current. */
+static int dat_battery(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev)
+{
+	int64_t v;
+
+	ev->kind = TRACE_EV_POWER;
+	if (field_int(r->b_volt, rec, &ev->power.voltage_uv) ||
+	    field_int(r->b_cur, rec, &ev->power.current_ua))
+		return -1;
+	if (!field_int(r->b_charge, rec, &ev->power.charge_uah))
+		ev->power.has |= TRACE_POWER_HAS_CHARGE;
+	if (!field_int(r->b_seq, rec, &v)) {
+		ev->power.seq = (uint32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_SEQ;
+	}
+	if (!field_int(r->b_flags, rec, &v)) {
+		ev->power.flags = (uint32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_FLAGS;
+	}
+	if (!field_int(r->b_cap, rec, &v)) {
+		ev->power.capacity = (int32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_CAPACITY;
+	}
+	if (!field_int(r->b_temp, rec, &v)) {
+		ev->power.temp_dc = (int32_t)v;
+		ev->power.has |= TRACE_POWER_HAS_TEMP;
+	}
+	if (!field_int(r->b_avg, rec, &ev->power.current_avg_ua))
+		ev->power.has |= TRACE_POWER_HAS_CURRENT_AVG;
+	return 0;
+}
+
+/* A power:cpu_frequency record into @ev; -1 when a field is missing. */
+static int dat_cpu_freq(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev)
+{
+	int64_t khz, cpu;
+
+	if (field_int(r->q_state, rec, &khz) || field_int(r->q_cpu, rec, &cpu) || khz < 0 ||
+	    khz > UINT32_MAX || cpu < 0 || cpu > INT32_MAX)
+		return -1;
+	ev->kind = TRACE_EV_CPU_FREQ;
+	ev->freq.cpu = (int)cpu;
+	ev->freq.khz = (unsigned int)khz;
+	return 0;
+}
+
 static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu,
 		      void *data)
 {
@@ -374,30 +421,12 @@ static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int
 
 	if (r->battery && type == r->battery->id) {
 		event = r->battery;
-		ev.kind = TRACE_EV_POWER;
-		if (field_int(r->b_volt, rec, &ev.power.voltage_uv) ||
-		    field_int(r->b_cur, rec, &ev.power.current_ua))
+		if (dat_battery(r, rec, &ev))
 			return 0;
-		if (!field_int(r->b_charge, rec, &ev.power.charge_uah))
-			ev.power.has |= TRACE_POWER_HAS_CHARGE;
-		if (!field_int(r->b_seq, rec, &v)) {
-			ev.power.seq = (uint32_t)v;
-			ev.power.has |= TRACE_POWER_HAS_SEQ;
-		}
-		if (!field_int(r->b_flags, rec, &v)) {
-			ev.power.flags = (uint32_t)v;
-			ev.power.has |= TRACE_POWER_HAS_FLAGS;
-		}
-		if (!field_int(r->b_cap, rec, &v)) {
-			ev.power.capacity = (int32_t)v;
-			ev.power.has |= TRACE_POWER_HAS_CAPACITY;
-		}
-		if (!field_int(r->b_temp, rec, &v)) {
-			ev.power.temp_dc = (int32_t)v;
-			ev.power.has |= TRACE_POWER_HAS_TEMP;
-		}
-		if (!field_int(r->b_avg, rec, &ev.power.current_avg_ua))
-			ev.power.has |= TRACE_POWER_HAS_CURRENT_AVG;
+	} else if (r->cpu_freq && type == r->cpu_freq->id) {
+		event = r->cpu_freq;
+		if (dat_cpu_freq(r, rec, &ev))
+			return 0;
 	} else if (r->sched_switch && type == r->sched_switch->id) {
 		event = r->sched_switch;
 		ev.kind = TRACE_EV_SWITCH;
@@ -515,6 +544,14 @@ static void dat_find_events(struct dat_reader *r)
 		r->x_pid = tep_find_field(e, "pid");
 		r->x_prio = tep_find_field(e, "prio");
 		r->x_comm = tep_find_field(e, "comm");
+	}
+	e = tep_find_event_by_name(r->tep, "power", "cpu_frequency");
+	if (e) {
+		r->cpu_freq = e;
+		r->q_state = tep_find_field(e, "state");
+		r->q_cpu = tep_find_field(e, "cpu_id");
+		if (!r->q_state || !r->q_cpu)
+			r->cpu_freq = NULL;
 	}
 	e = tep_find_event_by_name(r->tep, "ftrace", "print");
 	if (e) {
