@@ -153,6 +153,7 @@ struct tdat {
 	const char *clock;	/* trace clock name, NULL: local */
 	const char *extra_format;	/* one more event format, of system "extra" */
 	size_t extra_format_len;
+	const char *extra_system;	/* the extra format's system, NULL: "extra" */
 	const char *printk;		/* the printk formats section, NULL: empty */
 };
 
@@ -411,7 +412,8 @@ static inline int tdat_close(struct tdat *w, const char *path)
 	tdat_blob64(f, tdat_fmt_print, strlen(tdat_fmt_print));
 	tdat_u32(f, w->extra_format ? 3 : 2);	/* systems */
 	if (w->extra_format) {
-		fwrite("extra", 1, 6, f);
+		fwrite(w->extra_system ? w->extra_system : "extra", 1,
+		       strlen(w->extra_system ? w->extra_system : "extra") + 1, f);
 		tdat_u32(f, 1);
 		tdat_blob64(f, w->extra_format, w->extra_format_len);
 	}
