@@ -152,7 +152,7 @@ double profile_t95(int dof);
  * clean calibration on the emulator fits within 3-7 mA rms.
  */
 #define PROFILE_MAX_RESIDUAL_MA	10.0
-#define PROFILE_MAX_SPREAD_MA	30.0
+#define PROFILE_MAX_SPREAD_MA	50.0
 #define PROFILE_RECHECK_RESIDUAL	(1U << 0)
 #define PROFILE_RECHECK_SPREAD		(1U << 1)
 

@@ -70,15 +70,15 @@ static void table_steps(FILE *out, const struct profile_result *r)
 	char desc[512];
 	int i;
 
-	fprintf(out, "%-4s %-44s %10s %10s %9s %8s\n", "step", "what", "mA", "model mA",
-		"busy CPUs", "samples");
+	fprintf(out, "%-4s %-44s %10s %10s %9s %9s %8s\n", "step", "what", "mA", "model mA",
+		"spread mA", "busy CPUs", "samples");
 	for (i = 0; i < r->plan->nsteps; i++) {
 		const struct profile_measure *m = &r->measures[i];
 
 		profile_step_describe(r->topo, &r->plan->steps[i], desc, sizeof(desc));
-		fprintf(out, "%-4d %-44s %10.1f %10.1f %9.2f %4u/%-3u\n", i + 1, desc,
-			m->current_ua * r->sign / 1000, model_ma(r, i), step_busy(r, i),
-			m->fresh, m->samples);
+		fprintf(out, "%-4d %-44s %10.1f %10.1f %9.1f %9.2f %4u/%-3u\n", i + 1, desc,
+			m->current_ua * r->sign / 1000, model_ma(r, i), m->spread_ua / 1000,
+			step_busy(r, i), m->fresh, m->samples);
 	}
 }
 

@@ -169,6 +169,26 @@ TEST_F_TIMEOUT(profile, recovers_emulator_currents, 300)
 	model_matches_device(_metadata, self->dir);
 }
 
+/*
+ * report --model prices CPU time by power:cpu_frequency: record enables
+ * the event during the capture (the guests have no cpufreq, so it never
+ * fires here, but the tracepoint exists) and puts it back after.
+ */
+TEST_F(profile, record_enables_cpu_frequency)
+{
+	char cmd[512], out[4096];
+
+	if (access(TRACING "events/power/cpu_frequency/enable", F_OK))
+		SKIP(return, "this kernel has no power:cpu_frequency");
+	ASSERT_EQ(0, system("echo 0 > " TRACING "events/power/cpu_frequency/enable"));
+	snprintf(cmd, sizeof(cmd), "cd %s && $PP/" POWERPIN " record -q -o f.dat -- "
+		 "cat " TRACING "events/power/cpu_frequency/enable 2>/dev/null", self->dir);
+	setenv("PP", getcwd(out, sizeof(out)), 1);
+	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_STREQ("1\n", out);
+	EXPECT_TRUE(is_off(TRACING "events/power/cpu_frequency/enable"));
+}
+
 /* SIGTERM in the middle: exit 128 + 15, no file, tracing as it was. */
 TEST_F_TIMEOUT(profile, sigterm_restores_and_writes_nothing, 120)
 {
