@@ -31,6 +31,8 @@
 #define SYSROOT		"/"
 /* the measured part of a step holds at least this many gauge refreshes */
 #define MIN_REFRESHES	5
+/* "re-measuring step 4 of 9 (residual +23.5 mA)" */
+#define LABEL_LEN	128
 
 struct profile_opts {
 	int rounds;
@@ -237,6 +239,7 @@ struct run {
 	struct pp_capture *cap;
 	int marker_fd;
 	bool progress;
+	char (*labels)[LABEL_LEN];	/* the steps' progress labels, NULL: "step i/n" */
 	double t_end;			/* when the last step ends (CLOCK_MONOTONIC) */
 	/* the load of the CPU-time window, in intervals of a gauge refresh */
 	bool measuring;
@@ -260,8 +263,12 @@ static void progress(struct run *run, int i, double now)
 	char desc[256];
 
 	profile_step_describe(run->topo, &run->plan->steps[i], desc, sizeof(desc));
-	fprintf(stderr, "\r\033[Kprofile: step %d/%d: %s; %.0f s left", i + 1,
-		run->plan->nsteps, desc, fmax(0, run->t_end - now));
+	if (run->labels)
+		fprintf(stderr, "\r\033[Kprofile: %s: %s; %.0f s left", run->labels[i], desc,
+			fmax(0, run->t_end - now));
+	else
+		fprintf(stderr, "\r\033[Kprofile: step %d/%d: %s; %.0f s left", i + 1,
+			run->plan->nsteps, desc, fmax(0, run->t_end - now));
 }
 
 static int load_sample(struct run *run, double now);
@@ -574,11 +581,12 @@ static struct pp_capture *capture_start(struct session *ss, const struct profile
  */
 static int measure(const struct profile_opts *o, const struct profile_topology *t,
 		   const struct profile_plan *plan, struct profile_measure *m,
-		   char *supply, size_t supply_len)
+		   char *supply, size_t supply_len, char (*labels)[LABEL_LEN])
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	struct session ss = { .lock = -1 };
-	struct run run = { .o = o, .topo = t, .plan = plan, .m = m, .marker_fd = -1 };
+	struct run run = { .o = o, .topo = t, .plan = plan, .m = m, .marker_fd = -1,
+			   .labels = labels };
 	struct pp_capture_stats cst;
 	struct pp_status st;
 	char err[512];
@@ -698,25 +706,127 @@ fail:
 	return -1;
 }
 
+/* Why step @i is measured again, in words, into @buf. */
+static void recheck_reason(const struct profile_result *r, int i, unsigned int why, char *buf,
+			   size_t len)
+{
+	if (why & PROFILE_RECHECK_RESIDUAL)
+		snprintf(buf, len, "residual %+.1f mA", profile_step_residual_ma(r, i));
+	else
+		snprintf(buf, len, "spread %.1f mA", r->measures[i].spread_ua / 1000);
+}
+
+/*
+ * The plan of the steps @why names, their labels, and what their first
+ * measurement said into @rc.  0, or -1 when out of memory.
+ */
+static int recheck_plan(const struct profile_opts *o, const struct profile_result *r,
+			const unsigned int *why, int n, struct profile_recheck *rc,
+			struct profile_plan *sub, char (**labels)[LABEL_LEN])
+{
+	const struct profile_measure *m = r->measures;
+	char reason[64];
+	int i, k;
+
+	*sub = *r->plan;
+	sub->nsteps = n;
+	sub->steps = calloc(n, sizeof(*sub->steps));
+	*labels = calloc(n, sizeof(**labels));
+	if (!sub->steps || !*labels)
+		return -1;
+	for (i = k = 0; i < r->plan->nsteps; i++) {
+		if (!why[i])
+			continue;
+		rc[i] = (struct profile_recheck){
+			.why = why[i], .first_current_ma = m[i].current_ua * r->sign / 1000,
+			.first_residual_ma = profile_step_residual_ma(r, i),
+			.first_spread_ma = m[i].spread_ua / 1000,
+		};
+		sub->steps[k] = r->plan->steps[i];
+		recheck_reason(r, i, why[i], reason, sizeof(reason));
+		snprintf((*labels)[k], LABEL_LEN, "re-measuring step %d of %d (%s)", i + 1,
+			 r->plan->nsteps, reason);
+		if (!o->quiet)
+			fprintf(stderr, "powerpin profile: re-measuring step %d of %d: %s (bounds %.0f mA residual, %.0f mA spread)\n",
+				i + 1, r->plan->nsteps, reason, PROFILE_MAX_RESIDUAL_MA,
+				PROFILE_MAX_SPREAD_MA);
+		k++;
+	}
+	return 0;
+}
+
+/*
+ * Measure the steps out of bounds once more (profile_steps_to_remeasure),
+ * put the new measurements in @m and fit again.  Returns 0, -1 after a
+ * message, or 128 + N when signal N stopped it.
+ */
+static int remeasure(const struct profile_opts *o, struct profile_result *r,
+		     struct profile_measure *m, struct profile_recheck *rc, struct profile_fit *f,
+		     char *supply, size_t supply_len)
+{
+	unsigned int *why = calloc(r->plan->nsteps, sizeof(*why));
+	struct profile_plan sub = { 0 };
+	struct profile_measure *sm = NULL;
+	char (*labels)[LABEL_LEN] = NULL;
+	int i, k, n, ret = -1;
+
+	n = why ? profile_steps_to_remeasure(r, why) : -1;
+	if (n > 0 && !recheck_plan(o, r, why, n, rc, &sub, &labels))
+		sm = calloc(n, sizeof(*sm));
+	if (n < 0 || (n > 0 && !sm)) {
+		fprintf(stderr, "powerpin profile: out of memory\n");
+		goto out;
+	}
+	ret = 0;
+	if (!n)
+		goto out;
+	r->first_residual_rms_ma = r->fit->residual_rms / 1000;
+	ret = measure(o, r->topo, &sub, sm, supply, supply_len, labels);
+	if (ret)
+		goto out;
+	for (i = k = 0; i < r->plan->nsteps; i++)
+		if (why[i])
+			m[i] = sm[k++];
+	profile_fit_free(f);
+	ret = fit(r->plan, m, r->cols, r->ncols, f);
+out:
+	free(why);
+	free(sub.steps);
+	free(sm);
+	free(labels);
+	return ret;
+}
+
+/* Fit, re-measure what is out of bounds, write.  0, -1, or 128 + a signal. */
 static int analyse(const struct profile_opts *o, const struct profile_topology *t,
-		   const struct profile_plan *plan, const struct profile_measure *m,
-		   const char *supply)
+		   const struct profile_plan *plan, struct profile_measure *m,
+		   char *supply, size_t supply_len)
 {
 	static struct profile_column cols[PROFILE_MAX_COLUMNS];
-	struct profile_fit f;
+	struct profile_recheck *rc = calloc(plan->nsteps, sizeof(*rc));
+	struct profile_fit f = { 0 };
 	struct profile_result r = {
 		.topo = t, .plan = plan, .measures = m, .cols = cols, .fit = &f,
-		.supply = supply,
+		.supply = supply, .rechecks = rc,
 	};
-	int ret;
+	int ret = -1;
 
 	r.ncols = profile_columns(t, cols);
-	if (fit(plan, m, cols, r.ncols, &f))
-		return -1;
+	if (!rc)
+		fprintf(stderr, "powerpin profile: out of memory\n");
+	else if (!fit(plan, m, cols, r.ncols, &f))
+		ret = 0;
+	if (ret)
+		goto out;
 	r.sign = driver_sign(plan, m);
+	ret = remeasure(o, &r, m, rc, &f, supply, supply_len);
+	if (ret)
+		goto out;
 	r.capacity_mah = profile_capacity_mah(SYSROOT, supply);
 	ret = write_outputs(o, &r);
+out:
 	profile_fit_free(&f);
+	free(rc);
 	return ret;
 }
 
@@ -752,10 +862,10 @@ int cmd_profile(int argc, char **argv)
 		profile_plan_free(&plan);
 		return 1;
 	}
-	ret = measure(&o, &topo, &plan, m, supply, sizeof(supply));
+	ret = measure(&o, &topo, &plan, m, supply, sizeof(supply), NULL);
 	if (!ret)
-		ret = analyse(&o, &topo, &plan, m, supply) ? 1 : 0;
-	else if (ret < 0)
+		ret = analyse(&o, &topo, &plan, m, supply, sizeof(supply));
+	if (ret < 0)
 		ret = 1;
 	free(m);
 	profile_plan_free(&plan);

@@ -927,6 +927,8 @@ static bool any_output(const struct report_args *a)
 static int report_produce(struct report *r, struct report_perf *rp, struct report_args *a,
 			  const struct report_input *in)
 {
+	char err[512];
+
 	if (a->stat && !any_output(a))
 		return report_stat_only(a, in);
 	if (report_read(r, a, in))
@@ -934,6 +936,10 @@ static int report_produce(struct report *r, struct report_perf *rp, struct repor
 	if (r->cut_line)
 		fprintf(stderr, "powerpin report: %s: line %lu has no newline and is not a whole event (its writer was stopped inside it); left out\n",
 			in->name, r->cut_line);
+	if (r->model && report_model_run(r, in->path, err, sizeof(err))) {
+		report_error(err, in->path, in->name);
+		return -1;
+	}
 	if (a->perf && report_add_perf(r, rp, in->path, in->name, a->perf, a->perf_map))
 		return -1;
 	/* standard output carries the one output sent there, not the summary */

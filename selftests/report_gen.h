@@ -83,6 +83,13 @@ static inline void gen_mark(struct gen *g, uint64_t ts, int cpu, const char *com
 		comm, pid, tgid, cpu, GEN_TS(ts), text);
 }
 
+/* power:cpu_frequency: CPU @cpu runs at @khz from @ts on */
+static inline void gen_cpu_freq(struct gen *g, uint64_t ts, int cpu, unsigned int khz)
+{
+	gen_add(g, ts, "          <idle>-0       (      0) [%03d] d..2. %llu.%09llu: cpu_frequency: state=%u cpu_id=%d\n",
+		cpu, GEN_TS(ts), khz, cpu);
+}
+
 static int gen_cmp(const void *a, const void *b)
 {
 	const struct gen_line *x = a, *y = b;

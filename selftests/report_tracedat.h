@@ -163,6 +163,7 @@ struct tdat {
 	const char *clock;	/* trace clock name, NULL: local */
 	const char *extra_format;	/* one more event format, of system "extra" */
 	size_t extra_format_len;
+	const char *extra_system;	/* the extra format's system, NULL: "extra" */
 	const char *printk;		/* the printk formats section, NULL: empty */
 	int task_events;		/* task:task_newtask written: its system goes in */
 	/* a second buffer, as trace-cmd record -B NAME writes it (tdat_instance) */
@@ -495,7 +496,8 @@ static inline int tdat_close(struct tdat *w, const char *path)
 		tdat_blob64(f, tdat_fmt_newtask, strlen(tdat_fmt_newtask));
 	}
 	if (w->extra_format) {
-		fwrite("extra", 1, 6, f);
+		fwrite(w->extra_system ? w->extra_system : "extra", 1,
+		       strlen(w->extra_system ? w->extra_system : "extra") + 1, f);
 		tdat_u32(f, 1);
 		tdat_blob64(f, w->extra_format, w->extra_format_len);
 	}

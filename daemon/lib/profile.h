@@ -92,6 +92,7 @@ struct profile_measure {
 	double current_ua;		/* mean of the samples, the driver's sign */
 	uint32_t samples;		/* samples in the window */
 	uint32_t fresh;			/* of which not repeats of the gauge's last value */
+	double spread_ua;		/* standard deviation of the samples */
 	double busy[PROFILE_MAX_CLUSTERS];	/* busy CPU-equivalents in each cluster */
 };
 
@@ -142,6 +143,26 @@ void profile_fit_free(struct profile_fit *fit);
 /* The two-sided 95 % quantile of Student's t with @dof degrees of freedom. */
 double profile_t95(int dof);
 
+/*
+ * A step measured twice: why, and what the first measurement said.  A
+ * calibration re-measures, once, each step out of these bounds: when the
+ * fit's rms residual is over PROFILE_MAX_RESIDUAL_MA, every step whose
+ * own residual is over it (the worst one at least); and any step whose
+ * samples spread (standard deviation) over PROFILE_MAX_SPREAD_MA.  A
+ * clean calibration on the emulator fits within 3-7 mA rms.
+ */
+#define PROFILE_MAX_RESIDUAL_MA	10.0
+#define PROFILE_MAX_SPREAD_MA	50.0
+#define PROFILE_RECHECK_RESIDUAL	(1U << 0)
+#define PROFILE_RECHECK_SPREAD		(1U << 1)
+
+struct profile_recheck {
+	unsigned int why;		/* PROFILE_RECHECK_*; 0: measured once */
+	double first_current_ma;	/* the first measurement, discharge positive */
+	double first_residual_ma;	/* its residual in the first fit */
+	double first_spread_ma;
+};
+
 /* Everything the writers need, in mA with discharge positive. */
 struct profile_result {
 	const struct profile_topology *topo;
@@ -153,7 +174,18 @@ struct profile_result {
 	double sign;			/* -1 when the driver counts discharge negative */
 	double capacity_mah;		/* <= 0: unknown */
 	const char *supply;
+	const struct profile_recheck *rechecks;	/* one per step, or NULL: none */
+	double first_residual_rms_ma;	/* the first fit's, when steps were re-measured */
 };
+
+/* Step @i's measured minus modelled current, mA discharge positive. */
+double profile_step_residual_ma(const struct profile_result *r, int i);
+/*
+ * Which steps of @r to measure again (the bounds above): their
+ * PROFILE_RECHECK_* bits into @why[nsteps], 0 for the others.  Returns how
+ * many steps are to be measured again.
+ */
+int profile_steps_to_remeasure(const struct profile_result *r, unsigned int *why);
 
 /* A coefficient in mA, discharge positive. */
 double profile_coef_ma(const struct profile_result *r, int col);

@@ -56,20 +56,47 @@ static double step_busy(const struct profile_result *r, int i)
 	return busy;
 }
 
+static int remeasured_steps(const struct profile_result *r)
+{
+	int i, n = 0;
+
+	for (i = 0; r->rechecks && i < r->plan->nsteps; i++)
+		n += r->rechecks[i].why != 0;
+	return n;
+}
+
 static void table_steps(FILE *out, const struct profile_result *r)
 {
 	char desc[512];
 	int i;
 
-	fprintf(out, "%-4s %-44s %10s %10s %9s %8s\n", "step", "what", "mA", "model mA",
-		"busy CPUs", "samples");
+	fprintf(out, "%-4s %-44s %10s %10s %9s %9s %8s\n", "step", "what", "mA", "model mA",
+		"spread mA", "busy CPUs", "samples");
 	for (i = 0; i < r->plan->nsteps; i++) {
 		const struct profile_measure *m = &r->measures[i];
 
 		profile_step_describe(r->topo, &r->plan->steps[i], desc, sizeof(desc));
-		fprintf(out, "%-4d %-44s %10.1f %10.1f %9.2f %4u/%-3u\n", i + 1, desc,
-			m->current_ua * r->sign / 1000, model_ma(r, i), step_busy(r, i),
-			m->fresh, m->samples);
+		fprintf(out, "%-4d %-44s %10.1f %10.1f %9.1f %9.2f %4u/%-3u\n", i + 1, desc,
+			m->current_ua * r->sign / 1000, model_ma(r, i), m->spread_ua / 1000,
+			step_busy(r, i), m->fresh, m->samples);
+	}
+}
+
+/* The steps measured again, and the first fit's residual. */
+static void table_rechecks(FILE *out, const struct profile_result *r)
+{
+	const struct profile_recheck *c;
+	int i;
+
+	if (!remeasured_steps(r))
+		return;
+	fprintf(out, "re-measured (first fit: %.2f mA rms; bounds %.0f mA residual, %.0f mA spread):\n",
+		r->first_residual_rms_ma, PROFILE_MAX_RESIDUAL_MA, PROFILE_MAX_SPREAD_MA);
+	for (i = 0; i < r->plan->nsteps; i++) {
+		c = &r->rechecks[i];
+		if (c->why)
+			fprintf(out, "  step %d: first %.1f mA, residual %+.1f mA, spread %.1f mA\n",
+				i + 1, c->first_current_ma, c->first_residual_ma, c->first_spread_ma);
 	}
 }
 
@@ -95,6 +122,7 @@ void profile_write_table(FILE *out, const struct profile_result *r)
 	fprintf(out, "residual: %.2f mA rms, %.2f mA at most, %d steps, %d terms, %d degrees of freedom\n",
 		r->fit->residual_rms / 1000, r->fit->max_residual / 1000, r->fit->n,
 		r->fit->p, r->fit->dof);
+	table_rechecks(out, r);
 	if (r->capacity_mah > 0)
 		fprintf(out, "battery.capacity: %.0f mAh (%s)\n", r->capacity_mah, r->supply);
 }
@@ -180,6 +208,25 @@ static void json_clusters(FILE *out, const struct profile_result *r)
 	fputs("\n  ],\n", out);
 }
 
+/* Why a step was measured again, and what its first measurement said; null if it was not. */
+static void json_recheck(FILE *out, const struct profile_recheck *c)
+{
+	if (!c || !c->why) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"why\": \"%s%s%s\", \"first_current_ma\": ",
+		c->why & PROFILE_RECHECK_RESIDUAL ? "residual" : "",
+		c->why == (PROFILE_RECHECK_RESIDUAL | PROFILE_RECHECK_SPREAD) ? " and " : "",
+		c->why & PROFILE_RECHECK_SPREAD ? "spread" : "");
+	json_num(out, c->first_current_ma);
+	fputs(", \"first_residual_ma\": ", out);
+	json_num(out, c->first_residual_ma);
+	fputs(", \"first_spread_ma\": ", out);
+	json_num(out, c->first_spread_ma);
+	fputs("}", out);
+}
+
 static void json_step(FILE *out, const struct profile_result *r, int i)
 {
 	const struct profile_step *s = &r->plan->steps[i];
@@ -201,7 +248,12 @@ static void json_step(FILE *out, const struct profile_result *r, int i)
 	json_num(out, model_ma(r, i));
 	fputs(", \"busy_cpu_equivalents\": ", out);
 	json_num(out, step_busy(r, i));
-	fprintf(out, ", \"samples\": %u, \"fresh_samples\": %u}", m->samples, m->fresh);
+	fputs(", \"spread_ma\": ", out);
+	json_num(out, m->spread_ua / 1000);
+	fprintf(out, ", \"samples\": %u, \"fresh_samples\": %u, \"remeasured\": ", m->samples,
+		m->fresh);
+	json_recheck(out, r->rechecks ? &r->rechecks[i] : NULL);
+	fputs("}", out);
 }
 
 static void json_fit(FILE *out, const struct profile_result *r)
@@ -215,6 +267,10 @@ static void json_fit(FILE *out, const struct profile_result *r)
 	json_num(out, r->fit->residual_rms / 1000);
 	fputs(", \"max_residual_ma\": ", out);
 	json_num(out, r->fit->max_residual / 1000);
+	fprintf(out, ", \"max_residual_bound_ma\": %.1f, \"max_spread_bound_ma\": %.1f, "
+		"\"remeasured_steps\": %d, \"first_residual_rms_ma\": ", PROFILE_MAX_RESIDUAL_MA,
+		PROFILE_MAX_SPREAD_MA, remeasured_steps(r));
+	json_num(out, remeasured_steps(r) ? r->first_residual_rms_ma : NAN);
 	fputs(",\n    \"coefficients\": [", out);
 	for (j = 0; j < r->ncols; j++) {
 		profile_column_name(&r->cols[j], name, sizeof(name));

@@ -3,6 +3,7 @@
  * powerpin profile's capture, read back: the gauge's samples of each step's
  * measured window, between the markers the runner wrote.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/powerpin.h>
@@ -15,6 +16,7 @@
 struct reader {
 	struct profile_measure *m;
 	double *sum_ua;
+	double *sum2_ua;		/* squares, for the spread */
 	int nsteps;
 	int step;		/* the open window's step (0-based), -1 none */
 };
@@ -55,6 +57,7 @@ static int on_event(const struct trace_event *ev, void *arg)
 	if (!(ev->power.flags & POWERPIN_SAMPLE_REPEATED))
 		r->m[r->step].fresh++;
 	r->sum_ua[r->step] += ev->power.current_ua;
+	r->sum2_ua[r->step] += (double)ev->power.current_ua * ev->power.current_ua;
 	return 0;
 }
 
@@ -66,7 +69,10 @@ int profile_read_capture(const char *path, int nsteps, struct profile_measure *m
 	int i, ret = -1;
 
 	r.sum_ua = calloc(nsteps, sizeof(double));
-	if (!r.sum_ua) {
+	r.sum2_ua = calloc(nsteps, sizeof(double));
+	if (!r.sum_ua || !r.sum2_ua) {
+		free(r.sum_ua);
+		free(r.sum2_ua);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -80,9 +86,12 @@ int profile_read_capture(const char *path, int nsteps, struct profile_measure *m
 			goto out;
 		}
 		m[i].current_ua = r.sum_ua[i] / m[i].samples;
+		m[i].spread_ua = sqrt(fmax(0, r.sum2_ua[i] / m[i].samples -
+					   m[i].current_ua * m[i].current_ua));
 	}
 	ret = 0;
 out:
 	free(r.sum_ua);
+	free(r.sum2_ua);
 	return ret;
 }

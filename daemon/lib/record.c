@@ -85,6 +85,8 @@ const char *const pp_capture_events[] = {
 	"sched/sched_process_exit",
 	/* clone_flags: a new thread or a new process (thread groups) */
 	"task/task_newtask",
+	/* the frequency each CPU runs at, where the kernel has the event */
+	"power/cpu_frequency",
 	/* ftrace/print (trace_marker) cannot be switched: it is always on */
 	NULL,
 };

@@ -288,6 +288,7 @@ void report_free(struct report *r)
 		free(r->counters[i].name);
 	free(r->counters);
 	hash_index_free(&r->counter_index);
+	report_model_free(r->model_run);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -691,6 +692,7 @@ int report_event(const struct trace_event *ev, void *arg)
 	case TRACE_EV_FORK:
 	case TRACE_EV_EXIT:
 	case TRACE_EV_NEWTASK:	/* (the readers keep these) */
+	case TRACE_EV_CPU_FREQ:	/* report_model.c prices CPU time by it */
 		break;		/* for the trace outputs; CPU time comes from switches */
 	}
 	/* an allocation failed: stop, rather than give a short report */

@@ -336,14 +336,40 @@ struct report {
 	const struct report_perf *perf;
 	/* a power_profile.xml to compare with (report --model, profile.h), or NULL */
 	const struct profile_model *model;
+	/*
+	 * The model followed through the input (report_model.c), owned by the
+	 * report: the whole capture's in the first pass (report_model_run),
+	 * as far as the events fed so far in the second pass's live report.
+	 */
+	struct report_model_run *model_run;
 };
 
 /*
  * What the model predicts beside what was measured (report_model.c): per
- * process, CPU time x the model's per-core current x the mean voltage.
+ * process, its CPU time on each cluster at the frequency it ran at (from
+ * power:cpu_frequency; else the highest speed) x the model's current x the
+ * mean voltage; for the device, cpu.idle over the capture plus that.
  */
+struct report_model_run;
+/* A run over @r's finished first pass (r->model set); NULL when out of memory. */
+struct report_model_run *report_model_open(const struct report *r, bool keep_series);
+/* Follow one event (switches, cpu_frequency, samples); -1 when out of memory. */
+int report_model_event(struct report_model_run *run, const struct trace_event *ev);
+void report_model_free(struct report_model_run *run);
+/* Read @path again through a run: r->model_run.  0, or -1 with a message. */
+int report_model_run(struct report *r, const char *path, char *err, size_t errlen);
+/* The model's power over the interval before the last sample (W), NAN before one. */
+double report_model_power_w(const struct report_model_run *run);
+/* Modelled energy so far (J) of first-pass process @i, and of the device. */
+double report_model_process_j(const struct report_model_run *run, uint32_t i);
+double report_model_device_j(const struct report_model_run *run);
+/* report_model_power_w at every usable sample so far (runs that keep it). */
+const float *report_model_series(const struct report_model_run *run, size_t *n);
 void report_model_write_text(const struct report *r, FILE *out);
 void report_model_write_json(const struct report *r, FILE *out);
+/* The HTML page's model table, and the live run's series as the "pp-model" data. */
+void report_model_write_html(const struct report *r, FILE *out);
+void report_model_write_html_series(const struct report *live, FILE *out);
 
 int report_init(struct report *r, const struct report_options *opt);
 void report_free(struct report *r);

@@ -298,6 +298,7 @@ static void html_tables(const struct report *r, FILE *out)
 		fig(r->energy_j), r->repeated, r->gaps, r->lost_events, r->seq_gaps);
 	html_charge(out, r);
 	process_tables(r, out);
+	report_model_write_html(r, out);
 	other_tables(r, out);
 	if (r->perf)
 		report_perf_write_html(r->perf, out);
@@ -582,6 +583,7 @@ int html_close(struct html_writer *w, struct report *live)
 	fputs("\n</script>\n", w->out);
 	threads_json(w, w->out);
 	energy_json(w, w->out);
+	report_model_write_html_series(live, w->out);
 	fputs("<script>" REPORT_HTML_JS "</script>\n</body></html>\n", w->out);
 	if (w->error) {
 		errno = w->error;

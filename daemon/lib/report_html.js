@@ -8,8 +8,10 @@
 // a gap too long for 32 bits, no sample), pp-slices (base64: f64
 // start s, f32 duration s, f32 joules, u16 name, u16 depth in its thread,
 // i32 thread id; depth 65535 is a powerpin marker span), pp-threads (JSON:
-// each thread with slices, its name and process) and pp-energy (JSON,
-// cumulative joules per process at even times).
+// each thread with slices, its name and process), pp-energy (JSON,
+// cumulative joules per process at even times) and, with report --model,
+// pp-model (base64 f32 watts the model predicts at each sample, drawn
+// beside the power).
 //
 // Slices go in one lane per thread, grouped by process as systrace and
 // Perfetto show them, a row per nesting depth (as deep as they go); a
@@ -23,6 +25,7 @@
   'use strict';
   var NS = 'http://www.w3.org/2000/svg';
   var W = 900, H = 150, L = 78, R = 16, T = 22, B = 22, LANE = 18;
+  var MODEL_COLOUR = '#1f77b4';	// the power_profile.xml model's power (report --model)
   var $ = function (id) { return document.getElementById(id); };
   var meta = JSON.parse($('pp-meta').textContent);
   var energy = JSON.parse($('pp-energy').textContent);
@@ -53,6 +56,15 @@
     n++;
   }
   t = t.subarray(0, n); v = v.subarray(0, n); i = i.subarray(0, n); p = p.subarray(0, n);
+  // pp-model (report --model): the model's power at each sample, f32 watts
+  var mp = null;
+  if ($('pp-model')) {
+    var md = b64('pp-model');
+    if (md.byteLength === 4 * n) {
+      mp = new Float32Array(n);
+      for (k = 0; k < n; k++) mp[k] = md.getFloat32(4 * k, true);
+    }
+  }
   var sd = b64('pp-slices'), slices = [], markers = [];
   for (k = 0; k + 24 <= sd.byteLength; k += 24) {
     var s = { t0: sd.getFloat64(k, true), dur: sd.getFloat32(k + 8, true),
@@ -185,7 +197,8 @@
   var plots = [
     { id: 'voltage', title: 'Voltage', unit: 'V', data: v, colour: '#59a14f', zero: false },
     { id: 'current', title: 'Current (discharge +)', unit: 'A', data: i, colour: '#e15759', zero: true },
-    { id: 'power', title: 'Power (discharge +)', unit: 'W', data: p, colour: '#b07aa1', zero: true }
+    { id: 'power', title: 'Power (discharge +)', unit: 'W', data: p, colour: '#b07aa1', zero: true,
+      model: mp }
   ];
   var root = $('pp-plots');
   var lane = el('svg', { class: 'pp-lane', width: W, height: T + LANE + 16 }, null);
@@ -293,6 +306,8 @@
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     var cols = columns(pl.data), lo = Infinity, hi = -Infinity;
     cols.list.forEach(function (c) { lo = Math.min(lo, c.lo); hi = Math.max(hi, c.hi); });
+    var mcols = pl.model ? columns(pl.model) : null;
+    if (mcols) mcols.list.forEach(function (c) { lo = Math.min(lo, c.lo); hi = Math.max(hi, c.hi); });
     if (!isFinite(lo)) { lo = 0; hi = 1; }
     if (pl.zero) { lo = Math.min(lo, 0); hi = Math.max(hi, 0); }
     var pad = (hi - lo) * 0.06 || Math.abs(hi) * 0.05 || 1;
@@ -310,9 +325,17 @@
     }
     el('polyline', { class: 'pp-line', points: pts.join(' '), fill: 'none', stroke: pl.colour,
                      'stroke-width': 1.5, 'clip-path': svg.clip }, svg);
-    legend(svg, cols.raw ? [{ colour: pl.colour, label: pl.title + ', every sample' }] :
+    var items = cols.raw ? [{ colour: pl.colour, label: pl.title + ', every sample' }] :
       [{ colour: pl.colour, label: pl.title + ', mean per pixel' },
-       { colour: pl.colour, alpha: 0.3, label: 'min to max' }]);
+       { colour: pl.colour, alpha: 0.3, label: 'min to max' }];
+    if (mcols) {
+      el('polyline', { class: 'pp-model-line', points: mcols.list.map(function (c) {
+        return c.x.toFixed(1) + ',' + Y(c.mean).toFixed(1); }).join(' '), fill: 'none',
+        stroke: MODEL_COLOUR, 'stroke-width': 1.5, 'stroke-dasharray': '5 3',
+        'clip-path': svg.clip }, svg);
+      items.push({ colour: MODEL_COLOUR, label: 'Modelled (power_profile.xml)' });
+    }
+    legend(svg, items);
     pl.Y = Y;
   }
 

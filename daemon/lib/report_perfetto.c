@@ -55,6 +55,7 @@ enum {
 	UUID_VOLTAGE, UUID_CURRENT, UUID_POWER, UUID_ENERGY, UUID_CHARGE,
 	UUID_CAPACITY, UUID_TEMP, UUID_IDLE, UUID_OTHER, UUID_MARKERS, UUID_CURRENT_AVG,
 	UUID_MARKER_SPANS,
+	UUID_MODEL_POWER, UUID_MODEL_ENERGY,
 };
 /*
  * Perfetto's ftrace tokenizer refuses a whole trace with a bundle for a
@@ -65,6 +66,7 @@ enum {
 #define UUID_THREAD(pid)	((2ULL << 32) | (uint32_t)(pid))
 #define UUID_PROC_ENERGY(tgid)	((3ULL << 32) | (uint32_t)(tgid))
 #define UUID_COUNTER(i)		((4ULL << 32) | (uint32_t)(i))
+#define UUID_PROC_MODEL(tgid)	((5ULL << 32) | (uint32_t)(tgid))
 
 typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__TrackEvent TrackEvent;
@@ -146,6 +148,7 @@ struct pf_writer {
 	int64_t last_charge, last_current_avg;
 	int32_t last_capacity, last_temp;
 	double last_idle, last_other;
+	double *model_sent;		/* per-process modelled energy last written */
 
 	uint8_t *buf;
 	size_t buf_cap;
@@ -587,6 +590,78 @@ static void task_tracks(struct pf_writer *w)
 		thread_track(w, r->tasks[i].pid);
 }
 
+#define MODEL_PROCESS_NOTE "This process's CPU time priced by the power_profile.xml of report --model."
+
+/* A process's modelled energy track: under its process, or global when its group is unknown. */
+static void model_process_track(struct pf_writer *w, const struct report_process *p)
+{
+	char name[112];
+
+	if (p->tgid_known) {
+		counter_track(w, PF_SEQ, UUID_PROC_MODEL(p->tgid), UUID_PROCESS(p->tgid), -1,
+			      "Energy, modelled (cumulative, power_profile.xml)", "J",
+			      MODEL_PROCESS_NOTE);
+		return;
+	}
+	snprintf(name, sizeof(name), "Energy, modelled: %s %d (tgid unknown; cumulative)",
+		 p->comm, p->tgid);
+	counter_track(w, PF_SEQ_GLOBAL, UUID_PROC_MODEL(p->tgid), 0, -1, name, "J",
+		      MODEL_PROCESS_NOTE);
+}
+
+/*
+ * report --model: the model's power and cumulative energy beside the
+ * measured ones (the same ranks: they follow them), and each process's
+ * modelled energy beside its measured energy.
+ */
+static void model_tracks(struct pf_writer *w)
+{
+	const struct report *r = w->r;
+	uint32_t i;
+
+	if (!r->model)
+		return;
+	counter_track(w, PF_SEQ_GLOBAL, UUID_MODEL_POWER, UUID_BATTERY, 3, "Power, modelled (power_profile.xml)", "W",
+		      "What the power_profile.xml of report --model predicts over each sample interval: "
+		      "cpu.idle plus each busy CPU's core and cluster current at the frequency it ran at, "
+		      "x the voltage.");
+	counter_track(w, PF_SEQ_GLOBAL, UUID_MODEL_ENERGY, UUID_BATTERY, 4,
+		      "Energy, modelled (cumulative, power_profile.xml)", "J",
+		      "cpu.idle since the first sample plus every process's modelled CPU energy, at the mean voltage.");
+	for (i = 0; i < r->nr_processes; i++)
+		model_process_track(w, &r->processes[i]);
+}
+
+/* The model's power over the interval this sample closes, and its energy. */
+static void model_power(struct pf_writer *w, const struct report *live, uint64_t ts)
+{
+	double pw = report_model_power_w(live->model_run);
+
+	if (!live->model_run || isnan(pw))
+		return;
+	emit_counter(w, PF_SEQ_GLOBAL, ts, UUID_MODEL_POWER, pw);
+	emit_counter(w, PF_SEQ_GLOBAL, ts, UUID_MODEL_ENERGY, report_model_device_j(live->model_run));
+}
+
+/* Each process's modelled energy, where its measured energy goes. */
+static void model_process_energy(struct pf_writer *w, const struct report *live, uint64_t ts)
+{
+	const struct report *r = w->r;
+	uint32_t j;
+	double e;
+
+	if (!live->model_run || !w->model_sent)
+		return;
+	for (j = 0; j < r->nr_processes; j++) {
+		e = report_model_process_j(live->model_run, j);
+		if (e != w->model_sent[j]) {
+			emit_counter(w, r->processes[j].tgid_known ? PF_SEQ : PF_SEQ_GLOBAL, ts,
+				     UUID_PROC_MODEL(r->processes[j].tgid), e);
+			w->model_sent[j] = e;
+		}
+	}
+}
+
 static void start(struct pf_writer *w)
 {
 	if (w->started)
@@ -595,6 +670,7 @@ static void start(struct pf_writer *w)
 	start_clock(w);
 	battery_tracks(w);
 	task_tracks(w);
+	model_tracks(w);
 }
 
 /* ---- ftrace bundles --------------------------------------------------- */
@@ -1132,6 +1208,7 @@ static void process_energy(struct pf_writer *w, struct report *live, uint64_t ts
 			     report_energy_rounded(r->sign * live->other_energy, live->energy));
 		w->last_other = live->other_energy;
 	}
+	model_process_energy(w, live, ts);
 }
 
 static void power_event(struct pf_writer *w, struct report *live, const struct trace_event *ev)
@@ -1146,6 +1223,7 @@ static void power_event(struct pf_writer *w, struct report *live, const struct t
 	emit_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, UUID_CURRENT, report_current_a(r, ev->power.current_ua));
 	emit_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, UUID_POWER, report_power_w(r, p));
 	emit_counter(w, PF_SEQ_GLOBAL, ev->ts_ns, UUID_ENERGY, r->sign * live->energy);
+	model_power(w, live, ev->ts_ns);
 	/* a zero in a sample flagged as missing a property is that property */
 	if ((ev->power.has & TRACE_POWER_HAS_CHARGE) &&
 	    !(missing && !ev->power.charge_uah) &&
@@ -1195,6 +1273,8 @@ int pf_event(struct pf_writer *w, struct report *live, const struct trace_event 
 		break;
 	case TRACE_EV_NEWTASK:
 		break;
+	case TRACE_EV_CPU_FREQ:
+		break;		/* the model's power has it (report_model.c) */
 	case TRACE_EV_MARK:
 		mark_event(w, live, ev);
 		break;
@@ -1237,12 +1317,13 @@ struct pf_writer *pf_open(const struct report *r, FILE *out)
 	w->out = out;
 	w->proc_energy = calloc(r->nr_processes + 1, sizeof(double));
 	w->proc_sent = calloc(r->nr_processes + 1, sizeof(double));
-	if (!w->proc_energy || !w->proc_sent) {
+	w->model_sent = calloc(r->nr_processes + 1, sizeof(double));
+	if (!w->proc_energy || !w->proc_sent || !w->model_sent) {
 		pf_free(w);
 		return NULL;
 	}
 	for (i = 0; i <= r->nr_processes; i++)
-		w->proc_sent[i] = NAN;
+		w->proc_sent[i] = w->model_sent[i] = NAN;
 	w->last_idle = w->last_other = NAN;
 	return w;
 }
@@ -1294,6 +1375,7 @@ void pf_free(struct pf_writer *w)
 	free(w->tracks_done);
 	free(w->proc_energy);
 	free(w->proc_sent);
+	free(w->model_sent);
 	free(w->map.idx);
 	free(w->buf);
 	free(w);

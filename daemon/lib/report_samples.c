@@ -190,6 +190,9 @@ static int samples_event(const struct trace_event *ev, void *arg)
 	struct samples_pass *p = arg;
 
 	report_event(ev, &p->live);
+	/* the model's power and energy as far as here, for the HTML and Perfetto writers */
+	if (p->live.model_run && report_model_event(p->live.model_run, ev))
+		return 4;
 	if (p->o->csv && ev->kind == TRACE_EV_POWER)
 		csv_row(p->r, p->o->csv, ev);
 	if (p->o->chrome_json)
@@ -280,6 +283,29 @@ static void warn_dropped_cpus(const struct pf_writer *pf, const struct report_ou
 			n, o->perfetto_name ? " " : "", o->perfetto_name ? o->perfetto_name : "");
 }
 
+/* The live report's model run, the Perfetto and HTML writers; -1 when out of memory. */
+static int writers_open(struct samples_pass *p, const char *path)
+{
+	const struct report_outputs *o = p->o;
+
+	if (p->r->model && (o->perfetto || o->html)) {
+		p->live.model_run = report_model_open(p->r, o->html != NULL);
+		if (!p->live.model_run)
+			return -1;
+	}
+	if (o->perfetto) {
+		p->pf = pf_open(p->r, o->perfetto);
+		if (!p->pf)
+			return -1;
+	}
+	if (o->html) {
+		p->html = html_open(p->r, o->title ? o->title : path, o->html);
+		if (!p->html)
+			return -1;
+	}
+	return 0;
+}
+
 int report_write_outputs(const struct report *r, const char *path,
 			 const struct report_outputs *o, char *err, size_t errlen)
 {
@@ -301,19 +327,9 @@ int report_write_outputs(const struct report *r, const char *path,
 	}
 	p.live.slice_done = samples_slice_done;
 	p.live.slice_done_arg = &p;
-	if (o->perfetto) {
-		p.pf = pf_open(r, o->perfetto);
-		if (!p.pf) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
-	}
-	if (o->html) {
-		p.html = html_open(r, o->title ? o->title : path, o->html);
-		if (!p.html) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
+	if (writers_open(&p, path)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
 	}
 	if (o->csv)
 		csv_header(o->csv);
@@ -322,6 +338,10 @@ int report_write_outputs(const struct report *r, const char *path,
 	ret = report_filter_read(path, &ops, &p, r->opt.filter, err, errlen);
 	if (ret == 3 && write_failed(o, p.write_errno, err, errlen))
 		ret = -1;
+	if (ret == 4) {
+		snprintf(err, errlen, "%s: out of memory while pricing it by the model", path);
+		ret = -1;
+	}
 	if (ret > 0) {
 		snprintf(err, errlen, "writing the Perfetto trace%s%s: %s",
 			 o->perfetto_name ? " " : "", o->perfetto_name ? o->perfetto_name : "",

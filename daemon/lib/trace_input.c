@@ -291,6 +291,20 @@ static int parse_exit(char *s, struct trace_event *ev)
 	return 1;
 }
 
+/* "state=1800000 cpu_id=2" (power:cpu_frequency) */
+static int parse_cpu_freq(char *s, struct trace_event *ev)
+{
+	int64_t khz, cpu;
+
+	if (kv_int(s, "state", &khz) || kv_int(s, "cpu_id", &cpu) || khz < 0 ||
+	    khz > UINT32_MAX || cpu < 0 || cpu > INT32_MAX)
+		return 0;
+	ev->kind = TRACE_EV_CPU_FREQ;
+	ev->freq.cpu = (int)cpu;
+	ev->freq.khz = (unsigned int)khz;
+	return 1;
+}
+
 /* "track_name=cpu_load counter_value=42" */
 static int parse_counter(char *s, struct trace_event *ev)
 {
@@ -571,6 +585,8 @@ static int parse_payload(const char *event, char *payload, struct trace_event *e
 		return parse_exit(payload, ev) ? 1 : -1;
 	if (!strcmp(event, "task_newtask"))
 		return parse_newtask(payload, ev) ? 1 : 2;
+	if (!strcmp(event, "cpu_frequency"))
+		return parse_cpu_freq(payload, ev) ? 1 : -1;
 	if (!strcmp(event, "tracing_mark_write") || !strcmp(event, "print"))
 		return parse_mark(payload, ev);
 	/* some other event: still a valid line, its timestamp is checked */

@@ -31,6 +31,7 @@ enum trace_event_kind {
 	 * (trace_threads.h), never delivered to ops->event.
 	 */
 	TRACE_EV_NEWTASK,
+	TRACE_EV_CPU_FREQ,	/* power:cpu_frequency (a CPU's new frequency) */
 };
 
 /* Which of the power fields the source carried. */
@@ -117,6 +118,10 @@ struct trace_event {
 		struct {
 			uint64_t count;		/* 0 when the input does not say how many */
 		} lost;
+		struct {
+			int cpu;		/* cpu_id: the CPU whose frequency changed */
+			unsigned int khz;	/* state: its frequency from now on */
+		} freq;
 	};
 };
 

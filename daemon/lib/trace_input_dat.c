@@ -207,7 +207,8 @@ struct dat_reader {
 	/* per CPU: file offset of the last record delivered, 0 none */
 	unsigned long long *last_offset;
 	int nr_cpus;
-	struct tep_event *battery, *counter, *sched_switch, *print, *fork, *exit, *newtask;
+	struct tep_event *battery, *counter, *sched_switch, *print, *fork, *exit, *newtask,
+			 *cpu_freq;
 	struct tep_format_field *b_seq, *b_volt, *b_cur, *b_charge, *b_flags;
 	struct tep_format_field *b_cap, *b_temp, *b_avg;
 	struct tep_format_field *c_track, *c_value;
@@ -216,6 +217,7 @@ struct dat_reader {
 	struct tep_format_field *f_parent_pid, *f_child_pid, *f_parent_comm, *f_child_comm;
 	struct tep_format_field *x_pid, *x_prio, *x_comm;
 	struct tep_format_field *n_pid, *n_flags;
+	struct tep_format_field *q_state, *q_cpu;
 	struct trace_tgids tgids;	/* thread groups learned so far */
 	struct tep_format_field *p_buf;
 	/* prev_state values seen and their TRACE_TASK_* meaning */
@@ -500,6 +502,20 @@ static int dat_newtask(struct dat_reader *r, struct tep_record *rec, struct trac
 	return 0;
 }
 
+/* A power:cpu_frequency record into @ev; -1 when a field is missing. */
+static int dat_cpu_freq(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev)
+{
+	int64_t khz, cpu;
+
+	if (field_int(r->q_state, rec, &khz) || field_int(r->q_cpu, rec, &cpu) || khz < 0 ||
+	    khz > UINT32_MAX || cpu < 0 || cpu > INT32_MAX)
+		return -1;
+	ev->kind = TRACE_EV_CPU_FREQ;
+	ev->freq.cpu = (int)cpu;
+	ev->freq.khz = (unsigned int)khz;
+	return 0;
+}
+
 /* @ev from @rec by its event type: 1 filled, 0 not an event of ours (or incomplete). */
 static int dat_fill(struct dat_reader *r, struct tep_record *rec, struct trace_event *ev,
 		    struct dat_strings *str)
@@ -520,6 +536,8 @@ static int dat_fill(struct dat_reader *r, struct tep_record *rec, struct trace_e
 		bad = dat_counter(r, rec, ev, str);
 	else if (r->newtask && type == r->newtask->id)
 		bad = dat_newtask(r, rec, ev);
+	else if (r->cpu_freq && type == r->cpu_freq->id)
+		bad = dat_cpu_freq(r, rec, ev);
 	else
 		return 0;
 	return bad ? 0 : 1;
@@ -589,6 +607,14 @@ static void dat_find_power(struct dat_reader *r)
 		r->c_value = tep_find_field(e, "counter_value");
 		if (!r->c_track || !r->c_value)
 			r->counter = NULL;
+	}
+	e = tep_find_event_by_name(r->tep, "power", "cpu_frequency");
+	if (e) {
+		r->cpu_freq = e;
+		r->q_state = tep_find_field(e, "state");
+		r->q_cpu = tep_find_field(e, "cpu_id");
+		if (!r->q_state || !r->q_cpu)
+			r->cpu_freq = NULL;
 	}
 	e = tep_find_event_by_name(r->tep, "ftrace", "print");
 	if (e) {

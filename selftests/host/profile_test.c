@@ -391,6 +391,88 @@ TEST_F(sysfs, fit_and_xml)
 	profile_plan_free(&plan);
 }
 
+/* Fit @m of @plan into @fit and @r (the caller's result) */
+static int fit_result(const struct profile_plan *plan, struct profile_measure *m,
+		      const struct profile_column *cols, int ncols, struct profile_fit *fit)
+{
+	double x[14 * 6], y[14];
+	int i, bad;
+
+	for (i = 0; i < plan->nsteps; i++) {
+		profile_design_row(cols, ncols, &plan->steps[i], &m[i], x + i * ncols);
+		y[i] = m[i].current_ua;
+	}
+	return profile_lsq(x, y, plan->nsteps, ncols, fit, &bad);
+}
+
+/*
+ * A clean calibration re-measures nothing; a step disturbed by 60 mA is
+ * the one the residual names, a step whose samples wander is named by its
+ * spread, and the JSON says what the first measurement was.
+ */
+TEST_F(sysfs, out_of_bounds_steps_are_measured_again)
+{
+	struct profile_column cols[PROFILE_MAX_COLUMNS];
+	struct profile_recheck rc[14] = { 0 };
+	struct profile_measure m[14];
+	struct profile_plan plan;
+	struct profile_fit fit;
+	unsigned int why[14];
+	char *text = NULL;
+	size_t size = 0;
+	int ncols, i, worst = 0;
+	FILE *f;
+
+	ASSERT_EQ(0, profile_plan_build(&self->t, 2, 4, 1, &plan));
+	ncols = profile_columns(&self->t, cols);
+	fake_measure(&self->t, &plan, m, cols, ncols);
+	ASSERT_EQ(0, fit_result(&plan, m, cols, ncols, &fit));
+	struct profile_result r = {
+		.topo = &self->t, .plan = &plan, .measures = m, .cols = cols, .ncols = ncols,
+		.fit = &fit, .sign = -1, .capacity_mah = 3000, .supply = "bat",
+	};
+	EXPECT_EQ(0, profile_steps_to_remeasure(&r, why));
+	profile_fit_free(&fit);
+
+	m[3].current_ua -= 60000;	/* 60 mA more discharge in step 4 */
+	m[9].spread_ua = 1000 * (PROFILE_MAX_SPREAD_MA + 1);
+	ASSERT_EQ(0, fit_result(&plan, m, cols, ncols, &fit));
+	EXPECT_LT(PROFILE_MAX_RESIDUAL_MA, fit.residual_rms / 1000);
+	EXPECT_LE(2, profile_steps_to_remeasure(&r, why));
+	for (i = 0; i < 14; i++)
+		if (fabs(profile_step_residual_ma(&r, i)) > fabs(profile_step_residual_ma(&r, worst)))
+			worst = i;
+	EXPECT_EQ(3, worst);
+	EXPECT_LT(0, profile_step_residual_ma(&r, 3));
+	EXPECT_NE(0, (int)(why[3] & PROFILE_RECHECK_RESIDUAL));
+	EXPECT_NE(0, (int)(why[9] & PROFILE_RECHECK_SPREAD));
+	/* only the wandering step is named for its spread */
+	for (i = 0; i < 14; i++)
+		if (i != 9)
+			EXPECT_EQ(0, (int)(why[i] & PROFILE_RECHECK_SPREAD)) TH_LOG("step %d", i + 1);
+
+	rc[3] = (struct profile_recheck){ PROFILE_RECHECK_RESIDUAL, 123.4, 56.7, 1.5 };
+	r.rechecks = rc;
+	r.first_residual_rms_ma = 21.5;
+	f = open_memstream(&text, &size);
+	profile_write_json(f, &r);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "\"remeasured\": {\"why\": \"residual\", \"first_current_ma\": 123.4000, "
+			       "\"first_residual_ma\": 56.7000, \"first_spread_ma\": 1.5000}}")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "\"remeasured_steps\": 1, \"first_residual_rms_ma\": 21.5000"));
+	EXPECT_NE(NULL, strstr(text, "\"max_residual_bound_ma\": 10.0, \"max_spread_bound_ma\": 50.0"));
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &size);
+	profile_write_table(f, &r);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "re-measured (first fit: 21.50 mA rms; bounds 10 mA residual, 50 mA spread):\n"
+			       "  step 4: first 123.4 mA, residual +56.7 mA, spread 1.5 mA\n")) TH_LOG("%s", text);
+	free(text);
+	profile_fit_free(&fit);
+	profile_plan_free(&plan);
+}
+
 /* ---- the capture reader ------------------------------------------------- */
 
 TEST(capture_reader_takes_the_marked_windows)
@@ -421,6 +503,8 @@ TEST(capture_reader_takes_the_marked_windows)
 	EXPECT_EQ(4, (int)m[0].samples);
 	EXPECT_EQ(3, (int)m[0].fresh);
 	EXPECT_NEAR(-102500, m[0].current_ua, 1e-9);
+	/* -101, -102, -103, -104 mA: sqrt(1.25) mA around the mean */
+	EXPECT_NEAR(1000 * sqrt(1.25), m[0].spread_ua, 1e-3);
 	EXPECT_EQ(1, (int)m[1].samples);
 	EXPECT_NEAR(-400000, m[1].current_ua, 1e-9);
 	/* a step with no samples is an error that names it */

@@ -3,7 +3,11 @@
  * report --model: power_profile.xml read back (powerpin profile's own
  * output and AOSP's shape, bad files refused with a reason), and a report
  * whose processes' modelled energy is their CPU time x the model's per-core
- * current x the mean voltage, beside the measured energy.
+ * current x the mean voltage, beside the measured energy; priced at the
+ * frequency each CPU ran at where the capture has power:cpu_frequency
+ * (text and trace.dat); in the HTML page (a table and the modelled power
+ * at every sample) and the Perfetto trace (modelled power and energy
+ * tracks, per-process modelled energy).
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +20,7 @@
 #include "cmd_helpers.h"
 #include "profile.h"
 #include "report_gen.h"
+#include "report_tracedat.h"
 
 #define POWERPIN	"build/bin/powerpin"
 #define MS		1000000ULL
@@ -151,6 +156,364 @@ TEST(report_shows_modelled_energy)
 	EXPECT_NE(NULL, strstr(out, "not a power_profile.xml")) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	system(cmd);
+}
+
+/*
+ * Two CPUs at 4.0 V for 1 s, samples every 10 ms, and a two-speed profile
+ * (cpu.idle 50 mA, cluster 10 mA, cores 100 mA at 300 MHz, 220 mA at
+ * 600 MHz).  "app" runs on CPU 0 for 0.8 s, at 300 MHz for the first
+ * 0.4 s and 600 MHz after; "other" runs on CPU 1 for 0.5 s, whose
+ * frequency no event names (the highest speed).
+ */
+#define FREQ_XML \
+	"<device name=\"Android\">\n  <item name=\"cpu.idle\">50.0</item>\n" \
+	"  <array name=\"cpu.clusters.cores\"><value>2</value></array>\n" \
+	"  <item name=\"cpu.cluster_power.cluster0\">10.0</item>\n" \
+	"  <array name=\"cpu.core_speeds.cluster0\"><value>300000</value><value>600000</value></array>\n" \
+	"  <array name=\"cpu.core_power.cluster0\"><value>100.0</value><value>220.0</value></array>\n" \
+	"</device>\n"
+/* app: 0.4 s x 110 mA + 0.4 s x 230 mA, x 4 V; other: 0.5 s x 230 mA x 4 V */
+#define APP_J		((0.4 * 0.110 + 0.4 * 0.230) * 4.0)
+#define APP_FLAT_J	(0.8 * 0.230 * 4.0)
+#define OTHER_J		(0.5 * 0.230 * 4.0)
+#define DEVICE_J	(1.0 * 0.050 * 4.0 + APP_J + OTHER_J)
+
+FIXTURE(freq) {
+	char dir[64];
+	char xml[96];
+};
+
+FIXTURE_SETUP(freq)
+{
+	FILE *f;
+
+	strcpy(self->dir, "/tmp/ppfreq.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->xml, sizeof(self->xml), "%s/pp.xml", self->dir);
+	f = fopen(self->xml, "w");
+	ASSERT_NE(NULL, f);
+	fputs(FREQ_XML, f);
+	ASSERT_EQ(0, fclose(f));
+}
+
+FIXTURE_TEARDOWN(freq)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	system(cmd);
+}
+
+static int freq_capture(const char *path, bool freq_events)
+{
+	struct gen g = { .nr_cpus = 2 };
+	int k;
+
+	for (k = 0; k <= 100; k++)
+		gen_battery(&g, T0 + k * 10 * MS, k, 4000000, -500000, 0, 0);
+	gen_switch(&g, T0, 0, "swapper/0", 0, 0, "app", 100);
+	gen_switch(&g, T0 + 800 * MS, 0, "app", 100, 100, "swapper/0", 0);
+	gen_switch(&g, T0, 1, "swapper/1", 0, 0, "other", 200);
+	gen_switch(&g, T0 + 500 * MS, 1, "other", 200, 200, "swapper/1", 0);
+	if (freq_events) {
+		gen_cpu_freq(&g, T0, 0, 300000);
+		gen_cpu_freq(&g, T0 + 400 * MS, 0, 600000);
+	}
+	return gen_write(&g, path);
+}
+
+/* "modelled_j" of process @comm in report --json's "model" */
+static double modelled_j(const char *json, const char *comm)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "\"comm\": \"%s\"", comm);
+	return num_after(strstr(json, "\"model\":") ? strstr(json, "\"model\":") : "", key,
+			 "\"modelled_j\": ");
+}
+
+TEST_F(freq, modelled_energy_follows_the_frequency)
+{
+	char in[128], cmd[512], out[16384];
+
+	snprintf(in, sizeof(in), "%s/freq.txt", self->dir);
+	ASSERT_EQ(0, freq_capture(in, true));
+	snprintf(cmd, sizeof(cmd), POWERPIN " report %s --model %s --json - 2>&1", in, self->xml);
+	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NEAR(APP_J, modelled_j(out, "app"), 1e-9);
+	EXPECT_NEAR(OTHER_J, modelled_j(out, "other"), 1e-9);
+	EXPECT_NEAR(DEVICE_J, num_after(out, "\"model\":", "\"energy_j\": "), 1e-9);
+	EXPECT_NE(NULL, strstr(out, "\"cpu_frequency_events\": 2, \"clusters\": [{\"cluster\": 0, "
+			       "\"speeds_khz\": [300000, 600000], \"cpu_s_at_speed\": "
+			       "[0.400000000, 0.400000000], \"cpu_s_unknown_speed\": 0.500000000}]"))
+		TH_LOG("%s", out);
+	/* the text says how it priced */
+	snprintf(cmd, sizeof(cmd), POWERPIN " report %s --model %s 2>&1", in, self->xml);
+	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "  CPU time priced at the frequency each CPU ran at (cpu_frequency events)\n"));
+	EXPECT_NE(NULL, strstr(out, "    0.8000 J measured,     0.5440 J modelled,    +0.2560 J  app")) TH_LOG("%s", out);
+
+	/* the same capture without the events: every CPU second at 600 MHz */
+	ASSERT_EQ(0, freq_capture(in, false));
+	snprintf(cmd, sizeof(cmd), POWERPIN " report %s --model %s --json - 2>&1", in, self->xml);
+	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NEAR(APP_FLAT_J, modelled_j(out, "app"), 1e-9);
+	EXPECT_NEAR(OTHER_J, modelled_j(out, "other"), 1e-9);
+	EXPECT_NE(NULL, strstr(out, "\"cpu_frequency_events\": 0,"));
+}
+
+static const char fmt_cpu_frequency[] =
+	"name: cpu_frequency\nID: 1700\nformat:\n" TDAT_COMMON
+	"\tfield:u32 state;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 cpu_id;\toffset:12;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"state=%lu cpu_id=%lu\", (unsigned long)REC->state, (unsigned long)REC->cpu_id\n";
+
+static void tdat_cpu_freq(struct tdat *w, int cpu, uint64_t ts, uint32_t khz)
+{
+	uint8_t p[16];
+	uint32_t id = (uint32_t)cpu;
+
+	tdat_common(p, 1700, 0);
+	memcpy(p + 8, &khz, 4);
+	memcpy(p + 12, &id, 4);
+	tdat_event(w, cpu, ts, p, sizeof(p));
+}
+
+/* The same capture as a trace.dat: power:cpu_frequency read by libtraceevent */
+TEST_F(freq, tracedat_cpu_frequency)
+{
+	struct tdat w = { 0 };
+	char in[128], cmd[512], out[16384];
+	int k;
+
+	snprintf(in, sizeof(in), "%s/freq.dat", self->dir);
+	ASSERT_EQ(0, tdat_open(&w, 2));
+	w.extra_format = fmt_cpu_frequency;
+	w.extra_format_len = strlen(fmt_cpu_frequency);
+	w.extra_system = "power";
+	tdat_comm(&w, 100, "app");
+	tdat_comm(&w, 200, "other");
+	tdat_switch(&w, 0, T0, "swapper/0", 0, "app", 100);
+	tdat_cpu_freq(&w, 0, T0, 300000);
+	tdat_switch(&w, 1, T0, "swapper/1", 0, "other", 200);
+	for (k = 0; k <= 100; k++) {
+		if (k == 40)
+			tdat_cpu_freq(&w, 0, T0 + 400 * MS, 600000);
+		tdat_battery(&w, 0, T0 + k * 10 * MS, 77, k, 4000000, -500000, 0, 0);
+		if (k == 50)
+			tdat_switch(&w, 1, T0 + 500 * MS, "other", 200, "swapper/1", 0);
+		if (k == 80)
+			tdat_switch(&w, 0, T0 + 800 * MS, "app", 100, "swapper/0", 0);
+	}
+	ASSERT_EQ(0, tdat_close(&w, in));
+	snprintf(cmd, sizeof(cmd), POWERPIN " report %s --model %s --json - 2>&1", in, self->xml);
+	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NEAR(APP_J, modelled_j(out, "app"), 1e-9);
+	EXPECT_NEAR(OTHER_J, modelled_j(out, "other"), 1e-9);
+	EXPECT_NE(NULL, strstr(out, "\"cpu_frequency_events\": 2,"));
+}
+
+/* The value after each "@prefix" in @text, in order; returns how many. */
+static int values_after(const char *text, const char *prefix, double *out, int max)
+{
+	int n = 0;
+
+	while ((text = strstr(text, prefix)) && n < max) {
+		text += strlen(prefix);
+		out[n++] = strtod(text, NULL);
+	}
+	return n;
+}
+
+/* @path's whole content, NUL-terminated (free it), or NULL */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t size = 0, n;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		buf = realloc(buf, size + 65536 + 1);
+		n = fread(buf + size, 1, 65536, f);
+		size += n;
+		if (n < 65536)
+			break;
+	}
+	fclose(f);
+	buf[size] = '\0';
+	return buf;
+}
+
+/* Whitespace runs as one space: protoc's text as one line per message. */
+static char *squeeze(char *s)
+{
+	char *r = s, *w = s;
+	bool space = false;
+
+	for (; *r; r++) {
+		if (*r == ' ' || *r == '\n') {
+			space = true;
+			continue;
+		}
+		if (space && w > s)
+			*w++ = ' ';
+		space = false;
+		*w++ = *r;
+	}
+	*w = '\0';
+	return s;
+}
+
+/* The model's power per interval: idle 50 mA + CPU 0 + CPU 1, x 4 V */
+static double model_w(int k)
+{
+	double ma = 50;
+
+	if (k == 0)
+		return 0.050 * 4;		/* the first sample: no interval yet */
+	ma += k <= 40 ? 110 : k <= 80 ? 230 : 0;
+	ma += k <= 50 ? 230 : 0;
+	return ma / 1000 * 4;
+}
+
+TEST_F(freq, perfetto_model_tracks)
+{
+	char in[128], pf[128], cmd[768], *text;
+	double v[256];
+	int n, k;
+
+	if (system("command -v protoc >/dev/null"))
+		SKIP(return, "protoc not installed (protobuf-compiler)");
+	snprintf(in, sizeof(in), "%s/freq.txt", self->dir);
+	snprintf(pf, sizeof(pf), "%s/t.pftrace", self->dir);
+	ASSERT_EQ(0, freq_capture(in, true));
+	snprintf(cmd, sizeof(cmd), POWERPIN " report %s --model %s --perfetto %s >/dev/null && "
+		 "protoc --proto_path=daemon/lib --decode=perfetto.protos.Trace perfetto_trace.proto "
+		 "< %s > %s.txt", in, self->xml, pf, pf, pf);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s.txt", pf);
+	text = slurp(cmd);
+	ASSERT_NE(NULL, text);
+	squeeze(text);
+	/* beside the measured power (uuid 4, rank 3) and energy (5, rank 4); 13 is the marker spans */
+	EXPECT_NE(NULL, strstr(text, "track_descriptor { uuid: 14 name: \"Power, modelled (power_profile.xml)\" "
+			       "parent_uuid: 1 counter { unit_name: \"W\" } sibling_order_rank: 3"));
+	EXPECT_NE(NULL, strstr(text, "track_descriptor { uuid: 15 name: \"Energy, modelled (cumulative, "
+			       "power_profile.xml)\" parent_uuid: 1 counter { unit_name: \"J\" } sibling_order_rank: 4"));
+	/* one value a sample, following the frequency */
+	n = values_after(text, "type: TYPE_COUNTER track_uuid: 14 double_counter_value: ", v, 256);
+	ASSERT_EQ(101, n);
+	for (k = 0; k < n; k++)
+		EXPECT_NEAR(model_w(k), v[k], 1e-6);
+	n = values_after(text, "type: TYPE_COUNTER track_uuid: 15 double_counter_value: ", v, 256);
+	ASSERT_EQ(101, n);
+	EXPECT_NEAR(DEVICE_J, v[n - 1], 1e-9);
+	/* each process's modelled energy under its process track, to its total */
+	EXPECT_NE(NULL, strstr(text, "track_descriptor { uuid: 21474836580 name: \"Energy, modelled "
+			       "(cumulative, power_profile.xml)\" parent_uuid: 4294967396"));
+	n = values_after(text, "type: TYPE_COUNTER track_uuid: 21474836580 double_counter_value: ",
+			 v, 256);
+	ASSERT_LT(1, n);
+	EXPECT_NEAR(APP_J, v[n - 1], 1e-9);
+	n = values_after(text, "type: TYPE_COUNTER track_uuid: 21474836680 double_counter_value: ",
+			 v, 256);
+	ASSERT_LT(1, n);
+	EXPECT_NEAR(OTHER_J, v[n - 1], 1e-9);
+	free(text);
+	/* without --model: no model track */
+	snprintf(cmd, sizeof(cmd), POWERPIN " report %s --perfetto %s >/dev/null && "
+		 "protoc --proto_path=daemon/lib --decode=perfetto.protos.Trace perfetto_trace.proto "
+		 "< %s > %s.txt", in, pf, pf, pf);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s.txt", pf);
+	text = slurp(cmd);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(NULL, strstr(text, "modelled"));
+	free(text);
+}
+
+/* base64 (RFC 4648, whitespace skipped) into @out; bytes written */
+static size_t unbase64(const char *s, const char *end, uint8_t *out, size_t max)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	uint32_t acc = 0;
+	size_t n = 0;
+	int bits = 0;
+	const char *p;
+
+	for (; s < end && *s != '='; s++) {
+		p = strchr(abc, *s);
+		if (!p || !*s)
+			continue;
+		acc = acc << 6 | (uint32_t)(p - abc);
+		bits += 6;
+		if (bits >= 8 && n < max) {
+			bits -= 8;
+			out[n++] = (uint8_t)(acc >> bits);
+		}
+	}
+	return n;
+}
+
+TEST_F(freq, html_model_table_and_series)
+{
+	char in[128], html[128], cmd[512], *page, *p, *end;
+	uint8_t bytes[1024];
+	float w;
+	size_t n;
+	int k;
+
+	snprintf(in, sizeof(in), "%s/freq.txt", self->dir);
+	snprintf(html, sizeof(html), "%s/r.html", self->dir);
+	ASSERT_EQ(0, freq_capture(in, true));
+	snprintf(cmd, sizeof(cmd), POWERPIN " report %s --model %s --html %s >/dev/null", in,
+		 self->xml, html);
+	ASSERT_EQ(0, system(cmd));
+	page = slurp(html);
+	ASSERT_NE(NULL, page);
+	/* modelled next to measured, per process and for the device */
+	EXPECT_NE(NULL, strstr(page, "<table class=\"pp-model\"><tr><th>process</th><th>tgid</th><th>CPU s</th>"
+			       "<th>measured J</th><th>modelled J</th><th>difference J</th></tr>\n"
+			       "<tr><td>device</td><td></td><td></td><td>2.0000</td><td>1.2040</td><td>+0.7960</td></tr>\n"
+			       "<tr><td>app</td><td>100</td><td>0.800</td><td>0.8000</td><td>0.5440</td><td>+0.2560</td></tr>\n"
+			       "<tr><td>other</td><td>200</td><td>0.500</td><td>0.5000</td><td>0.4600</td><td>+0.0400</td></tr>\n"));
+	/* the modelled power at each of the 101 samples the page plots */
+	p = strstr(page, "<script type=\"application/octet-stream\" id=\"pp-model\">\n");
+	ASSERT_NE(NULL, p);
+	p += strlen("<script type=\"application/octet-stream\" id=\"pp-model\">\n");
+	end = strstr(p, "</script>");
+	ASSERT_NE(NULL, end);
+	n = unbase64(p, end, bytes, sizeof(bytes));
+	ASSERT_EQ(101 * 4, (int)n);
+	for (k = 0; k < 101; k++) {
+		memcpy(&w, bytes + 4 * k, 4);
+		EXPECT_NEAR(model_w(k), w, 1e-6);
+	}
+	free(page);
+	/* in a browser (when there is one): the page draws the model beside the power */
+	if (!system("command -v chromium >/dev/null && command -v python3 >/dev/null")) {
+		snprintf(cmd, sizeof(cmd), "mkdir -p %s/probe && timeout 180 python3 "
+			 "selftests/host/html_probe.py %s %s/probe > %s/probe.txt 2>/dev/null",
+			 self->dir, html, self->dir, self->dir);
+		ASSERT_EQ(0, system(cmd));
+		snprintf(cmd, sizeof(cmd), "%s/probe.txt", self->dir);
+		page = slurp(cmd);
+		ASSERT_NE(NULL, page);
+		EXPECT_NE(NULL, strstr(page, "legend=Power (discharge +), every sample\n"
+				       "legend=Modelled (power_profile.xml)\n"));
+		EXPECT_NE(NULL, strstr(page, "console_errors=0\n"));
+		free(page);
+	}
+	/* without --model the page has neither */
+	snprintf(cmd, sizeof(cmd), POWERPIN " report %s --html %s >/dev/null", in, html);
+	ASSERT_EQ(0, system(cmd));
+	page = slurp(html);
+	ASSERT_NE(NULL, page);
+	EXPECT_EQ(NULL, strstr(page, "id=\"pp-model\""));
+	EXPECT_EQ(NULL, strstr(page, "class=\"pp-model\""));
+	free(page);
 }
 
 TEST_HARNESS_MAIN
