@@ -1286,7 +1286,20 @@ static int load_apply_pinlist(const char *file, const char *pinlist,
 	return -1;
 }
 
-static int pin_apply(int argc, char **argv)
+/* One `pin apply`: the file, its pinlist, what is pinned, and the signals. */
+struct apply_job {
+	const char *file, *pinlist;
+	uint64_t quota;
+	int fd;
+	struct stat st;
+	uint8_t *map;
+	struct pin_ranges r, plan;	/* the pinlist; what PinnerService pins */
+	sigset_t old;			/* the caller's signal mask */
+	bool sig_set;
+};
+
+/* The options into @j.  -1 to go on, else the exit status. */
+static int apply_parse(int argc, char **argv, struct apply_job *j)
 {
 	static const struct option longopts[] = {
 		{ "pinlist", required_argument, NULL, 'p' },
@@ -1294,24 +1307,14 @@ static int pin_apply(int argc, char **argv)
 		{ "help",    no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t quota = PINLIST_NO_QUOTA, pinned = 0, size, ps;
-	struct pin_ranges r = { 0 }, plan = { 0 };
-	const char *pinlist = NULL, *file;
-	int64_t charged;
-	struct sigaction sa = { 0 };
-	uint8_t *map = NULL;
-	sigset_t block, old, suspend;
-	bool sig_set = false;
-	struct stat st;
-	int c, fd = -1, ret = 1;
-	size_t i;
+	int c;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'p': pinlist = optarg; break;
+		case 'p': j->pinlist = optarg; break;
 		case 'q':
-			if (parse_quota("pin apply", optarg, &quota))
+			if (parse_quota("pin apply", optarg, &j->quota))
 				return usage_error("powerpin pin apply");
 			break;
 		case 'h':
@@ -1325,77 +1328,128 @@ static int pin_apply(int argc, char **argv)
 		fprintf(stderr, "powerpin pin apply: expected exactly one <file>\n");
 		return usage_error("powerpin pin apply");
 	}
-	file = argv[optind];
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		fprintf(stderr, "powerpin pin apply: %s: %s\n", file, strerror(errno));
-		goto out;
+	j->file = argv[optind];
+	return -1;
+}
+
+/* Open the file, a non-empty regular one, and read its pinlist. */
+static int apply_open(struct apply_job *j)
+{
+	j->fd = open(j->file, O_RDONLY | O_CLOEXEC);
+	if (j->fd < 0 || fstat(j->fd, &j->st)) {
+		fprintf(stderr, "powerpin pin apply: %s: %s\n", j->file, strerror(errno));
+		return -1;
 	}
-	if (!S_ISREG(st.st_mode) || !st.st_size) {
-		fprintf(stderr, "powerpin pin apply: %s: not a non-empty regular file\n", file);
-		goto out;
+	if (!S_ISREG(j->st.st_mode) || !j->st.st_size) {
+		fprintf(stderr, "powerpin pin apply: %s: not a non-empty regular file\n", j->file);
+		return -1;
 	}
-	if (load_apply_pinlist(file, pinlist, &r))
-		goto out;
-	/* from here on SIGTERM/SIGINT wait for the release below */
+	return load_apply_pinlist(j->file, j->pinlist, &j->r);
+}
+
+/* From here on SIGTERM/SIGINT wait for the release (apply_hold()). */
+static void apply_catch_stop(struct apply_job *j)
+{
+	struct sigaction sa = { 0 };
+	sigset_t block;
+
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	sigprocmask(SIG_BLOCK, &block, &j->old);
 	sa.sa_handler = on_stop;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	sig_set = true;
-	size = st.st_size;
-	ps = sysconf(_SC_PAGESIZE);
-	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		map = NULL;
-		fprintf(stderr, "powerpin pin apply: mmap %s: %s\n", file, strerror(errno));
-		goto out;
+	j->sig_set = true;
+}
+
+/*
+ * mmap the file and mlock the ranges PinnerService would, printing each and
+ * the total.  0, or -1 with a message.
+ */
+static int apply_lock(struct apply_job *j)
+{
+	uint64_t size = j->st.st_size, ps = sysconf(_SC_PAGESIZE);
+	int64_t charged;
+	size_t i;
+
+	j->map = mmap(NULL, size, PROT_READ, MAP_SHARED, j->fd, 0);
+	if (j->map == MAP_FAILED) {
+		j->map = NULL;
+		fprintf(stderr, "powerpin pin apply: mmap %s: %s\n", j->file, strerror(errno));
+		return -1;
 	}
 	/* PinnerService's loop: clamp, round out to pages, charge, stop at quota */
-	charged = pinlist_pinner_plan(&r, size, ps, quota, &plan);
+	charged = pinlist_pinner_plan(&j->r, size, ps, j->quota, &j->plan);
 	if (charged < 0) {
 		fprintf(stderr, "powerpin pin apply: %s\n", strerror(errno));
-		goto out;
+		return -1;
 	}
-	for (i = 0; i < plan.nr; i++) {
-		if (mlock(map + plan.v[i].offset, plan.v[i].length)) {
+	for (i = 0; i < j->plan.nr; i++) {
+		const struct pin_range *p = &j->plan.v[i];
+
+		if (mlock(j->map + p->offset, p->length)) {
 			fprintf(stderr, "powerpin pin apply: mlock start=%llu bytes=%llu: %s%s\n",
-				(unsigned long long)plan.v[i].offset,
-				(unsigned long long)plan.v[i].length, strerror(errno),
-				errno == ENOMEM || errno == EPERM ?
+				(unsigned long long)p->offset, (unsigned long long)p->length,
+				strerror(errno), errno == ENOMEM || errno == EPERM ?
 				" (RLIMIT_MEMLOCK too low, or no CAP_IPC_LOCK)" : "");
-			goto out;
+			return -1;
 		}
-		printf("start=%llu bytes=%llu\n", (unsigned long long)plan.v[i].offset,
-		       (unsigned long long)plan.v[i].length);
+		printf("start=%llu bytes=%llu\n", (unsigned long long)p->offset,
+		       (unsigned long long)p->length);
 	}
-	pinned = charged;
-	printf("total_bytes_pinned=%llu\n", (unsigned long long)pinned);
+	printf("total_bytes_pinned=%llu\n", (unsigned long long)charged);
 	flush_stdout();
 	fprintf(stderr, "powerpin pin apply: holding %llu bytes of %s; SIGTERM or SIGINT releases them\n",
-		(unsigned long long)pinned, file);
+		(unsigned long long)charged, j->file);
+	return 0;
+}
+
+/* Hold the pages until SIGTERM or SIGINT. */
+static void apply_hold(const struct apply_job *j)
+{
+	sigset_t suspend;
+
 	/*
 	 * Wait with the caller's mask minus the two release signals: a mask
 	 * inherited with them blocked would otherwise never let them in.
 	 */
-	suspend = old;
+	suspend = j->old;
 	sigdelset(&suspend, SIGTERM);
 	sigdelset(&suspend, SIGINT);
 	while (!apply_stop)
 		sigsuspend(&suspend);
-	ret = 0;
-out:
-	if (sig_set)
-		sigprocmask(SIG_SETMASK, &old, NULL);
-	if (map)
-		munmap(map, st.st_size);
-	if (fd >= 0)
-		close(fd);
-	pin_ranges_free(&r);
-	pin_ranges_free(&plan);
+}
+
+static void apply_job_free(struct apply_job *j)
+{
+	if (j->sig_set)
+		sigprocmask(SIG_SETMASK, &j->old, NULL);
+	if (j->map)
+		munmap(j->map, j->st.st_size);
+	if (j->fd >= 0)
+		close(j->fd);
+	pin_ranges_free(&j->r);
+	pin_ranges_free(&j->plan);
+}
+
+static int pin_apply(int argc, char **argv)
+{
+	struct apply_job j = { .quota = PINLIST_NO_QUOTA, .fd = -1 };
+	int ret;
+
+	ret = apply_parse(argc, argv, &j);
+	if (ret >= 0)
+		return ret;
+	ret = 1;
+	if (!apply_open(&j)) {
+		apply_catch_stop(&j);
+		if (!apply_lock(&j)) {
+			apply_hold(&j);
+			ret = 0;
+		}
+	}
+	apply_job_free(&j);
 	return ret;
 }
 
