@@ -531,20 +531,55 @@ static int record_check_tracefs(void)
 	return 0;
 }
 
+/*
+ * The capture itself, with the events enabled and the trace emptied: the
+ * file written while CMD (if any) runs.  The exit status: CMD's, or 1 when
+ * the capture failed or CMD could not be started.
+ */
+static int record_capture(const struct record_opts *o, struct pp_genl *g, uint64_t samples0,
+			  const struct sigaction *old_int, const struct sigaction *old_term)
+{
+	struct pp_capture *cap;
+	int child_status;
+	pid_t child = -1;
+	char err[512];
+
+	cap = pp_capture_start(o->output, o->compression, err, sizeof(err));
+	if (!cap) {
+		fprintf(stderr, "powerpin record: %s\n", err);
+		return 1;
+	}
+
+	tracefs_trace_on(NULL);
+	if (o->cmd && !record_stop) {
+		child = record_spawn(o, old_int, old_term);
+		if (child < 0)
+			record_stop = -1;
+	}
+	child_status = record_loop(o, cap, g, samples0, child);
+	if (record_finish(o, cap, g, samples0))
+		return 1;
+	/* the capture is written; the status is the command's, as with time(1) */
+	if (child > 0) {
+		record_say_status(o, child_status);
+		return wait_exit_status(child_status);
+	}
+	if (o->cmd && record_stop < 0)
+		return 1;	/* CMD could not be started */
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	struct sigaction old_int, old_term;
 	struct pp_events_saved *saved = NULL;
-	struct pp_capture *cap = NULL;
 	struct record_opts o;
 	struct pp_status st;
 	struct pp_genl *g;
 	bool missing_powerpin;
 	uint64_t samples0 = 0;
-	int was_on, ret, child_status = 0, lock;
-	pid_t child = -1;
-	char err[512];
+	int was_on, ret, lock;
 
 	ret = record_parse(argc, argv, &o);
 	if (ret >= 0)
@@ -583,31 +618,7 @@ int cmd_record(int argc, char **argv)
 	was_on = tracefs_trace_is_on(NULL);
 	tracefs_trace_off(NULL);
 	pp_trace_clear();
-
-	cap = pp_capture_start(o.output, o.compression, err, sizeof(err));
-	if (!cap) {
-		fprintf(stderr, "powerpin record: %s\n", err);
-		goto restore;
-	}
-
-	tracefs_trace_on(NULL);
-	if (o.cmd && !record_stop) {
-		child = record_spawn(&o, &old_int, &old_term);
-		if (child < 0)
-			record_stop = -1;
-	}
-	child_status = record_loop(&o, cap, g, samples0, child);
-	if (record_finish(&o, cap, g, samples0))
-		goto restore;
-	/* the capture is written; the status is the command's, as with time(1) */
-	ret = 0;
-	if (child > 0) {
-		record_say_status(&o, child_status);
-		ret = wait_exit_status(child_status);
-	} else if (o.cmd && record_stop < 0) {
-		ret = 1;	/* CMD could not be started */
-	}
-restore:
+	ret = record_capture(&o, g, samples0, &old_int, &old_term);
 	if (was_on > 0)
 		tracefs_trace_on(NULL);
 	else
