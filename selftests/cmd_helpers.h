@@ -7,11 +7,28 @@
 #define POWERPIN_CMD_HELPERS_H
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* A printf-made command through sh (system()); its exit status, or -1. */
+__attribute__((format(printf, 1, 2)))
+static inline int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 /* Run @cmd through sh; stdout and stderr into @out (NUL-ended).  Exit status or -1. */
 static inline int run_cmd(const char *cmd, char *out, size_t outlen)
@@ -30,6 +47,15 @@ static inline int run_cmd(const char *cmd, char *out, size_t outlen)
 		;
 	st = pclose(p);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* First line of @cmd's output into @buf, newline dropped ("" if none); @buf. */
+static inline char *line_of(const char *cmd, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	run_cmd(cmd, buf, len);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
 }
 
 /* Up to @len - 1 bytes of @path into @buf, NUL-ended; 0 or -1. */
