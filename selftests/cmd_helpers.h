@@ -83,4 +83,29 @@ static inline int read_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/* @text as the whole of @path (created or truncated); aborts if it cannot be. */
+static inline void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		abort();
+}
+
+/* The whole file (up to 64 KiB), or "" when it cannot be read (static: one at a time). */
+static inline const char *file_text(const char *path)
+{
+	static char buf[1 << 16];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return buf;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
 #endif /* POWERPIN_CMD_HELPERS_H */
