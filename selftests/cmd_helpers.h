@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,6 +107,38 @@ static inline const char *file_text(const char *path)
 	buf[n] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/*
+ * The whole file, whatever its size, malloc'd and NUL-ended, its size in
+ * *@len when @len is not NULL; NULL when it cannot be read.
+ */
+static inline char *read_whole(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	FILE *f = fopen(path, "r");
+
+	if (!f || fstat(fileno(f), &st)) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	buf = calloc(1, st.st_size + 1);
+	if (buf && fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	if (len)
+		*len = st.st_size;
+	fclose(f);
+	return buf;
+}
+
+/* read_whole() without the size: the whole text file, malloc'd, or NULL. */
+static inline char *slurp(const char *path)
+{
+	return read_whole(path, NULL);
 }
 
 #endif /* POWERPIN_CMD_HELPERS_H */
