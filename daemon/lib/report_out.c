@@ -229,11 +229,9 @@ static void text_charge(FILE *out, const struct report *r)
 		fprintf(out, "               no discrepancy: %s\n", note);
 }
 
-int report_write_text(const struct report *r, FILE *out)
+/* How the capture went: its length, and every sample left out or missing. */
+static void text_samples(FILE *out, const struct report *r)
 {
-	double total = r->energy_j;
-	uint32_t i, shown = 0;
-
 	fprintf(out, "duration       %.3f s, %" PRIu64 " samples (median interval %.1f ms, max %.1f ms)\n",
 		r->duration_s, r->samples, r->median_interval_s * 1e3,
 		(double)r->max_interval_ns / 1e6);
@@ -259,6 +257,13 @@ int report_write_text(const struct report *r, FILE *out)
 			" ends without a begin, %" PRIu64 " trace_marker writes ignored\n",
 			r->slices_dropped, REPORT_MAX_OPEN_SLICES, r->slice_ends_unmatched,
 			r->marks_ignored);
+}
+
+/* The statistics, the energy both ways and the baseline. */
+static void text_energy(FILE *out, const struct report *r)
+{
+	double total = r->energy_j;
+
 	fprintf(out, "sign           %s (%s); figures below count discharge as positive\n",
 		r->sign_name, r->sign_method);
 	text_stat(out, "voltage", "V", &r->voltage_v);
@@ -274,24 +279,37 @@ int report_write_text(const struct report *r, FILE *out)
 	if (r->opt.baseline_s > 0)
 		fprintf(out, "baseline       %.4f W over the first %g s; energy above baseline %.4f J\n",
 			tidy(r->baseline_w), r->opt.baseline_s, tidy(r->energy_above_baseline_j));
-	if (r->switches) {
-		fprintf(out, "\nenergy by process (CPU time share per sample interval):\n");
-		for (i = 0; i < r->nr_processes && shown < TEXT_TOP; i++, shown++)
-			fprintf(out, "  %10.4f J  %5.1f%%  %-16s tgid %d, %d thread%s, %.3f s CPU\n",
-				r->processes[i].energy_j,
-				total ? 100 * r->processes[i].energy_j / total : 0,
-				r->processes[i].comm, r->processes[i].tgid, r->processes[i].threads,
-				r->processes[i].threads == 1 ? "" : "s",
-				(double)r->processes[i].cpu_ns / 1e9);
-		if (r->nr_processes > shown)
-			fprintf(out, "  (%u more processes in --json/--csv)\n",
-				r->nr_processes - shown);
-		fprintf(out, "  %10.4f J  %5.1f%%  <idle>\n", tidy(r->sign * r->idle_energy),
-			total ? tidy(100 * r->sign * r->idle_energy / total) : 0);
-		fprintf(out, "  %10.4f J  %5.1f%%  <other> (CPU time with no known task)\n",
-			tidy(r->sign * r->other_energy),
-			total ? tidy(100 * r->sign * r->other_energy / total) : 0);
-	}
+}
+
+/* The processes with the most energy, then idle and "other". */
+static void text_processes(FILE *out, const struct report *r)
+{
+	double total = r->energy_j;
+	uint32_t i, shown = 0;
+
+	fprintf(out, "\nenergy by process (CPU time share per sample interval):\n");
+	for (i = 0; i < r->nr_processes && shown < TEXT_TOP; i++, shown++)
+		fprintf(out, "  %10.4f J  %5.1f%%  %-16s tgid %d, %d thread%s, %.3f s CPU\n",
+			r->processes[i].energy_j,
+			total ? 100 * r->processes[i].energy_j / total : 0,
+			r->processes[i].comm, r->processes[i].tgid, r->processes[i].threads,
+			r->processes[i].threads == 1 ? "" : "s",
+			(double)r->processes[i].cpu_ns / 1e9);
+	if (r->nr_processes > shown)
+		fprintf(out, "  (%u more processes in --json/--csv)\n",
+			r->nr_processes - shown);
+	fprintf(out, "  %10.4f J  %5.1f%%  <idle>\n", tidy(r->sign * r->idle_energy),
+		total ? tidy(100 * r->sign * r->idle_energy / total) : 0);
+	fprintf(out, "  %10.4f J  %5.1f%%  <other> (CPU time with no known task)\n",
+		tidy(r->sign * r->other_energy),
+		total ? tidy(100 * r->sign * r->other_energy / total) : 0);
+}
+
+/* Energy per atrace slice and powerpin marker name. */
+static void text_slices(FILE *out, const struct report *r)
+{
+	uint32_t i;
+
 	if (r->nr_slice_stats) {
 		fprintf(out, "\nenergy by slice and marker:\n");
 		for (i = 0; i < r->nr_slice_stats; i++) {
@@ -305,6 +323,13 @@ int report_write_text(const struct report *r, FILE *out)
 			fputc('\n', out);
 		}
 	}
+}
+
+/* Each counter's range and last value. */
+static void text_counters(FILE *out, const struct report *r)
+{
+	uint32_t i;
+
 	if (r->nr_counters) {
 		fprintf(out, "\ncounters:\n");
 		for (i = 0; i < r->nr_counters; i++) {
@@ -316,6 +341,16 @@ int report_write_text(const struct report *r, FILE *out)
 				lo, hi, last, is_signed ? " (discharge +)" : "");
 		}
 	}
+}
+
+int report_write_text(const struct report *r, FILE *out)
+{
+	text_samples(out, r);
+	text_energy(out, r);
+	if (r->switches)
+		text_processes(out, r);
+	text_slices(out, r);
+	text_counters(out, r);
 	if (r->perf)
 		report_perf_write_text(r->perf, out);
 	if (r->model)
