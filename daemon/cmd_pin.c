@@ -919,7 +919,43 @@ static int capture_input(const struct capture_file *f, const struct capture_file
 	return 0;
 }
 
-static int pin_capture(int argc, char **argv)
+/* One `pin capture`: its options, its files and the SIGCHLD to give back. */
+struct capture_job {
+	struct capture_file *files;
+	size_t nr;
+	const char *dir;
+	uint64_t quota;
+	enum probe_want want;
+	unsigned long long interval_ms;
+	bool evict, verbose, to_stdout;
+	FILE *info;			/* where the lines about the pinlists go */
+	uint64_t tick;			/* probes so far while the workload ran */
+	struct sigaction chld_old;
+	bool chld_set;
+};
+
+/* One more --file, not open yet.  0, or -1 with a message. */
+static int capture_add_file(struct capture_job *j, const char *path)
+{
+	struct capture_file *nf = reallocarray(j->files, j->nr + 1, sizeof(*nf));
+
+	if (!nf) {
+		fprintf(stderr, "powerpin pin capture: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	j->files = nf;
+	memset(&j->files[j->nr], 0, sizeof(*j->files));
+	j->files[j->nr].path = path;
+	j->files[j->nr].fd = -1;
+	j->nr++;
+	return 0;
+}
+
+/*
+ * The options into @j; the workload is argv[optind...].  -1 to go on, else
+ * the exit status (--help, a usage error, no memory).
+ */
+static int capture_parse(int argc, char **argv, struct capture_job *j)
 {
 	static const struct option longopts[] = {
 		{ "file",         required_argument, NULL, 'f' },
@@ -932,240 +968,309 @@ static int pin_capture(int argc, char **argv)
 		{ "help",         no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sigaction chld_dfl = { .sa_handler = SIG_DFL }, chld_old;
-	struct capture_file *files = NULL;
-	uint64_t quota = PINLIST_NO_QUOTA, tick = 0;
-	enum probe_want want = PROBE_AUTO;
-	unsigned long long interval_ms = 0;
-	bool evict = false, verbose = false, chld_set = false, to_stdout;
-	FILE *info = stdout;
-	size_t nr = 0, i, k;
-	const char *dir = NULL;
-	int c, status = 0, wait_err = 0, ret = 1;
-	pid_t pid;
+	int c;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+o:vh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'f': {
-			struct capture_file *nf = reallocarray(files, nr + 1, sizeof(*nf));
-
-			if (!nf) {
-				fprintf(stderr, "powerpin pin capture: %s\n", strerror(ENOMEM));
-				goto out;
-			}
-			files = nf;
-			memset(&files[nr], 0, sizeof(*files));
-			files[nr].path = optarg;
-			files[nr].fd = -1;
-			nr++;
+		case 'f':
+			if (capture_add_file(j, optarg))
+				return 1;
 			break;
-		}
-		case 'e': evict = true; break;
-		case 'v': verbose = true; break;
-		case 'o': dir = optarg; break;
+		case 'e': j->evict = true; break;
+		case 'v': j->verbose = true; break;
+		case 'o': j->dir = optarg; break;
 		case 'i':
-			if (parse_decimal(optarg, false, &interval_ms) || !interval_ms ||
-			    interval_ms > 3600000) {
+			if (parse_decimal(optarg, false, &j->interval_ms) || !j->interval_ms ||
+			    j->interval_ms > 3600000) {
 				fprintf(stderr, "powerpin pin capture: --interval: '%s' is not a number of milliseconds (1..3600000)\n",
 					optarg);
-				ret = usage_error("powerpin pin capture");
-				goto out;
+				return usage_error("powerpin pin capture");
 			}
 			break;
 		case 'q':
-			if (parse_quota("pin capture", optarg, &quota)) {
-				ret = usage_error("powerpin pin capture");
-				goto out;
-			}
+			if (parse_quota("pin capture", optarg, &j->quota))
+				return usage_error("powerpin pin capture");
 			break;
 		case 'm':
-			if (parse_probe_method("pin capture", optarg, &want)) {
-				ret = usage_error("powerpin pin capture");
-				goto out;
-			}
+			if (parse_probe_method("pin capture", optarg, &j->want))
+				return usage_error("powerpin pin capture");
 			break;
 		case 'h':
 			capture_usage(stdout);
-			ret = 0;
-			goto out;
+			return 0;
 		default:
-			ret = usage_error("powerpin pin capture");
-			goto out;
+			return usage_error("powerpin pin capture");
 		}
 	}
-	if (!nr || !dir || optind >= argc) {
+	if (!j->nr || !j->dir || optind >= argc) {
 		fprintf(stderr, "powerpin pin capture: needs --file PATH, -o DIR and -- CMD\n");
-		ret = usage_error("powerpin pin capture");
-		goto out;
+		return usage_error("powerpin pin capture");
 	}
 	/* -o -: the one pinlist on stdout, the lines about it on stderr */
-	to_stdout = !strcmp(dir, "-");
-	if (to_stdout && nr > 1) {
+	j->to_stdout = !strcmp(j->dir, "-");
+	if (j->to_stdout && j->nr > 1) {
 		fprintf(stderr, "powerpin pin capture: -o - writes one pinlist to stdout; give one --file or a directory\n");
-		ret = usage_error("powerpin pin capture");
-		goto out;
+		return usage_error("powerpin pin capture");
 	}
-	if (to_stdout)
-		info = stderr;
-	for (i = 0; i < nr; i++) {
-		const char *base = strrchr(files[i].path, '/');
-		struct stat st;
-		int n;
+	j->info = j->to_stdout ? stderr : stdout;
+	return -1;
+}
 
-		base = base ? base + 1 : files[i].path;
-		n = to_stdout ? asprintf(&files[i].out, "-") :
-				asprintf(&files[i].out, "%s/%s.pinlist", dir, base);
-		if (n < 0) {
-			files[i].out = NULL;
-			fprintf(stderr, "powerpin pin capture: %s\n", strerror(ENOMEM));
-			goto out;
+/*
+ * The pinlist file @j->files[@i] goes to, which no earlier --file may
+ * share.  0, or -1 with a message.
+ */
+static int capture_name_pinlist(struct capture_job *j, size_t i)
+{
+	struct capture_file *f = &j->files[i];
+	const char *base = strrchr(f->path, '/');
+	size_t k;
+	int n;
+
+	base = base ? base + 1 : f->path;
+	n = j->to_stdout ? asprintf(&f->out, "-") :
+			   asprintf(&f->out, "%s/%s.pinlist", j->dir, base);
+	if (n < 0) {
+		f->out = NULL;
+		fprintf(stderr, "powerpin pin capture: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	for (k = 0; k < i; k++)
+		if (!strcmp(j->files[k].out, f->out)) {
+			fprintf(stderr, "powerpin pin capture: %s and %s would both write %s\n",
+				j->files[k].path, f->path, f->out);
+			return -1;
 		}
-		for (k = 0; k < i; k++)
-			if (!strcmp(files[k].out, files[i].out)) {
-				fprintf(stderr, "powerpin pin capture: %s and %s would both write %s\n",
-					files[k].path, files[i].path, files[i].out);
-				goto out;
-			}
-		files[i].fd = open(files[i].path, O_RDONLY | O_CLOEXEC);
-		if (files[i].fd < 0 || fstat(files[i].fd, &st)) {
-			fprintf(stderr, "powerpin pin capture: %s: %s\n", files[i].path,
+	return 0;
+}
+
+/*
+ * Open @j->files[@i], a regular file no pinlist is written over, and with
+ * --evict drop its clean cached pages.  0, or -1 with a message.
+ */
+static int capture_open_file(struct capture_job *j, size_t i)
+{
+	struct capture_file *f = &j->files[i];
+	struct stat st;
+
+	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0 || fstat(f->fd, &st)) {
+		fprintf(stderr, "powerpin pin capture: %s: %s\n", f->path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "powerpin pin capture: %s: not a regular file\n", f->path);
+		return -1;
+	}
+	if (capture_input(f, j->files, i + 1))
+		return -1;
+	f->size = st.st_size;
+	if (j->evict) {
+		/* dirty pages are not dropped: write them back first */
+		fdatasync(f->fd);
+		errno = posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+		if (errno) {
+			fprintf(stderr, "powerpin pin capture: %s: evict: %s\n", f->path,
 				strerror(errno));
-			goto out;
+			return -1;
 		}
-		if (!S_ISREG(st.st_mode)) {
-			fprintf(stderr, "powerpin pin capture: %s: not a regular file\n",
-				files[i].path);
-			goto out;
-		}
-		if (capture_input(&files[i], files, i + 1))
-			goto out;
-		files[i].size = st.st_size;
-		if (evict) {
-			/* dirty pages are not dropped: write them back first */
-			fdatasync(files[i].fd);
-			errno = posix_fadvise(files[i].fd, 0, 0, POSIX_FADV_DONTNEED);
-			if (errno) {
-				fprintf(stderr, "powerpin pin capture: %s: evict: %s\n",
-					files[i].path, strerror(errno));
-				goto out;
-			}
-		}
+	}
+	return 0;
+}
+
+/*
+ * Before the workload: every file named, opened and probed once, and the
+ * output directory made.  0, or -1 with a message.
+ */
+static int capture_prepare(struct capture_job *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->nr; i++) {
+		struct capture_file *f = &j->files[i];
+
+		if (capture_name_pinlist(j, i) || capture_open_file(j, i))
+			return -1;
 		/* the probe must work before the workload is worth running */
-		if (capture_probe(&files[i], want, 0, true))
-			goto out;
-		if (verbose)
+		if (capture_probe(f, j->want, 0, true))
+			return -1;
+		if (j->verbose)
 			fprintf(stderr, "powerpin pin capture: %s: %llu bytes resident before the workload\n",
-				files[i].path,
-				(unsigned long long)pin_ranges_bytes(&files[i].seen));
-		if (!interval_ms) {
+				f->path, (unsigned long long)pin_ranges_bytes(&f->seen));
+		if (!j->interval_ms) {
 			/* without an interval only the final state counts */
-			pin_ranges_free(&files[i].seen);
-			pin_ranges_free(&files[i].ranked);
+			pin_ranges_free(&f->seen);
+			pin_ranges_free(&f->ranked);
 		}
 	}
-	if (!to_stdout && mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "powerpin pin capture: %s: %s\n", dir, strerror(errno));
-		goto out;
+	if (!j->to_stdout && mkdir(j->dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "powerpin pin capture: %s: %s\n", j->dir, strerror(errno));
+		return -1;
 	}
+	return 0;
+}
+
+/* Fork and exec the workload @cmd.  Its pid, or -1 with a message. */
+static pid_t capture_start(struct capture_job *j, char **cmd)
+{
+	struct sigaction chld_dfl = { .sa_handler = SIG_DFL };
+	pid_t pid;
+
 	/*
 	 * An inherited SIGCHLD of SIG_IGN makes the kernel reap the workload
 	 * by itself, and waitpid() would fail with ECHILD instead of giving
 	 * its status.
 	 */
-	sigaction(SIGCHLD, &chld_dfl, &chld_old);
-	chld_set = true;
+	sigaction(SIGCHLD, &chld_dfl, &j->chld_old);
+	j->chld_set = true;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "powerpin pin capture: fork: %s\n", strerror(errno));
-		goto out;
+		return -1;
 	}
 	if (!pid) {
 		/* the workload gets SIGCHLD the way it was given to us */
-		sigaction(SIGCHLD, &chld_old, NULL);
-		if (to_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		sigaction(SIGCHLD, &j->chld_old, NULL);
+		if (j->to_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(EXIT_NOT_EXECUTABLE);
-		exec_command("powerpin pin capture", argv + optind);
+		exec_command("powerpin pin capture", cmd);
 	}
+	return pid;
+}
+
+/*
+ * Wait for the workload to end, with --interval probing every file each
+ * interval while it runs.  0 with its *@status, or with *@wait_err when
+ * waitpid() failed; -1 when a probe failed (the workload then killed).
+ */
+static int capture_wait(struct capture_job *j, pid_t pid, int *status, int *wait_err)
+{
+	size_t i;
+
 	for (;;) {
 		pid_t w;
 
-		if (interval_ms) {
+		if (j->interval_ms) {
 			struct timespec ts = {
-				.tv_sec = interval_ms / 1000,
-				.tv_nsec = (interval_ms % 1000) * 1000000,
+				.tv_sec = j->interval_ms / 1000,
+				.tv_nsec = (j->interval_ms % 1000) * 1000000,
 			};
 
-			w = waitpid(pid, &status, WNOHANG);
+			w = waitpid(pid, status, WNOHANG);
 			if (w == pid)
 				break;
 			if (w < 0 && errno != EINTR) {
-				wait_err = errno;
+				*wait_err = errno;
 				break;
 			}
 			nanosleep(&ts, NULL);
-			tick++;
-			for (i = 0; i < nr; i++)
-				if (capture_probe(&files[i], want, tick, false))
+			j->tick++;
+			for (i = 0; i < j->nr; i++)
+				if (capture_probe(&j->files[i], j->want, j->tick, false))
 					goto reap;
 			continue;
 		}
-		w = waitpid(pid, &status, 0);
+		w = waitpid(pid, status, 0);
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR) {
-			wait_err = errno;
+			*wait_err = errno;
 			break;
 		}
 	}
-	tick++;
-	for (i = 0; i < nr; i++) {
+	return 0;
+reap:
+	kill(pid, SIGTERM);
+	waitpid(pid, status, 0);
+	return -1;
+}
+
+/*
+ * After the workload: every file probed a last time, its pinlist written
+ * and said.  0, or -1 with a message.
+ */
+static int capture_write(struct capture_job *j)
+{
+	size_t i;
+
+	j->tick++;
+	for (i = 0; i < j->nr; i++) {
+		struct capture_file *f = &j->files[i];
 		struct pin_ranges written = { 0 };
 		uint64_t bytes;
 
-		if (capture_probe(&files[i], want, tick, false))
-			goto out;
-		if (write_pinlist("pin capture", files[i].out, &files[i].ranked,
-				  files[i].size, interval_ms != 0, quota, &written))
-			goto out;
-		bytes = pin_ranges_bytes(&files[i].seen);
-		fprintf(info, "%s size(B)=%llu resident(B)=%llu resident(%%)=%g\n", files[i].path,
-		       (unsigned long long)files[i].size, (unsigned long long)bytes,
-		       percent(bytes, files[i].size));
-		fprintf(info, "pinlist=%s total_bytes_to_pin=%llu\n", files[i].out,
+		if (capture_probe(f, j->want, j->tick, false))
+			return -1;
+		if (write_pinlist("pin capture", f->out, &f->ranked, f->size,
+				  j->interval_ms != 0, j->quota, &written))
+			return -1;
+		bytes = pin_ranges_bytes(&f->seen);
+		fprintf(j->info, "%s size(B)=%llu resident(B)=%llu resident(%%)=%g\n", f->path,
+		       (unsigned long long)f->size, (unsigned long long)bytes,
+		       percent(bytes, f->size));
+		fprintf(j->info, "pinlist=%s total_bytes_to_pin=%llu\n", f->out,
 		       (unsigned long long)pin_ranges_bytes(&written));
 		pin_ranges_free(&written);
 	}
-	/* the pinlists are written; the status is the workload's, as with time(1) */
+	return 0;
+}
+
+/* The workload's end, said when it failed, as our exit status (time(1)). */
+static int capture_status(int status, int wait_err)
+{
 	if (wait_err) {
 		fprintf(stderr, "powerpin pin capture: waiting for the workload: %s\n",
 			strerror(wait_err));
-		ret = 1;
-	} else {
-		if (WIFEXITED(status) && WEXITSTATUS(status))
-			fprintf(stderr, "powerpin pin capture: workload exited with status %d\n",
-				WEXITSTATUS(status));
-		else if (WIFSIGNALED(status))
-			fprintf(stderr, "powerpin pin capture: workload killed by signal %d (%s)\n",
-				WTERMSIG(status), strsignal(WTERMSIG(status)));
-		ret = wait_exit_status(status);
+		return 1;
 	}
-	goto out;
-reap:
-	kill(pid, SIGTERM);
-	waitpid(pid, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		fprintf(stderr, "powerpin pin capture: workload exited with status %d\n",
+			WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		fprintf(stderr, "powerpin pin capture: workload killed by signal %d (%s)\n",
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+	return wait_exit_status(status);
+}
+
+static void capture_job_free(struct capture_job *j)
+{
+	size_t i;
+
+	if (j->chld_set)
+		sigaction(SIGCHLD, &j->chld_old, NULL);
+	for (i = 0; i < j->nr; i++) {
+		if (j->files[i].fd >= 0)
+			close(j->files[i].fd);
+		free(j->files[i].out);
+		pin_ranges_free(&j->files[i].seen);
+		pin_ranges_free(&j->files[i].ranked);
+	}
+	free(j->files);
+}
+
+static int pin_capture(int argc, char **argv)
+{
+	struct capture_job j = {
+		.quota = PINLIST_NO_QUOTA, .want = PROBE_AUTO, .info = stdout,
+	};
+	int status = 0, wait_err = 0, ret;
+	pid_t pid;
+
+	ret = capture_parse(argc, argv, &j);
+	if (ret >= 0)
+		goto out;
+	ret = 1;
+	if (capture_prepare(&j))
+		goto out;
+	pid = capture_start(&j, argv + optind);
+	if (pid < 0 || capture_wait(&j, pid, &status, &wait_err) || capture_write(&j))
+		goto out;
+	/* the pinlists are written; the status is the workload's, as with time(1) */
+	ret = capture_status(status, wait_err);
 out:
-	if (chld_set)
-		sigaction(SIGCHLD, &chld_old, NULL);
-	for (i = 0; i < nr; i++) {
-		if (files[i].fd >= 0)
-			close(files[i].fd);
-		free(files[i].out);
-		pin_ranges_free(&files[i].seen);
-		pin_ranges_free(&files[i].ranked);
-	}
-	free(files);
+	capture_job_free(&j);
 	return ret;
 }
 
@@ -1220,7 +1325,20 @@ static int load_apply_pinlist(const char *file, const char *pinlist,
 	return -1;
 }
 
-static int pin_apply(int argc, char **argv)
+/* One `pin apply`: the file, its pinlist, what is pinned, and the signals. */
+struct apply_job {
+	const char *file, *pinlist;
+	uint64_t quota;
+	int fd;
+	struct stat st;
+	uint8_t *map;
+	struct pin_ranges r, plan;	/* the pinlist; what PinnerService pins */
+	sigset_t old;			/* the caller's signal mask */
+	bool sig_set;
+};
+
+/* The options into @j.  -1 to go on, else the exit status. */
+static int apply_parse(int argc, char **argv, struct apply_job *j)
 {
 	static const struct option longopts[] = {
 		{ "pinlist", required_argument, NULL, 'p' },
@@ -1228,24 +1346,14 @@ static int pin_apply(int argc, char **argv)
 		{ "help",    no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t quota = PINLIST_NO_QUOTA, pinned = 0, size, ps;
-	struct pin_ranges r = { 0 }, plan = { 0 };
-	const char *pinlist = NULL, *file;
-	int64_t charged;
-	struct sigaction sa = { 0 };
-	uint8_t *map = NULL;
-	sigset_t block, old, suspend;
-	bool sig_set = false;
-	struct stat st;
-	int c, fd = -1, ret = 1;
-	size_t i;
+	int c;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'p': pinlist = optarg; break;
+		case 'p': j->pinlist = optarg; break;
 		case 'q':
-			if (parse_quota("pin apply", optarg, &quota))
+			if (parse_quota("pin apply", optarg, &j->quota))
 				return usage_error("powerpin pin apply");
 			break;
 		case 'h':
@@ -1259,77 +1367,128 @@ static int pin_apply(int argc, char **argv)
 		fprintf(stderr, "powerpin pin apply: expected exactly one <file>\n");
 		return usage_error("powerpin pin apply");
 	}
-	file = argv[optind];
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		fprintf(stderr, "powerpin pin apply: %s: %s\n", file, strerror(errno));
-		goto out;
+	j->file = argv[optind];
+	return -1;
+}
+
+/* Open the file, a non-empty regular one, and read its pinlist. */
+static int apply_open(struct apply_job *j)
+{
+	j->fd = open(j->file, O_RDONLY | O_CLOEXEC);
+	if (j->fd < 0 || fstat(j->fd, &j->st)) {
+		fprintf(stderr, "powerpin pin apply: %s: %s\n", j->file, strerror(errno));
+		return -1;
 	}
-	if (!S_ISREG(st.st_mode) || !st.st_size) {
-		fprintf(stderr, "powerpin pin apply: %s: not a non-empty regular file\n", file);
-		goto out;
+	if (!S_ISREG(j->st.st_mode) || !j->st.st_size) {
+		fprintf(stderr, "powerpin pin apply: %s: not a non-empty regular file\n", j->file);
+		return -1;
 	}
-	if (load_apply_pinlist(file, pinlist, &r))
-		goto out;
-	/* from here on SIGTERM/SIGINT wait for the release below */
+	return load_apply_pinlist(j->file, j->pinlist, &j->r);
+}
+
+/* From here on SIGTERM/SIGINT wait for the release (apply_hold()). */
+static void apply_catch_stop(struct apply_job *j)
+{
+	struct sigaction sa = { 0 };
+	sigset_t block;
+
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	sigprocmask(SIG_BLOCK, &block, &j->old);
 	sa.sa_handler = on_stop;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	sig_set = true;
-	size = st.st_size;
-	ps = sysconf(_SC_PAGESIZE);
-	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		map = NULL;
-		fprintf(stderr, "powerpin pin apply: mmap %s: %s\n", file, strerror(errno));
-		goto out;
+	j->sig_set = true;
+}
+
+/*
+ * mmap the file and mlock the ranges PinnerService would, printing each and
+ * the total.  0, or -1 with a message.
+ */
+static int apply_lock(struct apply_job *j)
+{
+	uint64_t size = j->st.st_size, ps = sysconf(_SC_PAGESIZE);
+	int64_t charged;
+	size_t i;
+
+	j->map = mmap(NULL, size, PROT_READ, MAP_SHARED, j->fd, 0);
+	if (j->map == MAP_FAILED) {
+		j->map = NULL;
+		fprintf(stderr, "powerpin pin apply: mmap %s: %s\n", j->file, strerror(errno));
+		return -1;
 	}
 	/* PinnerService's loop: clamp, round out to pages, charge, stop at quota */
-	charged = pinlist_pinner_plan(&r, size, ps, quota, &plan);
+	charged = pinlist_pinner_plan(&j->r, size, ps, j->quota, &j->plan);
 	if (charged < 0) {
 		fprintf(stderr, "powerpin pin apply: %s\n", strerror(errno));
-		goto out;
+		return -1;
 	}
-	for (i = 0; i < plan.nr; i++) {
-		if (mlock(map + plan.v[i].offset, plan.v[i].length)) {
+	for (i = 0; i < j->plan.nr; i++) {
+		const struct pin_range *p = &j->plan.v[i];
+
+		if (mlock(j->map + p->offset, p->length)) {
 			fprintf(stderr, "powerpin pin apply: mlock start=%llu bytes=%llu: %s%s\n",
-				(unsigned long long)plan.v[i].offset,
-				(unsigned long long)plan.v[i].length, strerror(errno),
-				errno == ENOMEM || errno == EPERM ?
+				(unsigned long long)p->offset, (unsigned long long)p->length,
+				strerror(errno), errno == ENOMEM || errno == EPERM ?
 				" (RLIMIT_MEMLOCK too low, or no CAP_IPC_LOCK)" : "");
-			goto out;
+			return -1;
 		}
-		printf("start=%llu bytes=%llu\n", (unsigned long long)plan.v[i].offset,
-		       (unsigned long long)plan.v[i].length);
+		printf("start=%llu bytes=%llu\n", (unsigned long long)p->offset,
+		       (unsigned long long)p->length);
 	}
-	pinned = charged;
-	printf("total_bytes_pinned=%llu\n", (unsigned long long)pinned);
+	printf("total_bytes_pinned=%llu\n", (unsigned long long)charged);
 	flush_stdout();
 	fprintf(stderr, "powerpin pin apply: holding %llu bytes of %s; SIGTERM or SIGINT releases them\n",
-		(unsigned long long)pinned, file);
+		(unsigned long long)charged, j->file);
+	return 0;
+}
+
+/* Hold the pages until SIGTERM or SIGINT. */
+static void apply_hold(const struct apply_job *j)
+{
+	sigset_t suspend;
+
 	/*
 	 * Wait with the caller's mask minus the two release signals: a mask
 	 * inherited with them blocked would otherwise never let them in.
 	 */
-	suspend = old;
+	suspend = j->old;
 	sigdelset(&suspend, SIGTERM);
 	sigdelset(&suspend, SIGINT);
 	while (!apply_stop)
 		sigsuspend(&suspend);
-	ret = 0;
-out:
-	if (sig_set)
-		sigprocmask(SIG_SETMASK, &old, NULL);
-	if (map)
-		munmap(map, st.st_size);
-	if (fd >= 0)
-		close(fd);
-	pin_ranges_free(&r);
-	pin_ranges_free(&plan);
+}
+
+static void apply_job_free(struct apply_job *j)
+{
+	if (j->sig_set)
+		sigprocmask(SIG_SETMASK, &j->old, NULL);
+	if (j->map)
+		munmap(j->map, j->st.st_size);
+	if (j->fd >= 0)
+		close(j->fd);
+	pin_ranges_free(&j->r);
+	pin_ranges_free(&j->plan);
+}
+
+static int pin_apply(int argc, char **argv)
+{
+	struct apply_job j = { .quota = PINLIST_NO_QUOTA, .fd = -1 };
+	int ret;
+
+	ret = apply_parse(argc, argv, &j);
+	if (ret >= 0)
+		return ret;
+	ret = 1;
+	if (!apply_open(&j)) {
+		apply_catch_stop(&j);
+		if (!apply_lock(&j)) {
+			apply_hold(&j);
+			ret = 0;
+		}
+	}
+	apply_job_free(&j);
 	return ret;
 }
 

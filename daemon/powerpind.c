@@ -609,22 +609,15 @@ static int print_config(const struct ppd *d)
 }
 
 /* Everything but the release of what parse_args() allocated. */
-static int daemon_main(struct ppd *d, int argc, char **argv)
+/*
+ * Before the daemon listens: the options, the configuration (printed and
+ * done with --check-config), tracefs, the spool, and detaching.  -1 to go
+ * on, else the exit status.
+ */
+static int daemon_start(struct ppd *d, int argc, char **argv)
 {
-	struct pollfd pfd[2];
-	struct signalfd_siginfo si;
-	bool missing;
 	char err[512];
-	sigset_t mask;
-	int ret, status = 0;
-
-	/* signals wait in the signalfd, even those that come during setup */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	int ret;
 
 	ret = parse_args(d, argc, argv);
 	if (ret)
@@ -652,15 +645,26 @@ static int daemon_main(struct ppd *d, int argc, char **argv)
 			return 1;
 		}
 	}
+	return -1;
+}
 
-	pfd[1].fd = signalfd(-1, &mask, SFD_CLOEXEC);
+/*
+ * Listen to the module (@pfd[0]) and to the signals of @mask (@pfd[1]),
+ * apply the configuration to a loaded module and enable the capture
+ * events.  0, or -1 logged.
+ */
+static int daemon_listen(struct ppd *d, struct pollfd *pfd, const sigset_t *mask)
+{
+	bool missing;
+
+	pfd[1].fd = signalfd(-1, mask, SFD_CLOEXEC);
 	pfd[1].events = POLLIN;
 
 	d->nl = pp_genl_listen(&d->loaded);
 	if (!d->nl || pfd[1].fd < 0) {
 		logmsg(d, LOG_ERR, "cannot listen to generic netlink: %s",
 		       strerror(errno));
-		return 1;
+		return -1;
 	}
 	pfd[0].fd = pp_genl_fd(d->nl);
 	pfd[0].events = POLLIN;
@@ -676,21 +680,48 @@ static int daemon_main(struct ppd *d, int argc, char **argv)
 	if (!d->saved) {
 		logmsg(d, LOG_ERR, "cannot enable the capture events: %s",
 		       strerror(errno));
-		return 1;
+		return -1;
 	}
 	/* a gate that was already open when we came gets its capture too */
 	if (d->loaded)
 		resync(d);
 	logmsg(d, LOG_INFO, "ready: spool %s, %s", d->spool,
 	       d->loaded ? "powerpin.ko loaded" : "waiting for powerpin.ko");
+	return 0;
+}
+
+/* SIGHUP rereads the configuration, SIGCHLD reaps, the others stop. */
+static void daemon_on_signal(struct ppd *d, int signo)
+{
+	switch (signo) {
+	case SIGHUP:
+		if (!reload_config(d)) {
+			logmsg(d, LOG_INFO, "configuration reread");
+			if (d->loaded)
+				apply_config(d);
+		}
+		break;
+	case SIGCHLD:
+		reap(d, false);
+		break;
+	default:
+		logmsg(d, LOG_INFO, "signal %d: finishing", signo);
+		d->stopping = true;
+		break;
+	}
+}
+
+/* Module events, the capture's drain and signals, until a signal stops it. */
+static int daemon_loop(struct ppd *d, struct pollfd *pfd)
+{
+	struct signalfd_siginfo si;
 
 	while (!d->stopping) {
 		int n = poll(pfd, 2, d->cap ? 100 : -1);
 
 		if (n < 0 && errno != EINTR) {
 			logmsg(d, LOG_ERR, "poll: %s", strerror(errno));
-			status = 1;
-			break;
+			return 1;
 		}
 		if (pfd[0].revents & POLLIN) {
 			if (pp_genl_read_events(d->nl, on_event, d) < 0) {
@@ -703,26 +734,15 @@ static int daemon_main(struct ppd *d, int argc, char **argv)
 		if (d->cap && pp_capture_drain(d->cap) < 0)
 			capture_stop(d, boottime_ns(), -1, false);
 		if (pfd[1].revents & POLLIN &&
-		    read(pfd[1].fd, &si, sizeof(si)) == sizeof(si)) {
-			switch (si.ssi_signo) {
-			case SIGHUP:
-				if (!reload_config(d)) {
-					logmsg(d, LOG_INFO, "configuration reread");
-					if (d->loaded)
-						apply_config(d);
-				}
-				break;
-			case SIGCHLD:
-				reap(d, false);
-				break;
-			default:
-				logmsg(d, LOG_INFO, "signal %d: finishing", si.ssi_signo);
-				d->stopping = true;
-				break;
-			}
-		}
+		    read(pfd[1].fd, &si, sizeof(si)) == sizeof(si))
+			daemon_on_signal(d, si.ssi_signo);
 	}
+	return 0;
+}
 
+/* The capture stopped, the events as they were, the workers reaped. */
+static int daemon_finish(struct ppd *d, int status)
+{
 	if (capture_stop(d, boottime_ns(), -1, false))
 		status = 1;
 	pp_events_restore(d->saved);
@@ -734,6 +754,28 @@ static int daemon_main(struct ppd *d, int argc, char **argv)
 	logmsg(d, status ? LOG_ERR : LOG_INFO, "exiting%s",
 	       status ? " with status 1" : "");
 	return status;
+}
+
+static int daemon_main(struct ppd *d, int argc, char **argv)
+{
+	struct pollfd pfd[2];
+	sigset_t mask;
+	int ret;
+
+	/* signals wait in the signalfd, even those that come during setup */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+
+	ret = daemon_start(d, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (daemon_listen(d, pfd, &mask))
+		return 1;
+	return daemon_finish(d, daemon_loop(d, pfd));
 }
 
 int main(int argc, char **argv)

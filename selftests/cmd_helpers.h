@@ -7,11 +7,29 @@
 #define POWERPIN_CMD_HELPERS_H
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* A printf-made command through sh (system()); its exit status, or -1. */
+__attribute__((format(printf, 1, 2)))
+static inline int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 /* Run @cmd through sh; stdout and stderr into @out (NUL-ended).  Exit status or -1. */
 static inline int run_cmd(const char *cmd, char *out, size_t outlen)
@@ -30,6 +48,15 @@ static inline int run_cmd(const char *cmd, char *out, size_t outlen)
 		;
 	st = pclose(p);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* First line of @cmd's output into @buf, newline dropped ("" if none); @buf. */
+static inline char *line_of(const char *cmd, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	run_cmd(cmd, buf, len);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
 }
 
 /* Up to @len - 1 bytes of @path into @buf, NUL-ended; 0 or -1. */
@@ -55,6 +82,63 @@ static inline int read_line(const char *path, char *buf, size_t len)
 		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
+}
+
+/* @text as the whole of @path (created or truncated); aborts if it cannot be. */
+static inline void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		abort();
+}
+
+/* The whole file (up to 64 KiB), or "" when it cannot be read (static: one at a time). */
+static inline const char *file_text(const char *path)
+{
+	static char buf[1 << 16];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return buf;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The whole file, whatever its size, malloc'd and NUL-ended, its size in
+ * *@len when @len is not NULL; NULL when it cannot be read.
+ */
+static inline char *read_whole(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	FILE *f = fopen(path, "r");
+
+	if (!f || fstat(fileno(f), &st)) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	buf = calloc(1, st.st_size + 1);
+	if (buf && fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	if (len)
+		*len = st.st_size;
+	fclose(f);
+	return buf;
+}
+
+/* read_whole() without the size: the whole text file, malloc'd, or NULL. */
+static inline char *slurp(const char *path)
+{
+	return read_whole(path, NULL);
 }
 
 #endif /* POWERPIN_CMD_HELPERS_H */

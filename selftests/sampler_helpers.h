@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include "cmd_helpers.h"
 #include "trace_clock.h"
 
 #define TRACING	"/sys/kernel/tracing"
@@ -50,27 +51,11 @@ static inline int write_ll(const char *path, long long val)
 	return write_str(path, buf);
 }
 
-static inline int read_str(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 static inline long long read_ll(const char *path)
 {
 	char buf[64];
 
-	if (read_str(path, buf, sizeof(buf)))
+	if (read_line(path, buf, sizeof(buf)))
 		return -999999999;
 	return strtoll(buf, NULL, 0);
 }

@@ -292,43 +292,6 @@ void report_free(struct report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void *report_grow(void *arr, uint32_t *cap, uint32_t need, size_t size)
-{
-	uint32_t n = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return arr;
-	while (n < need) {
-		if (n > UINT32_MAX / 2) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		n *= 2;
-	}
-	p = realloc(arr, (size_t)n * size);
-	if (!p)
-		return NULL;
-	memset((char *)p + (size_t)*cap * size, 0, (size_t)(n - *cap) * size);
-	*cap = n;
-	return p;
-}
-
-void report_oom(struct report *r)
-{
-	if (!r->error)
-		r->error = ENOMEM;
-}
-
-double report_lin_energy(uint64_t t0, double p0, uint64_t t1, double p1, uint64_t a, uint64_t b)
-{
-	double dt = (double)(t1 - t0);
-	double pa = p0 + (p1 - p0) * (double)(a - t0) / dt;
-	double pb = p0 + (p1 - p0) * (double)(b - t0) / dt;
-
-	return (pa + pb) / 2 * 1e-6 * (double)(b - a) / NS_PER_S;
-}
-
 /* ---- counters ------------------------------------------------------------ */
 
 struct counter_key {

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside the report (report.c, report_attr.c, report_slices.c): the pieces
- * one part calls in another.  Not for writers: they read struct report.
+ * Inside the report (report.c, report_attr.c, report_slices.c,
+ * report_base.c): the pieces one part calls in another.  Calls run one way:
+ * report.c drives the attribution and slice passes, the slice pass asks the
+ * attribution for a thread, and all of them use report_base.c, which calls
+ * none of them.  Not for writers: they read struct report.
  */
 #ifndef POWERPIN_REPORT_INT_H
 #define POWERPIN_REPORT_INT_H
@@ -9,6 +12,8 @@
 #include "report.h"
 
 #define NS_PER_S		1e9
+
+/* report_base.c: below every part of the pass */
 
 /*
  * Grow @arr to hold @need entries of @size (doubling, new entries zeroed).

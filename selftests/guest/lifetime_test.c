@@ -228,7 +228,7 @@ FIXTURE_SETUP(life)
 	self->hid.fd = -1;
 	if (access(STATUS, F_OK))
 		SKIP(return, "powerpin.ko is not loaded (run under scripts/vm-run)");
-	ASSERT_EQ(0, read_str(TRACING "/tracing_on", self->tracing_on,
+	ASSERT_EQ(0, read_line(TRACING "/tracing_on", self->tracing_on,
 			      sizeof(self->tracing_on)));
 	ASSERT_EQ(0, tracing_reset());
 	ASSERT_EQ(0, write_str(PARAMS "/period_us", "10000"));

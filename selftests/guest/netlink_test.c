@@ -22,29 +22,13 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "genl.h"
 
 #define TRACING "/sys/kernel/tracing"
 #define PARAMS "/sys/module/powerpin/parameters"
 #define EMU "/sys/kernel/debug/max17042_emu"
 #define SUPPLY "max170xx_battery"
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
 
 static int write_file(const char *path, const char *s)
 {
@@ -120,7 +104,7 @@ FIXTURE_SETUP(nl)
 	self->g = pp_genl_open();
 	ASSERT_NE(NULL, self->g) TH_LOG("powerpin family: %s", strerror(errno));
 	ASSERT_EQ(0, pp_genl_get_status(self->g, &self->before));
-	ASSERT_EQ(0, read_file(TRACING "/tracing_on", self->tracing_on,
+	ASSERT_EQ(0, read_line(TRACING "/tracing_on", self->tracing_on,
 			       sizeof(self->tracing_on)));
 }
 
@@ -131,7 +115,7 @@ FIXTURE_TEARDOWN(nl)
 	/* whatever a test left half done: gate, gauge, configuration */
 	write_file(TRACING "/tracing_on", "0");
 	write_file(TRACING "/events/powerpin/battery/enable", "0");
-	if (!read_file(EMU "/bind", bound, sizeof(bound)) && bound[0] == '0')
+	if (!read_line(EMU "/bind", bound, sizeof(bound)) && bound[0] == '0')
 		write_file(EMU "/bind", "1");
 	pp_genl_set_config(self->g, &self->before.period_us, self->before.supply);
 	write_file(TRACING "/tracing_on", self->tracing_on[0] ? self->tracing_on : "1");
@@ -142,9 +126,9 @@ TEST_F(nl, status_matches_module_parameters)
 {
 	char buf[128];
 
-	ASSERT_EQ(0, read_file(PARAMS "/period_us", buf, sizeof(buf)));
+	ASSERT_EQ(0, read_line(PARAMS "/period_us", buf, sizeof(buf)));
 	EXPECT_EQ(strtoul(buf, NULL, 10), self->before.period_us);
-	ASSERT_EQ(0, read_file(PARAMS "/supply", buf, sizeof(buf)));
+	ASSERT_EQ(0, read_line(PARAMS "/supply", buf, sizeof(buf)));
 	EXPECT_STREQ(buf, self->before.supply);
 	EXPECT_LE(self->before.state, (uint32_t)POWERPIN_STATE_SAMPLING);
 }
@@ -242,7 +226,7 @@ TEST_F(nl, set_config_applies)
 	ASSERT_EQ(0, pp_genl_set_config(self->g, &period, NULL) ? errno : 0);
 	ASSERT_EQ(0, pp_genl_get_status(self->g, &after));
 	EXPECT_EQ(period, after.period_us);
-	if (!read_file(PARAMS "/period_us", buf, sizeof(buf)))
+	if (!read_line(PARAMS "/period_us", buf, sizeof(buf)))
 		EXPECT_EQ(period, strtoul(buf, NULL, 10));
 	/* both ends of the range are accepted */
 	EXPECT_EQ(0, pp_genl_set_config(self->g, &edge_lo, NULL));
@@ -471,7 +455,7 @@ TEST(capture_events)
 		TH_LOG("powerpin.ko is loaded but tracefs has no powerpin events");
 	g = pp_genl_open();
 	ASSERT_NE(NULL, g);
-	read_file(TRACING "/tracing_on", on, sizeof(on));
+	read_line(TRACING "/tracing_on", on, sizeof(on));
 
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
 	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/battery/enable", "1"));
@@ -578,7 +562,7 @@ TEST_F(nl, set_config_changes_supply)
 	ASSERT_EQ(0, pp_genl_set_config(self->g, NULL, "no_such_battery"));
 	ASSERT_EQ(0, pp_genl_get_status(self->g, &st));
 	EXPECT_STREQ("no_such_battery", st.supply);
-	ASSERT_EQ(0, read_file(PARAMS "/supply", param, sizeof(param)));
+	ASSERT_EQ(0, read_line(PARAMS "/supply", param, sizeof(param)));
 	EXPECT_STREQ("no_such_battery", param);
 	WAIT_EVENTS(l, &s, 5000, s.lost);
 	EXPECT_EQ(1, s.lost);

@@ -146,7 +146,7 @@ static int count_sampler_threads(void)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		if (!read_str(path, comm, sizeof(comm)) && !strcmp(comm, KTHREAD_COMM))
+		if (!read_line(path, comm, sizeof(comm)) && !strcmp(comm, KTHREAD_COMM))
 			n++;
 	}
 	closedir(d);
@@ -175,7 +175,7 @@ FIXTURE_SETUP(sampler)
 		SKIP(return, "powerpin.ko is not loaded (run under scripts/vm-run)");
 	if (access(EMU, F_OK))
 		SKIP(return, "max17042_emu is not loaded");
-	ASSERT_EQ(0, read_str(TRACING "/tracing_on", self->tracing_on,
+	ASSERT_EQ(0, read_line(TRACING "/tracing_on", self->tracing_on,
 			      sizeof(self->tracing_on)));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
 	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/enable", "0"));
@@ -219,14 +219,14 @@ TEST_F(sampler, params)
 	memset(longname, 'x', 64);
 	longname[64] = '\0';
 	EXPECT_EQ(-EINVAL, write_str(PARAMS "/supply", longname));
-	ASSERT_EQ(0, read_str(PARAMS "/supply", buf, sizeof(buf)));
+	ASSERT_EQ(0, read_line(PARAMS "/supply", buf, sizeof(buf)));
 	EXPECT_STREQ("max170xx_battery", buf);
 	longname[63] = '\0';
 	EXPECT_EQ(0, write_str(PARAMS "/supply", longname));
 	ASSERT_EQ(0, status_str("supply", buf, sizeof(buf)));
 	EXPECT_STREQ(longname, buf);
 	EXPECT_EQ(0, write_str(PARAMS "/supply", "max170xx_battery\n"));
-	ASSERT_EQ(0, read_str(PARAMS "/supply", buf, sizeof(buf)));
+	ASSERT_EQ(0, read_line(PARAMS "/supply", buf, sizeof(buf)));
 	EXPECT_STREQ("max170xx_battery", buf);
 }
 

@@ -95,7 +95,7 @@ FIXTURE_SETUP(timing)
 {
 	if (access(STATUS, F_OK))
 		SKIP(return, "powerpin.ko is not loaded (run under scripts/vm-run)");
-	ASSERT_EQ(0, read_str(TRACING "/tracing_on", self->tracing_on,
+	ASSERT_EQ(0, read_line(TRACING "/tracing_on", self->tracing_on,
 			      sizeof(self->tracing_on)));
 	ASSERT_EQ(0, tracing_reset());
 	ASSERT_EQ(0, write_str(TRACING "/buffer_size_kb", "4096"));

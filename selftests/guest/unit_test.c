@@ -22,6 +22,8 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
+
 #define SYSTEMD		"/usr/lib/systemd/systemd"
 #define UNIT_DIR	"/etc/systemd/system"
 #define SPOOL		"/var/lib/powerpin/spool"
@@ -35,20 +37,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-__attribute__((format(printf, 1, 2)))
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 FIXTURE(unit) {

@@ -17,35 +17,7 @@
 
 #include <kselftest_harness.h>
 
-__attribute__((format(printf, 1, 2)))
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *out_of(const char *cmd)
-{
-	static char buf[4096];
-	FILE *p = popen(cmd, "r");
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (p) {
-		n = fread(buf, 1, sizeof(buf) - 1, p);
-		pclose(p);
-	}
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return buf;
-}
+#include "cmd_helpers.h"
 
 FIXTURE(dkms) {
 	char dir[64];
@@ -59,7 +31,7 @@ FIXTURE_SETUP(dkms)
 		SKIP(return, "dkms not installed (make deps)");
 	strcpy(self->dir, "/tmp/ppdkms.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(self->ver, sizeof(self->ver), "%s", out_of("scripts/version"));
+	line_of("scripts/version", self->ver, sizeof(self->ver));
 	self->ver[strcspn(self->ver, "\n")] = '\0';
 	ASSERT_NE('\0', self->ver[0]);
 	ASSERT_EQ(0, sh("mkdir -p %s/tree %s/inst && scripts/dkms-tree %s/src >/dev/null",
@@ -85,10 +57,9 @@ TEST_F_TIMEOUT(dkms, add_build_install_for_each_kernel, 900)
 			self->ver, self->dir, self->ver));
 	ASSERT_EQ(0, sh("%s add -m powerpin -v %s >/dev/null", self->dkms, self->ver));
 	/* "ABI=TREE" for each kernel of the matrix DKMS can build for here */
-	snprintf(kernels, sizeof(kernels), "%s",
-		 out_of("bash -c '. scripts/lib.sh; guests | while read -r a k; do "
-			"abi=$(kernel_abi $k $a) && t=$(kernel_host_buildable $abi) && "
-			"printf \"%s=%s \" $abi $t; done'"));
+	line_of("bash -c '. scripts/lib.sh; guests | while read -r a k; do "
+		"abi=$(kernel_abi $k $a) && t=$(kernel_host_buildable $abi) && "
+		"printf \"%s=%s \" $abi $t; done'", kernels, sizeof(kernels));
 	for (k = strtok_r(kernels, " ", &save); k; k = strtok_r(NULL, " ", &save)) {
 		char *tree = strchr(k, '=');
 
@@ -102,7 +73,7 @@ TEST_F_TIMEOUT(dkms, add_build_install_for_each_kernel, 900)
 				self->dir, k, self->dkms, self->ver, k, tree));
 		snprintf(cmd, sizeof(cmd), "ls %s/inst/%s/updates/dkms/powerpin.ko* 2>/dev/null | head -n 1",
 			 self->dir, k);
-		snprintf(ko, sizeof(ko), "%s", out_of(cmd));
+		line_of(cmd, ko, sizeof(ko));
 		ASSERT_NE('\0', ko[0]);
 		EXPECT_EQ(0, sh("test \"$(modinfo -F version %s)\" = '%s'", ko, self->ver));
 		EXPECT_EQ(0, sh("modinfo -F vermagic %s | grep -q '^%s '", ko, k));

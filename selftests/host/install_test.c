@@ -17,19 +17,7 @@
 
 #include <kselftest_harness.h>
 
-__attribute__((format(printf, 1, 2)))
-static int run(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "cmd_helpers.h"
 
 static bool has(const char *path, const char *needle)
 {
@@ -83,7 +71,7 @@ static int run_exec_start(const char *unit, const char *dest)
 		len += snprintf(cmd + len, sizeof(cmd) - len, "'%s%s' ",
 				tok[0] == '/' ? dest : "", tok);
 	snprintf(cmd + len, sizeof(cmd) - len, "--check-config >/dev/null");
-	return run("%s", cmd);
+	return sh("%s", cmd);
 }
 
 FIXTURE(inst) {
@@ -111,14 +99,14 @@ FIXTURE_SETUP(inst)
 FIXTURE_TEARDOWN(inst)
 {
 	if (self->dest[0])
-		run("rm -rf %s", self->dest);
+		sh("rm -rf %s", self->dest);
 }
 
 TEST_F(inst, install_then_uninstall_prefix_usr_local)
 {
 	char p[512];
 
-	ASSERT_EQ(0, run("scripts/install install %s /usr/local %s 2>/dev/null",
+	ASSERT_EQ(0, sh("scripts/install install %s /usr/local %s 2>/dev/null",
 			 self->dest, self->kver));
 	snprintf(p, sizeof(p), "%s/lib/modules/%s/updates/powerpin.ko", self->dest, self->kver);
 	EXPECT_EQ((mode_t)0644, mode_of(p));
@@ -139,20 +127,20 @@ TEST_F(inst, install_then_uninstall_prefix_usr_local)
 	 */
 	EXPECT_EQ(0, run_exec_start(p, self->dest));
 	/* the example is a valid configuration as it ships */
-	EXPECT_EQ(0, run("%s/usr/local/sbin/powerpind --check-config --config %s/etc/powerpin/powerpind.conf.example >/dev/null",
+	EXPECT_EQ(0, sh("%s/usr/local/sbin/powerpind --check-config --config %s/etc/powerpin/powerpind.conf.example >/dev/null",
 			 self->dest, self->dest));
 
 	/* the administrator's own config survives uninstall */
 	snprintf(p, sizeof(p), "%s/etc/powerpin/powerpind.conf", self->dest);
-	ASSERT_EQ(0, run("echo 'report = no' > %s", p));
-	ASSERT_EQ(0, run("scripts/install uninstall %s /usr/local %s 2>/dev/null",
+	ASSERT_EQ(0, sh("echo 'report = no' > %s", p));
+	ASSERT_EQ(0, sh("scripts/install uninstall %s /usr/local %s 2>/dev/null",
 			 self->dest, self->kver));
 	EXPECT_EQ((mode_t)0644, mode_of(p));
 	/* and nothing else is left */
-	EXPECT_EQ(0, run("test \"$(find %s -type f | wc -l)\" = 1",
+	EXPECT_EQ(0, sh("test \"$(find %s -type f | wc -l)\" = 1",
 			 self->dest));
 	/* uninstalling twice is harmless */
-	EXPECT_EQ(0, run("scripts/install uninstall %s /usr/local %s 2>/dev/null",
+	EXPECT_EQ(0, sh("scripts/install uninstall %s /usr/local %s 2>/dev/null",
 			 self->dest, self->kver));
 }
 
@@ -160,22 +148,22 @@ TEST_F(inst, prefix_usr_and_bad_arguments)
 {
 	char p[512];
 
-	ASSERT_EQ(0, run("scripts/install install %s /usr %s 2>/dev/null",
+	ASSERT_EQ(0, sh("scripts/install install %s /usr %s 2>/dev/null",
 			 self->dest, self->kver));
 	snprintf(p, sizeof(p), "%s/lib/systemd/system/powerpind.service", self->dest);
 	EXPECT_TRUE(has(p, "ExecStart=/usr/sbin/powerpind "));
 	EXPECT_EQ(0, run_exec_start(p, self->dest));
-	ASSERT_EQ(0, run("scripts/install uninstall %s /usr %s 2>/dev/null",
+	ASSERT_EQ(0, sh("scripts/install uninstall %s /usr %s 2>/dev/null",
 			 self->dest, self->kver));
-	EXPECT_EQ(0, run("test -z \"$(find %s -type f)\"", self->dest));
+	EXPECT_EQ(0, sh("test -z \"$(find %s -type f)\"", self->dest));
 
-	EXPECT_EQ(1, run("scripts/install install %s usr %s 2>/dev/null",
+	EXPECT_EQ(1, sh("scripts/install install %s usr %s 2>/dev/null",
 			 self->dest, self->kver));
-	EXPECT_EQ(1, run("scripts/install reinstall %s /usr %s 2>/dev/null",
+	EXPECT_EQ(1, sh("scripts/install reinstall %s /usr %s 2>/dev/null",
 			 self->dest, self->kver));
-	EXPECT_EQ(1, run("scripts/install install %s /usr %s 2>/dev/null",
+	EXPECT_EQ(1, sh("scripts/install install %s /usr %s 2>/dev/null",
 			 self->dest, "0.0-no-such-kernel"));
-	EXPECT_EQ(0, run("test -z \"$(find %s -type f)\"", self->dest));
+	EXPECT_EQ(0, sh("test -z \"$(find %s -type f)\"", self->dest));
 }
 
 /* Everything but the module, checked for the parts a user reads. */
@@ -201,18 +189,18 @@ static void check_userspace_files(struct __test_metadata *_metadata, const char 
 			TH_LOG("%s not installed", p);
 		EXPECT_NE((mode_t)0, mode_of(p));
 	}
-	EXPECT_EQ(0, run("LC_ALL=C man --warnings -l %s%s/share/man/man1/powerpin.1 2>&1 >/dev/null | grep -q . && exit 1; exit 0",
+	EXPECT_EQ(0, sh("LC_ALL=C man --warnings -l %s%s/share/man/man1/powerpin.1 2>&1 >/dev/null | grep -q . && exit 1; exit 0",
 			 dest, prefix));
 	/* dated and versioned, naming the installed docs, no placeholder left */
-	EXPECT_EQ(0, run("grep -Eq '^\\.TH POWERPIN 1 \"[0-9]{4}-[0-9]{2}-[0-9]{2}\" \"powerpin '\"$(scripts/version)\"'\"' %s%s/share/man/man1/powerpin.1",
+	EXPECT_EQ(0, sh("grep -Eq '^\\.TH POWERPIN 1 \"[0-9]{4}-[0-9]{2}-[0-9]{2}\" \"powerpin '\"$(scripts/version)\"'\"' %s%s/share/man/man1/powerpin.1",
 			 dest, prefix));
-	EXPECT_EQ(0, run("grep -q ' %s/share/doc/powerpin/output' %s%s/share/man/man1/powerpin.1",
+	EXPECT_EQ(0, sh("grep -q ' %s/share/doc/powerpin/output' %s%s/share/man/man1/powerpin.1",
 			 prefix, dest, prefix));
-	EXPECT_NE(0, run("grep -q @ %s%s/share/man/man*/*", dest, prefix));
-	EXPECT_EQ(0, run("bash -c '. %s%s/share/bash-completion/completions/powerpin && complete -p powerpin powerpind' >/dev/null",
+	EXPECT_NE(0, sh("grep -q @ %s%s/share/man/man*/*", dest, prefix));
+	EXPECT_EQ(0, sh("bash -c '. %s%s/share/bash-completion/completions/powerpin && complete -p powerpin powerpind' >/dev/null",
 			 dest, prefix));
 	/* the header is usable on its own, as userspace includes it */
-	EXPECT_EQ(0, run("echo '#include <linux/powerpin.h>' | cc -fsyntax-only -I%s%s/include -x c -",
+	EXPECT_EQ(0, sh("echo '#include <linux/powerpin.h>' | cc -fsyntax-only -I%s%s/include -x c -",
 			 dest, prefix));
 }
 
@@ -221,16 +209,16 @@ TEST_F_TIMEOUT(inst, make_install_userspace_only, 600)
 	char p[512];
 
 	/* its own build tree: what make install builds, and nothing else */
-	ASSERT_EQ(0, run("make -s install DESTDIR=%s PREFIX=/usr MODULE=no B=$PWD/build/install-test >/dev/null 2>&1",
+	ASSERT_EQ(0, sh("make -s install DESTDIR=%s PREFIX=/usr MODULE=no B=$PWD/build/install-test >/dev/null 2>&1",
 			 self->dest));
-	EXPECT_NE(0, run("test -e build/install-test/tests"));
+	EXPECT_NE(0, sh("test -e build/install-test/tests"));
 	check_userspace_files(_metadata, self->dest, "/usr");
-	EXPECT_EQ(0, run("test -z \"$(find %s/lib/modules -name '*.ko' 2>/dev/null)\"", self->dest));
+	EXPECT_EQ(0, sh("test -z \"$(find %s/lib/modules -name '*.ko' 2>/dev/null)\"", self->dest));
 	snprintf(p, sizeof(p), "%s/lib/systemd/system/powerpind.service", self->dest);
 	EXPECT_EQ(0, run_exec_start(p, self->dest));
-	ASSERT_EQ(0, run("make -s uninstall DESTDIR=%s PREFIX=/usr MODULE=no B=$PWD/build/install-test >/dev/null 2>&1",
+	ASSERT_EQ(0, sh("make -s uninstall DESTDIR=%s PREFIX=/usr MODULE=no B=$PWD/build/install-test >/dev/null 2>&1",
 			 self->dest));
-	EXPECT_EQ(0, run("test -z \"$(find %s -type f)\"", self->dest));
+	EXPECT_EQ(0, sh("test -z \"$(find %s -type f)\"", self->dest));
 }
 
 TEST_F_TIMEOUT(inst, make_install_builds_for_the_running_kernel, 600)
@@ -244,17 +232,17 @@ TEST_F_TIMEOUT(inst, make_install_builds_for_the_running_kernel, 600)
 	kver[strcspn(kver, "\n")] = '\0';
 	snprintf(p, sizeof(p), "/lib/modules/%s/build/Makefile", kver);
 	if (!access(p, R_OK)) {
-		ASSERT_EQ(0, run("make -s install DESTDIR=%s B=$PWD/build/install-test >/dev/null 2>&1",
+		ASSERT_EQ(0, sh("make -s install DESTDIR=%s B=$PWD/build/install-test >/dev/null 2>&1",
 				 self->dest));
 		snprintf(p, sizeof(p), "%s/lib/modules/%s/updates/powerpin.ko", self->dest, kver);
 		EXPECT_EQ((mode_t)0644, mode_of(p));
 	} else {
 		/* no headers for it here: a clear refusal that says what to do */
-		EXPECT_NE(0, run("make -s install DESTDIR=%s B=$PWD/build/install-test >%s/log 2>&1",
+		EXPECT_NE(0, sh("make -s install DESTDIR=%s B=$PWD/build/install-test >%s/log 2>&1",
 				 self->dest, self->dest));
-		EXPECT_EQ(0, run("grep -q 'no kernel headers for %s' %s/log", kver, self->dest));
-		EXPECT_EQ(0, run("grep -q 'MODULE=no' %s/log", self->dest));
-		EXPECT_EQ(0, run("test -z \"$(find %s -type f ! -name log)\"", self->dest));
+		EXPECT_EQ(0, sh("grep -q 'no kernel headers for %s' %s/log", kver, self->dest));
+		EXPECT_EQ(0, sh("grep -q 'MODULE=no' %s/log", self->dest));
+		EXPECT_EQ(0, sh("test -z \"$(find %s -type f ! -name log)\"", self->dest));
 	}
 }
 
@@ -264,9 +252,9 @@ TEST_F(inst, unit_exposure_at_most_5)
 	double exposure = 99;
 	FILE *fp;
 
-	if (run("command -v systemd-analyze >/dev/null"))
+	if (sh("command -v systemd-analyze >/dev/null"))
 		SKIP(return, "no systemd-analyze");
-	ASSERT_EQ(0, run("scripts/install install %s /usr none 2>/dev/null", self->dest));
+	ASSERT_EQ(0, sh("scripts/install install %s /usr none 2>/dev/null", self->dest));
 	snprintf(p, sizeof(p), "%s/lib/systemd/system/powerpind.service", self->dest);
 	/* --threshold counts in tenths of the exposure it prints */
 	snprintf(cmd, sizeof(cmd), "systemd-analyze security --offline=true --threshold=50 %s 2>&1", p);

@@ -24,6 +24,7 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "output.h"
 #include "pinlist.h"
 #include "report_gen.h"
@@ -66,30 +67,6 @@ static char *at(FIXTURE_DATA(out) *self, int i, const char *name)
 {
 	snprintf(self->path[i], sizeof(self->path[i]), "%s/%s", self->dir, name);
 	return self->path[i];
-}
-
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0 || fclose(f))
-		abort();
-}
-
-/* The whole file, or "" when it cannot be read (static: one at a time). */
-static const char *slurp(const char *path)
-{
-	static char buf[1 << 16];
-	size_t n = 0;
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (!f)
-		return buf;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
 }
 
 /* Entries of @dir besides the ones named (a NULL-terminated list). */
@@ -153,7 +130,7 @@ TEST_F(out, new_file_whole_or_nothing)
 	/* nothing under the name until the commit */
 	EXPECT_NE(0, access(self->path[0], F_OK));
 	ASSERT_EQ(0, output_commit(&o));
-	EXPECT_STREQ("{}\n", slurp(self->path[0]));
+	EXPECT_STREQ("{}\n", file_text(self->path[0]));
 	ASSERT_EQ(0, stat(self->path[0], &st));
 	EXPECT_EQ(0644, st.st_mode & 07777);
 	EXPECT_EQ(0, others_in(self->dir, "new.json", NULL));
@@ -162,7 +139,7 @@ TEST_F(out, new_file_whole_or_nothing)
 	ASSERT_EQ(0, output_open(&o, self->path[0]));
 	fputs("half", o.fp);
 	output_abort(&o);
-	EXPECT_STREQ("{}\n", slurp(self->path[0]));
+	EXPECT_STREQ("{}\n", file_text(self->path[0]));
 	EXPECT_EQ(0, others_in(self->dir, "new.json", NULL));
 	umask(mask);
 }
@@ -171,12 +148,12 @@ TEST_F(out, replaced_file_keeps_its_mode)
 {
 	struct stat before, after;
 
-	put(at(self, 0, "private.json"), "old\n");
+	put_file(at(self, 0, "private.json"), "old\n");
 	ASSERT_EQ(0, chmod(self->path[0], 0600));
 	ASSERT_EQ(0, stat(self->path[0], &before));
 	ASSERT_EQ(0, write_text(self->path[0], "new\n"));
 	ASSERT_EQ(0, stat(self->path[0], &after));
-	EXPECT_STREQ("new\n", slurp(self->path[0]));
+	EXPECT_STREQ("new\n", file_text(self->path[0]));
 	EXPECT_EQ(0600, after.st_mode & 07777);
 	/* replaced by rename, not rewritten in place */
 	EXPECT_NE(before.st_ino, after.st_ino);
@@ -190,7 +167,7 @@ TEST_F(out, symlink_target_replaced_link_kept)
 	ssize_t n;
 
 	ASSERT_EQ(0, mkdir(sub, 0755));
-	put(target, "old\n");
+	put_file(target, "old\n");
 	/* relative to the link's directory */
 	ASSERT_EQ(0, symlink("sub/real.json", link));
 	ASSERT_EQ(0, write_text(link, "new\n"));
@@ -200,17 +177,17 @@ TEST_F(out, symlink_target_replaced_link_kept)
 	ASSERT_LT(0, n);
 	buf[n] = '\0';
 	EXPECT_STREQ("sub/real.json", buf);
-	EXPECT_STREQ("new\n", slurp(target));
+	EXPECT_STREQ("new\n", file_text(target));
 	EXPECT_EQ(0, others_in(self->dir, "link.json", "sub", NULL));
 	EXPECT_EQ(0, others_in(sub, "real.json", NULL));
 
 	/* a chain of links, and a link to a file yet to be made */
 	ASSERT_EQ(0, symlink("link.json", at(self, 3, "link2")));
 	ASSERT_EQ(0, write_text(self->path[3], "newer\n"));
-	EXPECT_STREQ("newer\n", slurp(target));
+	EXPECT_STREQ("newer\n", file_text(target));
 	ASSERT_EQ(0, symlink("sub/made.json", at(self, 3, "dangling")));
 	ASSERT_EQ(0, write_text(self->path[3], "made\n"));
-	EXPECT_STREQ("made\n", slurp(at(self, 2, "sub/made.json")));
+	EXPECT_STREQ("made\n", file_text(at(self, 2, "sub/made.json")));
 	ASSERT_EQ(0, lstat(self->path[3], &st));
 	EXPECT_TRUE(S_ISLNK(st.st_mode));
 }
@@ -240,9 +217,9 @@ TEST_F(out, fifo_written_through)
 	snprintf(cmd, sizeof(cmd), "cat %s > %s &", fifo, copy);
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, write_text(fifo, "through a fifo\n"));
-	for (int i = 0; i < 200 && strcmp(slurp(copy), "through a fifo\n"); i++)
+	for (int i = 0; i < 200 && strcmp(file_text(copy), "through a fifo\n"); i++)
 		usleep(10000);
-	EXPECT_STREQ("through a fifo\n", slurp(copy));
+	EXPECT_STREQ("through a fifo\n", file_text(copy));
 	release_reader(fifo);
 	ASSERT_EQ(0, lstat(fifo, &st));
 	EXPECT_TRUE(S_ISFIFO(st.st_mode));
@@ -322,14 +299,14 @@ TEST_F(out, own_descriptors_written_through)
 	close(p[0]);
 
 	/* a redirection to a file: appended through the descriptor, not replaced */
-	put(at(self, 0, "log"), "before\n");
+	put_file(at(self, 0, "log"), "before\n");
 	ASSERT_EQ(0, stat(self->path[0], &before));
 	fd = open(self->path[0], O_WRONLY | O_APPEND);
 	ASSERT_LE(0, fd);
 	snprintf(name, sizeof(name), "/dev/fd/%d", fd);
 	ASSERT_EQ(0, write_text(name, "after\n"));
 	close(fd);
-	EXPECT_STREQ("before\nafter\n", slurp(self->path[0]));
+	EXPECT_STREQ("before\nafter\n", file_text(self->path[0]));
 	ASSERT_EQ(0, stat(self->path[0], &after));
 	EXPECT_EQ(before.st_ino, after.st_ino);
 
@@ -371,7 +348,7 @@ TEST_F(out, failed_write_leaves_old_file)
 	int status;
 	pid_t pid;
 
-	put(at(self, 0, "kept.json"), "old\n");
+	put_file(at(self, 0, "kept.json"), "old\n");
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -390,14 +367,14 @@ TEST_F(out, failed_write_leaves_old_file)
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	EXPECT_STREQ("old\n", slurp(self->path[0]));
+	EXPECT_STREQ("old\n", file_text(self->path[0]));
 	EXPECT_EQ(0, others_in(self->dir, "kept.json", NULL));
 }
 
 /* ---- the commands -------------------------------------------------------- */
 
 /* A shell command run in @dir, stdout and stderr to files there; its status. */
-static int sh(const char *dir, const char *fmt, ...)
+static int sh_in(const char *dir, const char *fmt, ...)
 {
 	char cmd[2048];
 	va_list ap;
@@ -433,8 +410,8 @@ TEST_F(out, report_json_dash_is_json_only)
 	if (access(powerpin(), X_OK))
 		SKIP(return, "powerpin not built (make userspace)");
 	make_trace(in);
-	ASSERT_EQ(0, sh(self->dir, "%s report %s --json -", powerpin(), in));
-	text = slurp(o);
+	ASSERT_EQ(0, sh_in(self->dir, "%s report %s --json -", powerpin(), in));
+	text = file_text(o);
 	/* like status --json: the JSON object and nothing else */
 	EXPECT_EQ('{', text[0]);
 	EXPECT_EQ(0, strcmp(text + strlen(text) - 2, "}\n"));
@@ -452,14 +429,14 @@ TEST_F(out, report_json_dash_is_json_only)
 	 * not named here, where a build that renames outputs into place would
 	 * replace the system's link), and --csv -
 	 */
-	ASSERT_EQ(0, sh(self->dir, "%s report %s --json /dev/fd/1", powerpin(), in));
-	EXPECT_EQ('{', slurp(o)[0]);
-	ASSERT_EQ(0, sh(self->dir, "%s report %s --csv -", powerpin(), in));
-	EXPECT_EQ(0, strncmp(slurp(o), "time_s,voltage_v,", 17));
+	ASSERT_EQ(0, sh_in(self->dir, "%s report %s --json /dev/fd/1", powerpin(), in));
+	EXPECT_EQ('{', file_text(o)[0]);
+	ASSERT_EQ(0, sh_in(self->dir, "%s report %s --csv -", powerpin(), in));
+	EXPECT_EQ(0, strncmp(file_text(o), "time_s,voltage_v,", 17));
 	EXPECT_EQ(0, others_in(self->dir, "in.txt", "stdout", "stderr", NULL));
 	/* two outputs cannot share stdout */
-	EXPECT_EQ(2, sh(self->dir, "%s report %s --json - --html /proc/self/fd/1", powerpin(), in));
-	EXPECT_NE(NULL, strstr(slurp(at(self, 1, "stderr")),
+	EXPECT_EQ(2, sh_in(self->dir, "%s report %s --json - --html /proc/self/fd/1", powerpin(), in));
+	EXPECT_NE(NULL, strstr(file_text(at(self, 1, "stderr")),
 			       "only one output can go to standard output"));
 }
 
@@ -473,28 +450,28 @@ TEST_F(out, report_outputs_follow_links_and_streams)
 	if (access(powerpin(), X_OK))
 		SKIP(return, "powerpin not built (make userspace)");
 	make_trace(in);
-	put(real, "old\n");
+	put_file(real, "old\n");
 	ASSERT_EQ(0, symlink("real.json", link));
-	ASSERT_EQ(0, sh(self->dir, "%s report %s --json %s", powerpin(), in, link));
+	ASSERT_EQ(0, sh_in(self->dir, "%s report %s --json %s", powerpin(), in, link));
 	ASSERT_EQ(0, lstat(link, &st));
 	EXPECT_TRUE(S_ISLNK(st.st_mode));
-	EXPECT_NE(NULL, strstr(slurp(real), "\"samples\": 21,"));
+	EXPECT_NE(NULL, strstr(file_text(real), "\"samples\": 21,"));
 
 	/* a FIFO keeps being a FIFO, its reader gets the page */
 	ASSERT_EQ(0, mkfifo(fifo, 0600));
-	ASSERT_EQ(0, sh(self->dir, "(cat %s > %s/html.copy &); %s report %s --html %s",
+	ASSERT_EQ(0, sh_in(self->dir, "(cat %s > %s/html.copy &); %s report %s --html %s",
 			fifo, self->dir, powerpin(), in, fifo));
-	for (int i = 0; i < 200 && !strstr(slurp(at(self, 1, "html.copy")), "</html>"); i++)
+	for (int i = 0; i < 200 && !strstr(file_text(at(self, 1, "html.copy")), "</html>"); i++)
 		usleep(10000);
-	EXPECT_NE(NULL, strstr(slurp(self->path[1]), "</html>"));
+	EXPECT_NE(NULL, strstr(file_text(self->path[1]), "</html>"));
 	release_reader(fifo);
 	ASSERT_EQ(0, lstat(fifo, &st));
 	EXPECT_TRUE(S_ISFIFO(st.st_mode));
 
 	/* bash's >(...) */
-	ASSERT_EQ(0, sh(self->dir, "bash -c '%s report %s --chrome-json >(cat > %s/pf.copy)'; sleep 0.3",
+	ASSERT_EQ(0, sh_in(self->dir, "bash -c '%s report %s --chrome-json >(cat > %s/pf.copy)'; sleep 0.3",
 			powerpin(), in, self->dir));
-	text = slurp(at(self, 1, "pf.copy"));
+	text = file_text(at(self, 1, "pf.copy"));
 	EXPECT_EQ(0, strncmp(text, "{\"displayTimeUnit\"", 18));
 	EXPECT_EQ(0, others_in(self->dir, "in.txt", "real.json", "link.json", "fifo", "html.copy",
 			       "pf.copy", "stdout", "stderr", NULL));
@@ -512,12 +489,12 @@ TEST_F(out, report_failure_halfway_changes_no_file)
 	if (access(powerpin(), X_OK))
 		SKIP(return, "powerpin not built (make userspace)");
 	make_trace(in);
-	put(json, "old\n");
+	put_file(json, "old\n");
 	/* 4 KiB per file: the JSON fits, the Perfetto trace does not */
-	EXPECT_EQ(1, sh(self->dir, "trap '' XFSZ; ulimit -f 4; %s report %s --json %s --perfetto %s/pf.json",
+	EXPECT_EQ(1, sh_in(self->dir, "trap '' XFSZ; ulimit -f 4; %s report %s --json %s --perfetto %s/pf.json",
 			powerpin(), in, json, self->dir));
-	EXPECT_NE(NULL, strstr(slurp(at(self, 2, "stderr")), "File too large"));
-	EXPECT_STREQ("old\n", slurp(json));
+	EXPECT_NE(NULL, strstr(file_text(at(self, 2, "stderr")), "File too large"));
+	EXPECT_STREQ("old\n", file_text(json));
 	EXPECT_EQ(0, others_in(self->dir, "in.txt", "out.json", "stdout", "stderr", NULL));
 }
 
@@ -531,7 +508,7 @@ TEST_F(out, pinlist_writers)
 	uint8_t want[8] = { 0, 0, 0x10, 0, 0, 0, 0x20, 0 };
 
 	ASSERT_EQ(0, pin_ranges_add(&r, 4096, 8192, 0));
-	put(real, "old");
+	put_file(real, "old");
 	ASSERT_EQ(0, symlink("real.meta", link));
 	ASSERT_EQ(0, pinlist_write_file(link, &r, NULL));
 	pin_ranges_free(&r);
@@ -539,26 +516,26 @@ TEST_F(out, pinlist_writers)
 	EXPECT_TRUE(S_ISLNK(st.st_mode));
 	ASSERT_EQ(0, stat(real, &st));
 	EXPECT_EQ(8, st.st_size);
-	EXPECT_EQ(0, memcmp(want, slurp(real), 8));
+	EXPECT_EQ(0, memcmp(want, file_text(real), 8));
 
 	if (access(powerpin(), X_OK))
 		SKIP(return, "powerpin not built (make userspace)");
 	/* file -o -: the pinlist on stdout, the lines about it on stderr */
-	put(blob, "0123456789");
-	ASSERT_EQ(0, sh(self->dir, "%s file %s --gen-probe --probe-method mincore -o -", powerpin(), blob));
+	put_file(blob, "0123456789");
+	ASSERT_EQ(0, sh_in(self->dir, "%s file %s --gen-probe --probe-method mincore -o -", powerpin(), blob));
 	ASSERT_EQ(0, stat(at(self, 3, "stdout"), &st));
 	EXPECT_EQ(8, st.st_size);
-	EXPECT_NE(NULL, strstr(slurp(at(self, 3, "stderr")), "Pinlist Writing start=0 bytes=10"));
-	EXPECT_EQ(2, sh(self->dir, "%s file %s --gen-probe --json -o -", powerpin(), blob));
+	EXPECT_NE(NULL, strstr(file_text(at(self, 3, "stderr")), "Pinlist Writing start=0 bytes=10"));
+	EXPECT_EQ(2, sh_in(self->dir, "%s file %s --gen-probe --json -o -", powerpin(), blob));
 	/* pin capture -o -: one pinlist on stdout, the workload's output on stderr */
-	ASSERT_EQ(0, sh(self->dir, "%s pin capture --file %s --probe-method mincore -o - -- sh -c 'cat %s; echo workload'",
+	ASSERT_EQ(0, sh_in(self->dir, "%s pin capture --file %s --probe-method mincore -o - -- sh -c 'cat %s; echo workload'",
 			powerpin(), blob, blob));
 	ASSERT_EQ(0, stat(at(self, 3, "stdout"), &st));
 	EXPECT_EQ(8, st.st_size);
-	text = slurp(at(self, 3, "stderr"));
+	text = file_text(at(self, 3, "stderr"));
 	EXPECT_NE(NULL, strstr(text, "workload\n"));
 	EXPECT_NE(NULL, strstr(text, "pinlist=- total_bytes_to_pin=10"));
-	EXPECT_EQ(2, sh(self->dir, "%s pin capture --file %s --file %s -o - -- true", powerpin(), blob, real));
+	EXPECT_EQ(2, sh_in(self->dir, "%s pin capture --file %s --file %s -o - -- true", powerpin(), blob, real));
 	EXPECT_EQ(0, others_in(self->dir, "real.meta", "link.meta", "blob", "stdout", "stderr", NULL));
 }
 

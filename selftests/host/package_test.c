@@ -18,35 +18,9 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
+
 #define DEBS	"build/deb"
-
-__attribute__((format(printf, 1, 2)))
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* First line of @cmd's output, newline dropped. */
-static void line_of(const char *cmd, char *buf, size_t len)
-{
-	FILE *p = popen(cmd, "r");
-
-	buf[0] = '\0';
-	if (p) {
-		if (!fgets(buf, len, p))
-			buf[0] = '\0';
-		pclose(p);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
-}
 
 FIXTURE(pkg) {
 	char dir[64];

@@ -22,6 +22,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "report.h"
 #include "report_gen.h"
 #include "report_tracedat.h"
@@ -358,19 +359,6 @@ TEST_F(bounds, cpu_65535_is_a_cpu_like_any_other)
 }
 
 /* ---- pipes and devices through the CLI ------------------------------------------ */
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static bool file_has(const char *path, const char *needle)
 {

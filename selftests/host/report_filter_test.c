@@ -271,34 +271,10 @@ TEST_F(filter, no_thread_matches)
 
 /* ---- the command: every output made from the same events ----------------- */
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	if (buf && fread(buf, 1, n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		buf[n] = '\0';
-	if (len)
-		*len = n;
-	fclose(f);
-	return buf;
-}
-
 static bool file_has(const char *path, const char *what)
 {
 	size_t len;
-	char *buf = slurp(path, &len);
+	char *buf = read_whole(path, &len);
 	bool has = buf && memmem(buf, len, what, strlen(what));
 
 	free(buf);

@@ -20,6 +20,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "report_gen.h"
 
 #define POWERPIN	"build/bin/powerpin"
@@ -82,26 +83,6 @@ FIXTURE_TEARDOWN(html)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
 	if (system(cmd))
 		TH_LOG("could not remove %s", self->dir);
-}
-
-static char *slurp(const char *path)
-{
-	struct stat st;
-	char *buf;
-	FILE *f = fopen(path, "r");
-
-	if (!f || fstat(fileno(f), &st)) {
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	buf = calloc(1, st.st_size + 1);
-	if (buf && fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
 }
 
 /* Run the probe on @page; its output, or NULL. */

@@ -16,6 +16,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "report.h"
 #include "report_gen.h"
 #include "report_tracedat.h"
@@ -397,23 +398,6 @@ static long count_lines(const char *path, const char *needle)
 		n += !needle || strstr(line, needle);
 	fclose(f);
 	return n;
-}
-
-static char *slurp(const char *path)
-{
-	struct stat st;
-	char *buf;
-	FILE *f = fopen(path, "r");
-
-	if (!f || fstat(fileno(f), &st))
-		return NULL;
-	buf = calloc(1, st.st_size + 1);
-	if (buf && fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
 }
 
 /* Every output, from one generated capture */

@@ -14,6 +14,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "fuzz_seed.h"
 #include "report_gen.h"
 #include "util.h"
@@ -106,27 +107,6 @@ static int utf8_valid(const unsigned char *s, size_t n)
 	return 1;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	FILE *f = fopen(path, "r");
-
-	if (!f || fstat(fileno(f), &st)) {
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	buf = calloc(1, st.st_size + 1);
-	if (buf && fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	*len = st.st_size;
-	fclose(f);
-	return buf;
-}
-
 /*
  * "ab" and four Japanese characters then the first byte of a fifth: the
  * 15 bytes the kernel keeps of a longer name.  Through the CLI, the JSON
@@ -160,7 +140,7 @@ TEST(cut_task_name_in_outputs)
 	ASSERT_EQ(0, system(cmd));
 
 	for (i = 0; i < 2; i++) {
-		text = slurp(outs[i], &len);
+		text = read_whole(outs[i], &len);
 		ASSERT_NE(NULL, text);
 		EXPECT_TRUE(utf8_valid((const unsigned char *)text, len)) TH_LOG("%s", outs[i]);
 		EXPECT_NE(NULL, strstr(text, "ab\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae\\ufffd"))

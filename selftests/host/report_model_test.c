@@ -325,27 +325,6 @@ static int values_after(const char *text, const char *prefix, double *out, int m
 	return n;
 }
 
-/* @path's whole content, NUL-terminated (free it), or NULL */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t size = 0, n;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		buf = realloc(buf, size + 65536 + 1);
-		n = fread(buf + size, 1, 65536, f);
-		size += n;
-		if (n < 65536)
-			break;
-	}
-	fclose(f);
-	buf[size] = '\0';
-	return buf;
-}
-
 /* Whitespace runs as one space: protoc's text as one line per message. */
 static char *squeeze(char *s)
 {

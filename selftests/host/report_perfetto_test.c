@@ -19,6 +19,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "report_gen.h"
 #include "report_tracedat.h"
 
@@ -41,26 +42,6 @@
 #define U_MARKERS	11
 #define U_CURRENT_AVG	12
 #define U_PROC_ENERGY(tgid)	((3ULL << 32) | (tgid))
-
-static char *slurp(const char *path)
-{
-	struct stat st;
-	char *buf;
-	FILE *f = fopen(path, "r");
-
-	if (!f || fstat(fileno(f), &st)) {
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	buf = calloc(1, st.st_size + 1);
-	if (buf && fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
 
 /* Every run of white space as one space: the text format's layout aside. */
 static char *squeeze(char *s)

@@ -18,6 +18,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "output.h"
 #include "report_gen.h"
 
@@ -59,32 +60,8 @@ static char *at(FIXTURE_DATA(same) *self, int i, const char *name)
 	return self->path[i];
 }
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0 || fclose(f))
-		abort();
-}
-
-/* The whole file, or "" when it cannot be read (static: one at a time). */
-static const char *slurp(const char *path)
-{
-	static char buf[1 << 16];
-	size_t n;
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (!f)
-		return buf;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* Run a shell command in the test's directory; stderr in self->err. */
-static int sh(FIXTURE_DATA(same) *self, const char *fmt, ...)
+static int sh_in(FIXTURE_DATA(same) *self, const char *fmt, ...)
 {
 	char cmd[2048], errpath[200];
 	va_list ap;
@@ -98,7 +75,7 @@ static int sh(FIXTURE_DATA(same) *self, const char *fmt, ...)
 	n = strlen(cmd);
 	snprintf(cmd + n, sizeof(cmd) - n, " 2>%s", errpath);
 	st = system(cmd);
-	snprintf(self->err, sizeof(self->err), "%s", slurp(errpath));
+	snprintf(self->err, sizeof(self->err), "%s", file_text(errpath));
 	unlink(errpath);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -121,7 +98,7 @@ TEST_F(same, library_refuses_an_input_by_any_name)
 	char byfd[64];
 	int fd;
 
-	put(in, "input\n");
+	put_file(in, "input\n");
 	ASSERT_EQ(0, symlink("in.txt", sym));
 	ASSERT_EQ(0, link(in, hard));
 	/* nothing registered yet: allowed, and then abandoned */
@@ -146,7 +123,7 @@ TEST_F(same, library_refuses_an_input_by_any_name)
 	EXPECT_EQ(-1, output_open(&o, byfd));
 	EXPECT_EQ(EEXIST, errno);
 	close(fd);
-	EXPECT_STREQ("input\n", slurp(in));
+	EXPECT_STREQ("input\n", file_text(in));
 	EXPECT_STREQ(REFUSAL, output_strerror(EEXIST));
 
 	/* another file, and a device, are still outputs */
@@ -154,7 +131,7 @@ TEST_F(same, library_refuses_an_input_by_any_name)
 	ASSERT_EQ(0, output_open(&o, other));
 	fputs("out\n", o.fp);
 	ASSERT_EQ(0, output_commit(&o));
-	EXPECT_STREQ("out\n", slurp(other));
+	EXPECT_STREQ("out\n", file_text(other));
 	ASSERT_EQ(0, output_open(&o, "/dev/null"));
 	ASSERT_EQ(0, output_commit(&o));
 }
@@ -169,31 +146,31 @@ TEST_F(same, file_refuses_its_inputs)
 
 	if (access(powerpin(), X_OK))
 		SKIP(return, "powerpin not built (make userspace)");
-	put(blob, "a jar of 29 bytes, not a zip\n");
+	put_file(blob, "a jar of 29 bytes, not a zip\n");
 	ASSERT_EQ(0, symlink("g.jar", at(self, 1, "link.jar")));
 	ASSERT_EQ(0, link(blob, at(self, 2, "hard.jar")));
-	EXPECT_EQ(1, sh(self, "%s file g.jar --gen-probe --probe-method mincore -o g.jar", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s file g.jar --gen-probe --probe-method mincore -o g.jar", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
 	EXPECT_NE(NULL, strstr(self->err, "powerpin file: g.jar: "));
-	EXPECT_EQ(1, sh(self, "%s file g.jar --gen-probe --probe-method mincore -o link.jar", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s file g.jar --gen-probe --probe-method mincore -o link.jar", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
-	EXPECT_EQ(1, sh(self, "%s file link.jar --gen-probe --probe-method mincore -o hard.jar", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s file link.jar --gen-probe --probe-method mincore -o hard.jar", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
 	/* standard output appended to the input */
-	EXPECT_EQ(1, sh(self, "%s file g.jar --gen-probe --probe-method mincore -o - >>g.jar", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s file g.jar --gen-probe --probe-method mincore -o - >>g.jar", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
-	EXPECT_STREQ("a jar of 29 bytes, not a zip\n", slurp(blob));
+	EXPECT_STREQ("a jar of 29 bytes, not a zip\n", file_text(blob));
 
 	/* --use-probe's pinlist is an input too */
 	f = fopen(at(self, 3, "p.meta"), "w");
 	ASSERT_NE(NULL, f);
 	ASSERT_EQ(1U, fwrite(probe, sizeof(probe), 1, f));
 	ASSERT_EQ(0, fclose(f));
-	EXPECT_EQ(1, sh(self, "%s file g.jar --use-probe p.meta -o p.meta", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s file g.jar --use-probe p.meta -o p.meta", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
-	EXPECT_EQ(0, memcmp(probe, slurp(self->path[3]), sizeof(probe)));
+	EXPECT_EQ(0, memcmp(probe, file_text(self->path[3]), sizeof(probe)));
 	/* and a pinlist elsewhere is written */
-	EXPECT_EQ(0, sh(self, "%s file g.jar --use-probe p.meta -o new.meta >/dev/null", powerpin()))
+	EXPECT_EQ(0, sh_in(self, "%s file g.jar --use-probe p.meta -o new.meta >/dev/null", powerpin()))
 		TH_LOG("%s", self->err);
 }
 
@@ -209,30 +186,30 @@ TEST_F(same, report_refuses_its_inputs)
 	for (k = 0; k <= 20; k++)
 		gen_battery(&g, 100000000000ULL + k * 10000000ULL, k, 4000000, -500000, 5000, 0);
 	ASSERT_EQ(0, gen_write(&g, in));
-	want = strdup(slurp(in));
+	want = strdup(file_text(in));
 	ASSERT_NE(NULL, want);
 	ASSERT_EQ(0, symlink("c.txt", at(self, 2, "link.txt")));
-	EXPECT_EQ(1, sh(self, "%s report c.txt --json c.txt", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s report c.txt --json c.txt", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
 	EXPECT_NE(NULL, strstr(self->err, "powerpin report: c.txt: "));
-	EXPECT_EQ(1, sh(self, "%s report c.txt --html /tmp/../%s/link.txt", powerpin(), self->dir));
+	EXPECT_EQ(1, sh_in(self, "%s report c.txt --html /tmp/../%s/link.txt", powerpin(), self->dir));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
-	EXPECT_EQ(1, sh(self, "%s report - --perfetto c.txt <c.txt", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s report - --perfetto c.txt <c.txt", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
-	EXPECT_EQ(1, sh(self, "%s report c.txt --json - >>c.txt", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s report c.txt --json - >>c.txt", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
-	EXPECT_STREQ(want, slurp(in));
+	EXPECT_STREQ(want, file_text(in));
 
 	/* the process table beside a CSV is an output too */
 	ASSERT_EQ(0, rename(in, procs));
-	EXPECT_EQ(1, sh(self, "%s report c-processes.txt --csv c.txt", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s report c-processes.txt --csv c.txt", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
-	EXPECT_STREQ(want, slurp(procs));
+	EXPECT_STREQ(want, file_text(procs));
 	/* --perf's data is an input */
-	EXPECT_EQ(1, sh(self, "touch perf.data && %s report c-processes.txt --perf perf.data --json perf.data",
+	EXPECT_EQ(1, sh_in(self, "touch perf.data && %s report c-processes.txt --perf perf.data --json perf.data",
 			powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
-	EXPECT_EQ(0, sh(self, "%s report c-processes.txt --json out.json >/dev/null", powerpin()))
+	EXPECT_EQ(0, sh_in(self, "%s report c-processes.txt --json out.json >/dev/null", powerpin()))
 		TH_LOG("%s", self->err);
 	free(want);
 }
@@ -247,16 +224,16 @@ TEST_F(same, flame_refuses_its_input)
 
 	if (access(powerpin(), X_OK))
 		SKIP(return, "powerpin not built (make userspace)");
-	put(at(self, 0, "a.log"), log);
+	put_file(at(self, 0, "a.log"), log);
 	ASSERT_EQ(0, link(self->path[0], at(self, 1, "b.log")));
-	EXPECT_EQ(1, sh(self, "%s flame a.log --folded -o a.log", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s flame a.log --folded -o a.log", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
-	EXPECT_EQ(1, sh(self, "%s flame a.log -o b.log", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s flame a.log -o b.log", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
-	EXPECT_EQ(1, sh(self, "%s flame - -o /dev/stdout <a.log >>a.log", powerpin()));
+	EXPECT_EQ(1, sh_in(self, "%s flame - -o /dev/stdout <a.log >>a.log", powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
-	EXPECT_STREQ(log, slurp(self->path[0]));
-	EXPECT_EQ(0, sh(self, "%s flame a.log --folded -o c.folded", powerpin())) TH_LOG("%s", self->err);
+	EXPECT_STREQ(log, file_text(self->path[0]));
+	EXPECT_EQ(0, sh_in(self, "%s flame a.log --folded -o c.folded", powerpin())) TH_LOG("%s", self->err);
 }
 
 /* pin capture: refused before the workload runs */
@@ -264,23 +241,23 @@ TEST_F(same, pin_capture_refuses_its_inputs)
 {
 	if (access(powerpin(), X_OK))
 		SKIP(return, "powerpin not built (make userspace)");
-	put(at(self, 0, "blob"), "0123456789");
+	put_file(at(self, 0, "blob"), "0123456789");
 	ASSERT_EQ(0, mkdir(at(self, 1, "out"), 0755));
 	ASSERT_EQ(0, link(self->path[0], at(self, 2, "out/blob.pinlist")));
-	EXPECT_EQ(1, sh(self, "%s pin capture --file blob --probe-method mincore -o out -- touch ran",
+	EXPECT_EQ(1, sh_in(self, "%s pin capture --file blob --probe-method mincore -o out -- touch ran",
 			powerpin()));
 	EXPECT_TRUE(refused_once(self)) TH_LOG("%s", self->err);
 	EXPECT_NE(NULL, strstr(self->err, "out/blob.pinlist: "));
 	EXPECT_NE(0, access(at(self, 3, "ran"), F_OK));
-	EXPECT_STREQ("0123456789", slurp(self->path[0]));
+	EXPECT_STREQ("0123456789", file_text(self->path[0]));
 	/* one --file's pinlist over another --file */
 	ASSERT_EQ(0, unlink(self->path[2]));
-	put(self->path[2], "pinlist as input");
-	EXPECT_EQ(1, sh(self, "%s pin capture --file blob --file out/blob.pinlist --probe-method mincore -o out -- touch ran",
+	put_file(self->path[2], "pinlist as input");
+	EXPECT_EQ(1, sh_in(self, "%s pin capture --file blob --file out/blob.pinlist --probe-method mincore -o out -- touch ran",
 			powerpin()));
 	EXPECT_NE(NULL, strstr(self->err, "out/blob.pinlist: " REFUSAL)) TH_LOG("%s", self->err);
 	EXPECT_NE(0, access(self->path[3], F_OK));
-	EXPECT_STREQ("pinlist as input", slurp(self->path[2]));
+	EXPECT_STREQ("pinlist as input", file_text(self->path[2]));
 }
 
 TEST_HARNESS_MAIN
