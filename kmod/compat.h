@@ -214,9 +214,19 @@ static inline enum power_supply_type powerpin_supply_type(struct power_supply *p
 	return psy->desc->type;
 }
 
-static inline void powerpin_supply_get(struct device *dev)
+static inline bool powerpin_supply_get(struct device *dev)
 {
 	get_device(dev);
+	return true;
+}
+
+static inline int powerpin_supply_track_init(void)
+{
+	return 0;
+}
+
+static inline void powerpin_supply_track_exit(void)
+{
 }
 
 static inline void powerpin_supply_put(struct device *dev)
@@ -254,8 +264,15 @@ static inline void powerpin_supply_unlock(struct device *dev)
  * unregister.  Drivers unregister their supply from their remove(), which
  * runs with the device they are bound to (the supply's parent) locked: so
  * the fence is the parent's device lock, and under it a supply that is
- * still registered has a live driver behind it.  The parent is held by a
- * reference taken in the class walk, while the supply still pins it.
+ * still registered has a live driver behind it.
+ *
+ * The parent must be held to take that lock, and a class walk does not
+ * keep it alive: the walk holds the supply's class list node, while
+ * device_del() runs on and drops the supply's reference on its parent at
+ * its end.  What runs before that drop is a class interface's remove_dev,
+ * under the class mutex: powerpin_supply_get() (sampler.c) takes the
+ * parent only for a supply that interface has not seen go, under the lock
+ * remove_dev takes, and answers false for one that is going.
  */
 static inline struct device *powerpin_supply_dev(struct power_supply *psy)
 {
@@ -274,11 +291,9 @@ static inline int power_supply_get_property(struct power_supply *psy,
 	return psy->get_property(psy, psp, val);
 }
 
-static inline void powerpin_supply_get(struct device *dev)
-{
-	get_device(dev);
-	get_device(dev->parent);
-}
+bool powerpin_supply_get(struct device *dev);
+int powerpin_supply_track_init(void);
+void powerpin_supply_track_exit(void);
 
 static inline void powerpin_supply_put(struct device *dev)
 {
