@@ -769,7 +769,11 @@ static inline int powerpin_genl_strict_pre_doit(struct genl_ops *ops,
 			return ret;
 		attrs[nla_type(nla)] = nla;
 	}
-	if (rem)
+	/*
+	 * Bytes left over are refused; a final attribute without its padding
+	 * (rem < 0 after NLA_ALIGN) is accepted, as nla_parse() does.
+	 */
+	if (rem > 0)
 		return -EINVAL;
 	info->attrs = attrs;
 	return 0;
