@@ -703,4 +703,52 @@ TEST_F(nl, reserved_header_fields_are_refused)
 	EXPECT_EQ(self->before.period_us, st.period_us);
 }
 
+/*
+ * A final attribute whose padding is left off the message (nlmsg_len ends
+ * with the attribute, not at its 4-byte boundary) is accepted, as every
+ * kernel's nla_parse() does; bytes left over after the last attribute are
+ * not.  3.10's own parse used to refuse the first.
+ */
+static int send_supply_trimmed(struct pp_genl *g, const char *name, int trim,
+			       int extra)
+{
+	struct nl_msg *msg = pp_genl_msg(g, POWERPIN_CMD_SET_CONFIG,
+					 POWERPIN_GENL_VERSION);
+	struct nlmsghdr *nlh;
+	void *tail;
+	int ret;
+
+	if (!msg)
+		return -1;
+	if (nla_put_string(msg, POWERPIN_ATTR_SUPPLY, name) ||
+	    (extra && !(tail = nlmsg_reserve(msg, extra, 1)))) {
+		nlmsg_free(msg);
+		return -1;
+	}
+	if (extra)
+		memset(tail, 0, extra);
+	nlh = nlmsg_hdr(msg);
+	nlh->nlmsg_len -= trim;
+	ret = pp_genl_transact(g, msg, NULL);
+	nlmsg_free(msg);
+	return ret;
+}
+
+TEST_F(nl, final_attribute_without_padding)
+{
+	static const char name[] = "ppunpadded";	/* 11 bytes: 1 of padding */
+	struct pp_status st;
+
+	ASSERT_NE(0U, (NLA_HDRLEN + sizeof(name)) % NLA_ALIGNTO);
+	EXPECT_EQ(0, send_supply_trimmed(self->g, name,
+					 NLA_ALIGN(sizeof(name)) - sizeof(name), 0))
+		TH_LOG("error: %s", pp_genl_error(self->g) ?: "");
+	ASSERT_EQ(0, pp_genl_get_status(self->g, &st));
+	EXPECT_STREQ(name, st.supply);
+	/* four bytes after the last attribute: not an attribute, refused */
+	EXPECT_EQ(EINVAL, send_supply_trimmed(self->g, "max170xx_battery", 0, 4));
+	ASSERT_EQ(0, pp_genl_get_status(self->g, &st));
+	EXPECT_STREQ(name, st.supply);
+}
+
 TEST_HARNESS_MAIN
