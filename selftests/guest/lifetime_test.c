@@ -15,11 +15,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -29,6 +31,7 @@
 
 #include <kselftest_harness.h>
 
+#include "genl.h"
 #include "sampler_helpers.h"
 
 /*
@@ -126,10 +129,44 @@ static int uhid_battery_find(const char *uniq, char *psy, size_t len)
 	return ret;
 }
 
+/*
+ * UHID_CREATE2 (3.19) carries the report descriptor in the event; before
+ * it, UHID_CREATE (3.6) points at it, and an unknown event type is refused
+ * with EOPNOTSUPP.  Both answer reads with UHID_GET_REPORT, the event 3.10
+ * calls UHID_FEATURE (same number, same layout).
+ */
+static int uhid_send_create(int fd, const char *uniq)
+{
+	struct uhid_event ev;
+	int ret;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = UHID_CREATE2;
+	snprintf((char *)ev.u.create2.name, sizeof(ev.u.create2.name), "powerpin test mouse");
+	snprintf((char *)ev.u.create2.uniq, sizeof(ev.u.create2.uniq), "%s", uniq);
+	ev.u.create2.rd_size = sizeof(hid_battery_rdesc);
+	ev.u.create2.bus = 0x05;	/* BUS_BLUETOOTH */
+	ev.u.create2.vendor = 0x1d6b;
+	ev.u.create2.product = 0x0104;
+	memcpy(ev.u.create2.rd_data, hid_battery_rdesc, sizeof(hid_battery_rdesc));
+	ret = uhid_write(fd, &ev);
+	if (ret != -EOPNOTSUPP)
+		return ret;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = UHID_CREATE;
+	snprintf((char *)ev.u.create.name, sizeof(ev.u.create.name), "powerpin test mouse");
+	snprintf((char *)ev.u.create.uniq, sizeof(ev.u.create.uniq), "%s", uniq);
+	ev.u.create.rd_data = (uint8_t *)hid_battery_rdesc;
+	ev.u.create.rd_size = sizeof(hid_battery_rdesc);
+	ev.u.create.bus = 0x05;
+	ev.u.create.vendor = 0x1d6b;
+	ev.u.create.product = 0x0104;
+	return uhid_write(fd, &ev);
+}
+
 /* Create the device; its battery appears as b->psy.  0 or -errno. */
 static int uhid_battery_create(struct uhid_battery *b, const char *uniq)
 {
-	struct uhid_event ev;
 	double end;
 
 	memset(b, 0, sizeof(*b));
@@ -140,16 +177,7 @@ static int uhid_battery_create(struct uhid_battery *b, const char *uniq)
 		close(b->fd);
 		return -EAGAIN;
 	}
-	memset(&ev, 0, sizeof(ev));
-	ev.type = UHID_CREATE2;
-	snprintf((char *)ev.u.create2.name, sizeof(ev.u.create2.name), "powerpin test mouse");
-	snprintf((char *)ev.u.create2.uniq, sizeof(ev.u.create2.uniq), "%s", uniq);
-	ev.u.create2.rd_size = sizeof(hid_battery_rdesc);
-	ev.u.create2.bus = 0x05;	/* BUS_BLUETOOTH */
-	ev.u.create2.vendor = 0x1d6b;
-	ev.u.create2.product = 0x0104;
-	memcpy(ev.u.create2.rd_data, hid_battery_rdesc, sizeof(hid_battery_rdesc));
-	if (uhid_write(b->fd, &ev))
+	if (uhid_send_create(b->fd, uniq))
 		return -EIO;
 	for (end = now_mono() + 10; now_mono() < end; sleep_s(0.01))
 		if (!uhid_battery_find(uniq, b->psy, sizeof(b->psy)))
@@ -582,6 +610,137 @@ TEST_F_TIMEOUT(life, module_unloaded_under_its_consumers, 180)
 	ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "0"));
 	EXPECT_EQ(0, rmdir(INST));
 	EXPECT_EQ(0, status_ll("event_enabled"));
+}
+
+/* A child that spins on a CPU until killed. */
+static pid_t spawn_hog(void)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		for (volatile unsigned long n = 0;; n++)
+			;
+	return pid;
+}
+
+/*
+ * A child that, as nobody, asks for the status over netlink as fast as it
+ * can until killed; each answer is counted in *@count (shared memory).
+ */
+static pid_t spawn_status_loop(volatile long *count)
+{
+	struct pp_status st;
+	struct pp_genl *g;
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	if (setgid(65534) || setuid(65534))
+		_exit(1);
+	g = pp_genl_open();
+	if (!g)
+		_exit(1);
+	for (;;)
+		if (!pp_genl_get_status(g, &st))
+			(*count)++;
+}
+
+/* How many lines the kernel log has. */
+static long kernel_log_lines(void)
+{
+	FILE *f = popen("dmesg | wc -l", "r");
+	long n = -1;
+
+	if (f && fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	if (f)
+		pclose(f);
+	return n;
+}
+
+/* The kernel log's problem lines after its first @skip, into TH_LOG. */
+static int kernel_log_problems(struct __test_metadata *_metadata, long skip)
+{
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(line, sizeof(line), "dmesg | tail -n +%ld | "
+		 "grep -E 'BUG|WARNING|Oops|Poison|Redzone|corrupt'", skip + 1);
+	f = popen(line, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		TH_LOG("%s", strtok(line, "\n"));
+		n++;
+	}
+	pclose(f);
+	return n;
+}
+
+/* Create and destroy HID batteries for @seconds; how many came and went. */
+static int hid_battery_churn(double seconds)
+{
+	struct uhid_battery b;
+	char uniq[32];
+	int n = 0;
+
+	for (double end = now_mono() + seconds; now_mono() < end; n++) {
+		snprintf(uniq, sizeof(uniq), "ppchurn%d", n);
+		if (uhid_battery_create(&b, uniq))
+			return -1;
+		sleep_s((n % 5) * 0.002);
+		uhid_battery_destroy(&b);
+	}
+	return n;
+}
+
+/*
+ * First-battery mode at a 1 ms period, two CPU hogs, HID batteries
+ * registered and unregistered in a loop while nobody asks for the status
+ * over netlink in a loop: every sample's lookup walks supplies that are
+ * going away.  The kernel log stays clean (with slub_debug=FZPU, which
+ * vm-run gives the 3.10 guest, a touch of a freed parent is a BUG line)
+ * and the gauge is sampled throughout.
+ */
+TEST_F_TIMEOUT(life, first_battery_lookup_under_hid_churn, 300)
+{
+	volatile long *asked = mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char poison[8] = "";
+	pid_t kids[3];
+	long long s0;
+	long log0;
+	int churned;
+
+	if (hid_stack_load())
+		SKIP(return, "uhid / hid-generic not available in this kernel");
+	ASSERT_NE(MAP_FAILED, asked);
+	read_str("/sys/kernel/slab/kmalloc-64/poison", poison, sizeof(poison));
+	TH_LOG("slab poisoning %s", poison[0] == '1' ? "on" : "off (boot with slub_debug=FZPU to see a use-after-free)");
+	log0 = kernel_log_lines();
+	ASSERT_LE(0, log0);
+	ASSERT_EQ(0, write_str(PARAMS "/supply", "\n"));
+	ASSERT_EQ(0, write_str(PARAMS "/period_us", "1000"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	s0 = status_ll("samples");
+	kids[0] = spawn_hog();
+	kids[1] = spawn_hog();
+	kids[2] = spawn_status_loop(asked);
+	churned = hid_battery_churn(20.0);
+	for (int i = 0; i < 3; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	TH_LOG("%d HID batteries, %ld status answers to nobody, %lld samples",
+	       churned, *asked, status_ll("samples") - s0);
+	EXPECT_GT(churned, 5);
+	EXPECT_GT(*asked, 100);
+	EXPECT_GT(status_ll("samples"), s0 + 100);
+	EXPECT_EQ(0, kernel_log_problems(_metadata, log0));
+	munmap((void *)asked, sizeof(long));
 }
 
 TEST_HARNESS_MAIN
