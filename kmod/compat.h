@@ -284,11 +284,17 @@ static inline enum power_supply_type powerpin_supply_type(struct power_supply *p
 	return psy->type;
 }
 
+/*
+ * 3.10's core (sysfs, uevents) takes any return >= 0 as success, and
+ * drivers rely on it: hid-input's CAPACITY returns the report's length.
+ */
 static inline int power_supply_get_property(struct power_supply *psy,
 					    enum power_supply_property psp,
 					    union power_supply_propval *val)
 {
-	return psy->get_property(psy, psp, val);
+	int ret = psy->get_property(psy, psp, val);
+
+	return ret > 0 ? 0 : ret;
 }
 
 bool powerpin_supply_get(struct device *dev);
