@@ -358,9 +358,14 @@ static inline int guest_module_builtin(const char *name)
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
+	/* module names have '_' where their files may have '-' (hid-generic) */
 	snprintf(want, sizeof(want), "/%s.ko", name);
+	for (char *c = want; *c; c++)
+		*c = *c == '-' ? '_' : *c;
 	while (!found && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
+		for (char *c = line; *c; c++)
+			*c = *c == '-' ? '_' : *c;
 		found = strlen(line) >= strlen(want) &&
 			!strcmp(line + strlen(line) - strlen(want), want);
 	}
