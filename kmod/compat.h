@@ -390,8 +390,8 @@ static inline bool bpf_prog_array_valid(struct ftrace_event_call *call)
  */
 #ifndef POWERPIN_HAVE_TRACE_ENABLED
 bool powerpin_gate_tp_live(int event);	/* gate.c */
-#define trace_battery_enabled()		powerpin_gate_tp_live(0)
-#define trace_counter_enabled()		powerpin_gate_tp_live(1)
+#define trace_powerpin_battery_enabled()	powerpin_gate_tp_live(0)
+#define trace_powerpin_counter_enabled()	powerpin_gate_tp_live(1)
 #endif
 
 /* the task a perf event follows (3.10 keeps it in a tracepoint-only field) */
@@ -412,7 +412,7 @@ bool powerpin_gate_tp_live(int event);	/* gate.c */
 
 /*
  * __assign_str() lost its source argument in 6.10; before, the source of
- * powerpin:counter's track_name is the TP_PROTO argument of that name.
+ * powerpin:powerpin_counter's track_name is the TP_PROTO argument of that name.
  */
 #ifdef POWERPIN_ASSIGN_STR_ONE_ARG
 #define powerpin_assign_track_name()	__assign_str(track_name)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Battery sampler: one freezable kthread for the life of the module reads a
- * power_supply at absolute deadlines and writes powerpin:battery and
- * powerpin:counter events.  kmod/README.md states the rules; in short:
+ * power_supply at absolute deadlines and writes powerpin:powerpin_battery
+ * and powerpin:powerpin_counter events.  kmod/README.md states the rules; in
+ * short:
  *
  * Gate.  The gauge is read only when at least one consumer would record
  * the sample (gate.c): the top level or a tracefs instance with the event
@@ -450,14 +451,14 @@ static void powerpin_emit_events(void *arg)
 	int i;
 
 	em->s->seq = ++powerpin_seq;
-	trace_battery(em->s);
-	if (!trace_counter_enabled())
+	trace_powerpin_battery(em->s);
+	if (!trace_powerpin_counter_enabled())
 		return;
 	for (i = 0; i < PP_NR_PROPS; i++)
 		if (em->ok & BIT(i))
-			trace_counter(powerpin_tracks[i], em->val[i]);
+			trace_powerpin_counter(powerpin_tracks[i], em->val[i]);
 	if ((em->ok & BIT(PP_VOLTAGE)) && (em->ok & BIT(PP_CURRENT)))
-		trace_counter("power_uw", em->s->power_uw);
+		trace_powerpin_counter("power_uw", em->s->power_uw);
 }
 
 /*
