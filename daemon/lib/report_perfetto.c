@@ -94,7 +94,7 @@ struct pf_slice_event {
 };
 
 struct pf_counter {			/* atrace or powerpin counter track */
-	int tgid;			/* 0: global (powerpin:counter) */
+	int tgid;			/* 0: global (powerpin:powerpin_counter) */
 	char *name;
 };
 
@@ -882,7 +882,7 @@ static uint64_t counter_uuid(struct pf_writer *w, int tgid, const char *name, si
 	c->name = n;
 	counter_track(w, UUID_COUNTER(i), tgid > 0 ? process_track(w, tgid) : UUID_BATTERY,
 		      tgid > 0 ? -1 : 11 + (int)i, n, NULL,
-		      tgid > 0 ? "atrace counter (C|tgid|name|value)" : "powerpin:counter event");
+		      tgid > 0 ? "atrace counter (C|tgid|name|value)" : "powerpin:powerpin_counter event");
 	return UUID_COUNTER(i);
 }
 

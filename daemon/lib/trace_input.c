@@ -532,11 +532,12 @@ int trace_text_parse_line(char *line, struct trace_event *ev)
 	while (q > payload && (q[-1] == '\n' || q[-1] == '\r'))
 		*--q = '\0';
 
-	if (!strcmp(event, "battery"))
+	/* powerpin's events, also by the names older modules gave them */
+	if (!strcmp(event, "powerpin_battery") || !strcmp(event, "battery"))
 		return parse_battery(payload, ev);
 	if (!strcmp(event, "write_power_ringbuffer"))
 		return parse_seed_power(payload, ev);
-	if (!strcmp(event, "counter"))
+	if (!strcmp(event, "powerpin_counter") || !strcmp(event, "counter"))
 		return parse_counter(payload, ev);
 	if (!strcmp(event, "sched_switch"))
 		return parse_switch(payload, ev) ? 1 : -1;
