@@ -274,7 +274,7 @@ FIXTURE_TEARDOWN(life)
 	write_str(INST "/events/enable", "0");
 	rmdir(INST);
 	write_str(TRACING "/events/sched/sched_process_fork/trigger",
-		  "!enable_event:powerpin:battery");
+		  "!enable_event:powerpin:powerpin_battery");
 	write_str(TRACING "/events/enable", "0");
 	emu_reset();
 	emu_ensure_bound();
@@ -301,7 +301,7 @@ TEST_F_TIMEOUT(life, hid_battery_gone_and_unloaded, 120)
 		SKIP(return, "uhid / hid-generic not available in this kernel");
 	ASSERT_EQ(0, uhid_battery_create(&self->hid, "ppbat0"));
 	ASSERT_EQ(0, write_str(PARAMS "/supply", self->hid.psy));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	s0 = status_ll("samples");
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", s0 + 10, 20.0));
@@ -349,7 +349,7 @@ TEST_F_TIMEOUT(life, hid_battery_destroyed_during_read, 120)
 		SKIP(return, "uhid / hid-generic not available in this kernel");
 	ASSERT_EQ(0, uhid_battery_create(&self->hid, "ppbat1"));
 	ASSERT_EQ(0, write_str(PARAMS "/supply", self->hid.psy));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 3, 20.0));
 	lost0 = status_ll("supply_lost");
@@ -385,7 +385,7 @@ TEST_F_TIMEOUT(life, first_battery_skips_device_scope, 120)
 
 	found0 = status_ll("supply_found");
 	ASSERT_EQ(0, write_str(PARAMS "/supply", "\n"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	s0 = status_ll("samples");
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", s0 + 10, 20.0));
@@ -419,7 +419,7 @@ TEST_F_TIMEOUT(life, first_battery_busy_is_retried, 120)
 	if (t > 1.2)
 		SKIP(return, "a uhid battery takes %.1f s to appear here, longer than the gauge's probe stays busy (3.10: its ADD uevent asks for the capacity while UHID_CREATE holds the lock the answer needs)", t);
 	ASSERT_EQ(0, write_str(PARAMS "/supply", "\n"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 3, 20.0));
 	ASSERT_EQ(0, write_str(EMU "/unbind", "1"));
@@ -466,7 +466,7 @@ TEST_F_TIMEOUT(life, supply_owner_unloaded_during_read, 120)
 
 	if (guest_module_builtin("max17042_battery"))
 		SKIP(return, "max17042_battery is built in: cannot be unloaded");
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 3, 20.0));
 	lost0 = status_ll("supply_lost");
@@ -513,7 +513,7 @@ TEST_F_TIMEOUT(life, parentless_supply_unloaded_during_read, 120)
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, access(PSY_DIR "/pp_test_battery", F_OK));
 	ASSERT_EQ(0, write_str(PARAMS "/supply", "pp_test_battery"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	s0 = status_ll("samples");
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", s0 + 5, 20.0));
@@ -541,7 +541,7 @@ TEST_F_TIMEOUT(life, parentless_supply_unloaded_during_read, 120)
 	EXPECT_EQ(lost0 + 1, status_ll("supply_lost"));
 }
 
-/* perf record -a on powerpin:battery for @secs, in a child; its pid. */
+/* perf record -a on powerpin:powerpin_battery for @secs, in a child; its pid. */
 static pid_t perf_record_start(double secs)
 {
 	char len[16];
@@ -555,7 +555,7 @@ static pid_t perf_record_start(double secs)
 	fd = open("/dev/null", O_WRONLY);
 	dup2(fd, 1);
 	dup2(fd, 2);
-	execlp("perf", "perf", "record", "-q", "-a", "-e", "powerpin:battery",
+	execlp("perf", "perf", "record", "-q", "-a", "-e", "powerpin:powerpin_battery",
 	       "-o", "/tmp/powerpin-life.perf", "--", "sleep", len, (char *)NULL);
 	_exit(127);
 }
@@ -593,19 +593,19 @@ TEST_F_TIMEOUT(life, module_unloaded_under_its_consumers, 180)
 	}
 
 	if (!write_str(TRACING "/events/sched/sched_process_fork/trigger",
-		       "enable_event:powerpin:battery")) {
+		       "enable_event:powerpin:powerpin_battery")) {
 		EXPECT_NE(0, system("rmmod powerpin 2>/dev/null"))
 			TH_LOG("unloaded under an enable_event trigger");
 		ASSERT_EQ(0, access(STATUS, F_OK));
 		ASSERT_EQ(0, write_str(TRACING "/events/sched/sched_process_fork/trigger",
-				       "!enable_event:powerpin:battery"));
+				       "!enable_event:powerpin:powerpin_battery"));
 	}
 
 	ASSERT_EQ(0, write_str(PARAMS "/period_us", "1000"));
 	ASSERT_EQ(0, mkdir(INST, 0755));
 	ASSERT_EQ(0, write_str(INST "/tracing_on", "1"));
-	ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "1"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/counter/enable", "1"));
+	ASSERT_EQ(0, write_str(INST "/events/powerpin/powerpin_battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_counter/enable", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 20, 10.0));
 	ASSERT_EQ(0, system("rmmod powerpin"));
 	EXPECT_NE(0, access(STATUS, F_OK));
@@ -613,9 +613,9 @@ TEST_F_TIMEOUT(life, module_unloaded_under_its_consumers, 180)
 	ASSERT_EQ(0, access(INST "/tracing_on", F_OK));
 
 	ASSERT_EQ(0, powerpin_reload());
-	ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(INST "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", 5, 10.0));
-	ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "0"));
+	ASSERT_EQ(0, write_str(INST "/events/powerpin/powerpin_battery/enable", "0"));
 	EXPECT_EQ(0, rmdir(INST));
 	EXPECT_EQ(0, status_ll("event_enabled"));
 }
@@ -762,7 +762,7 @@ TEST_F_TIMEOUT(life, first_battery_lookup_under_churn, 300)
 	ASSERT_LE(0, log0);
 	ASSERT_EQ(0, write_str(PARAMS "/supply", "\n"));
 	ASSERT_EQ(0, write_str(PARAMS "/period_us", "1000"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	s0 = status_ll("samples");
 	found0 = status_ll("supply_found");

@@ -130,7 +130,7 @@ FIXTURE_TEARDOWN(nl)
 
 	/* whatever a test left half done: gate, gauge, configuration */
 	write_file(TRACING "/tracing_on", "0");
-	write_file(TRACING "/events/powerpin/battery/enable", "0");
+	write_file(TRACING "/events/powerpin/powerpin_battery/enable", "0");
 	if (!read_file(EMU "/bind", bound, sizeof(bound)) && bound[0] == '0')
 		write_file(EMU "/bind", "1");
 	pp_genl_set_config(self->g, &self->before.period_us, self->before.supply);
@@ -265,7 +265,7 @@ TEST_F(nl, readings_need_capability)
 	int status;
 	pid_t pid;
 
-	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
 	for (int i = 0; i < 1000; i++) {
 		ASSERT_EQ(0, pp_genl_get_status(self->g, &root));
@@ -474,7 +474,7 @@ TEST(capture_events)
 	read_file(TRACING "/tracing_on", on, sizeof(on));
 
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
-	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, pp_genl_get_status(g, &st0));
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
 	WAIT_EVENTS(l, &s, 3000, s.started);
@@ -482,7 +482,7 @@ TEST(capture_events)
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
 	WAIT_EVENTS(l, &s, 3000, s.stopped);
 	ASSERT_EQ(0, pp_genl_get_status(g, &st1));
-	write_file(TRACING "/events/powerpin/battery/enable", "0");
+	write_file(TRACING "/events/powerpin/powerpin_battery/enable", "0");
 	write_file(TRACING "/tracing_on", on[0] ? on : "1");
 
 	EXPECT_EQ(1, s.started);
@@ -567,7 +567,7 @@ TEST_F(nl, set_config_changes_supply)
 	l = pp_genl_listen(&loaded);
 	ASSERT_NE(NULL, l);
 	ASSERT_EQ(0, pp_genl_set_config(self->g, &period, SUPPLY));
-	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
 	ASSERT_EQ(0, wait_state(self->g, POWERPIN_STATE_SAMPLING, 10, &st));
 	EXPECT_STREQ(SUPPLY, st.supply_bound);
@@ -619,7 +619,7 @@ TEST_F(nl, supply_events_on_unbind_and_bind)
 	l = pp_genl_listen(&loaded);
 	ASSERT_NE(NULL, l);
 	ASSERT_EQ(0, pp_genl_set_config(self->g, &period, SUPPLY));
-	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
 	ASSERT_EQ(0, wait_state(self->g, POWERPIN_STATE_SAMPLING, 10, &st));
 	WAIT_EVENTS(l, &s, 300, 0);
@@ -652,7 +652,7 @@ TEST_F(nl, status_follows_supply_while_idle)
 	if (access(EMU "/unbind", W_OK))
 		SKIP(return, "gauge emulator not loaded");
 	ASSERT_EQ(0, pp_genl_set_config(self->g, NULL, SUPPLY));
-	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
 	ASSERT_EQ(0, wait_state(self->g, POWERPIN_STATE_SAMPLING, 10, &st));
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
