@@ -272,7 +272,8 @@ static inline void powerpin_supply_unlock(struct device *dev)
  * its end.  What runs before that drop is a class interface's remove_dev,
  * under the class mutex: powerpin_supply_get() (sampler.c) takes the
  * parent only for a supply that interface has not seen go, under the lock
- * remove_dev takes, and answers false for one that is going.
+ * remove_dev takes, and answers false for one that is going (or, for
+ * a moment in device_add(), coming).
  */
 static inline struct device *powerpin_supply_dev(struct power_supply *psy)
 {

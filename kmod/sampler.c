@@ -278,9 +278,15 @@ static int powerpin_match_supply(struct device *dev, void *data)
 		return 0;
 	if (lookup->name[0] && strcmp(dev_name(dev), lookup->name))
 		return 0;
-	/* one going away is not a candidate (3.10: its parent may be gone) */
-	if (!powerpin_supply_get(dev))
-		return 0;
+	/*
+	 * 3.10: one being registered or unregistered cannot be held (its
+	 * parent may be gone): the first battery is then chosen at the
+	 * next deadline, never passed over
+	 */
+	if (!powerpin_supply_get(dev)) {
+		lookup->busy = !lookup->name[0];
+		return lookup->busy;
+	}
 	if (!lookup->name[0]) {
 		battery = powerpin_system_battery(dev);
 		if (battery != 1)
