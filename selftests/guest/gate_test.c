@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/bpf.h>
@@ -505,20 +506,53 @@ TEST(records_have_no_holes)
 	}
 }
 
-/* Whether /proc/kallsyms has @sym as a symbol of powerpin.ko. */
+/* Whether the file at @path holds the @len bytes at @want; -1: unreadable. */
+static int file_has(const char *path, const char *want, size_t len)
+{
+	char *buf;
+	long n;
+	int found;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return -1;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = n > 0 ? malloc(n) : NULL;
+	found = buf && fread(buf, 1, n, f) == (size_t)n ? !!memmem(buf, n, want, len) : -1;
+	free(buf);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Whether powerpin.ko has the symbol @sym: from /proc/kallsyms where it
+ * lists the module's data symbols, else (3.10 without KALLSYMS_ALL) from
+ * the string table of the module file that was loaded.
+ */
 static int module_symbol(const char *sym)
 {
-	char line[512], name[256], mod[64];
-	int found = 0;
+	char line[512], name[256], type[8], mod[64], want[160];
+	int found = 0, data = 0;
+	struct utsname u;
 	FILE *f = fopen("/proc/kallsyms", "r");
 
 	if (!f)
 		return -1;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%*s %*s %255s [%63[^]]]", name, mod) == 2 &&
-			!strcmp(name, sym) && !strcmp(mod, "powerpin");
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %7s %255s [%63[^]]]", type, name, mod) != 3 ||
+		    strcmp(mod, "powerpin"))
+			continue;
+		data |= type[0] == 'd' || type[0] == 'D';
+		found = !strcmp(name, sym);
+	}
 	fclose(f);
-	return found;
+	if (found || data || uname(&u))
+		return found;
+	snprintf(line, sizeof(line), "build/%s/powerpin.ko", u.release);
+	snprintf(want, sizeof(want), "%c%s", '\0', sym);
+	return file_has(line, want, strlen(sym) + 2);
 }
 
 /*
