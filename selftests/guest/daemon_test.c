@@ -159,7 +159,7 @@ static int read_battery_events(const char *trace, struct battery_events *ev)
 	while (fgets(line, sizeof(line), p)) {
 		long long v, c, seq;
 
-		if (!strstr(line, " battery:"))
+		if (!strstr(line, " powerpin_battery:"))
 			continue;
 		v = field(line, "voltage_uv");
 		c = field(line, "current_ua");
