@@ -873,8 +873,9 @@ static int write_stat(const struct report_args *a, const struct report_input *in
 		report_filter_active(&a->filter) ? " (after --from/--to, --cpu, --pid/--tid/--comm)" :
 		"");
 	for (k = 0; k < REPORT_EVENT_KINDS; k++)
-		fprintf(out, "  %-32s %12llu\n", report_event_kind_name(k),
-			(unsigned long long)c.n[k]);
+		if (report_event_kind_name(k))
+			fprintf(out, "  %-32s %12llu\n", report_event_kind_name(k),
+				(unsigned long long)c.n[k]);
 	return 0;
 }
 

@@ -235,9 +235,19 @@ static inline int powerpin_supply_get_property(struct power_supply *psy,
 	return power_supply_get_property(psy, psp, val);
 }
 
-static inline void powerpin_supply_get(struct device *dev)
+static inline bool powerpin_supply_get(struct device *dev)
 {
 	get_device(dev);
+	return true;
+}
+
+static inline int powerpin_supply_track_init(void)
+{
+	return 0;
+}
+
+static inline void powerpin_supply_track_exit(void)
+{
 }
 
 static inline void powerpin_supply_put(struct device *dev)
@@ -275,8 +285,16 @@ static inline void powerpin_supply_unlock(struct device *dev)
  * unregister.  Drivers unregister their supply from their remove(), which
  * runs with the device they are bound to (the supply's parent) locked: so
  * the fence is the parent's device lock, and under it a supply that is
- * still registered has a live driver behind it.  The parent is held by a
- * reference taken in the class walk, while the supply still pins it.
+ * still registered has a live driver behind it.
+ *
+ * The parent must be held to take that lock, and a class walk does not
+ * keep it alive: the walk holds the supply's class list node, while
+ * device_del() runs on and drops the supply's reference on its parent at
+ * its end.  What runs before that drop is a class interface's remove_dev,
+ * under the class mutex: powerpin_supply_get() (sampler.c) takes the
+ * parent only for a supply that interface has not seen go, under the lock
+ * remove_dev takes, and answers false for one that is going (or, for
+ * a moment in device_add(), coming).
  */
 static inline struct device *powerpin_supply_dev(struct power_supply *psy)
 {
@@ -288,19 +306,22 @@ static inline enum power_supply_type powerpin_supply_type(struct power_supply *p
 	return psy->type;
 }
 
-/* the driver's own callback: no use count, no -ENODEV after unregister */
+/*
+ * 3.10's core (sysfs, uevents) takes any return >= 0 as success, and
+ * drivers rely on it: hid-input's CAPACITY returns the report's length.
+ */
 static inline int powerpin_supply_get_property(struct power_supply *psy,
 					       enum power_supply_property psp,
 					       union power_supply_propval *val)
 {
-	return psy->get_property(psy, psp, val);
+	int ret = psy->get_property(psy, psp, val);
+
+	return ret > 0 ? 0 : ret;
 }
 
-static inline void powerpin_supply_get(struct device *dev)
-{
-	get_device(dev);
-	get_device(dev->parent);
-}
+bool powerpin_supply_get(struct device *dev);
+int powerpin_supply_track_init(void);
+void powerpin_supply_track_exit(void);
 
 static inline void powerpin_supply_put(struct device *dev)
 {
@@ -399,8 +420,8 @@ static inline int powerpin_trace_event_reg(struct trace_event_call *call,
  */
 #ifndef POWERPIN_HAVE_TRACE_ENABLED
 bool powerpin_gate_tp_live(int event);	/* gate.c */
-#define trace_battery_enabled()		powerpin_gate_tp_live(0)
-#define trace_counter_enabled()		powerpin_gate_tp_live(1)
+#define trace_powerpin_battery_enabled()	powerpin_gate_tp_live(0)
+#define trace_powerpin_counter_enabled()	powerpin_gate_tp_live(1)
 #endif
 
 /* the task a perf event follows (3.10 keeps it in a tracepoint-only field) */
@@ -435,7 +456,7 @@ void powerpin_ ## event ## _tp_reg(void)				\
 
 /*
  * __assign_str() lost its source argument in 6.10; before, the source of
- * powerpin:counter's track_name is the TP_PROTO argument of that name.
+ * powerpin:powerpin_counter's track_name is the TP_PROTO argument of that name.
  */
 #ifdef POWERPIN_ASSIGN_STR_ONE_ARG
 #define powerpin_assign_track_name()	__assign_str(track_name)
@@ -821,7 +842,11 @@ static inline int powerpin_genl_strict_pre_doit(struct genl_ops *ops,
 			return ret;
 		attrs[nla_type(nla)] = nla;
 	}
-	if (rem)
+	/*
+	 * Bytes left over are refused; a final attribute without its padding
+	 * (rem < 0 after NLA_ALIGN) is accepted, as nla_parse() does.
+	 */
+	if (rem > 0)
 		return -EINVAL;
 	info->attrs = attrs;
 	return 0;

@@ -113,7 +113,7 @@ static void powerpin_gate_changed(void)
 
 static enum powerpin_event powerpin_event_of(struct trace_event_call *call)
 {
-	return strcmp(trace_event_name(call), "battery") ?
+	return strcmp(trace_event_name(call), "powerpin_battery") ?
 	       POWERPIN_EV_COUNTER : POWERPIN_EV_BATTERY;
 }
 
@@ -312,8 +312,8 @@ bool powerpin_gate_tp_live(int event)
 
 /*
  * A probe that came through neither a trace event file nor perf (a BPF raw
- * tracepoint, a module's register_trace_battery()): the tracepoint has
- * probes but none we know of.  Such a probe sees every call from the
+ * tracepoint, a module's register_trace_powerpin_battery()): the tracepoint
+ * has probes but none we know of.  Such a probe sees every call from the
  * moment it is in place (trace_<event>_enabled()).
  */
 static bool powerpin_other_probe(enum powerpin_event event)
@@ -325,8 +325,8 @@ static bool powerpin_other_probe(enum powerpin_event event)
 	    powerpin_perf_registered(event))
 		return false;
 	/* the first probe's reg runs before the probe is in place */
-	on = event == POWERPIN_EV_BATTERY ? trace_battery_enabled() :
-	     trace_counter_enabled();
+	on = event == POWERPIN_EV_BATTERY ? trace_powerpin_battery_enabled() :
+	     trace_powerpin_counter_enabled();
 	return on;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Battery sampler: one freezable kthread for the life of the module reads a
- * power_supply at absolute deadlines and writes powerpin:battery and
- * powerpin:counter events.  kmod/README.md states the rules; in short:
+ * power_supply at absolute deadlines and writes powerpin:powerpin_battery
+ * and powerpin:powerpin_counter events.  kmod/README.md states the rules; in
+ * short:
  *
  * Gate.  The gauge is read only when at least one consumer would record
  * the sample (gate.c): the top level or a tracefs instance with the event
@@ -49,11 +50,14 @@
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
+#include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/power_supply.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -140,6 +144,93 @@ static void powerpin_set_state(u32 state)
 
 /* ---- supply lookup ------------------------------------------------------ */
 
+#ifndef POWERPIN_HAVE_PSY_DESC
+/*
+ * 3.10 (compat.h): the supplies whose parent is still held by their own
+ * registration, as a class interface on power_supply_class sees them come
+ * and go.  remove_dev runs in device_del() before its put_device(parent),
+ * and takes powerpin_psy_mutex: a supply found here under that mutex has
+ * a live parent.  Nothing here sleeps on a device lock under the mutex,
+ * since device_del() may be called with the parent locked.
+ */
+struct powerpin_psy {
+	struct list_head node;
+	struct device *dev;
+};
+
+static LIST_HEAD(powerpin_psys);
+static DEFINE_MUTEX(powerpin_psy_mutex);
+
+/* A supply this interface did not record (no memory) is never read. */
+static int powerpin_psy_add(struct device *dev, struct class_interface *intf)
+{
+	struct powerpin_psy *psy = kmalloc(sizeof(*psy), GFP_KERNEL);
+
+	if (!psy)
+		return -ENOMEM;
+	psy->dev = dev;
+	mutex_lock(&powerpin_psy_mutex);
+	list_add_tail(&psy->node, &powerpin_psys);
+	mutex_unlock(&powerpin_psy_mutex);
+	return 0;
+}
+
+static void powerpin_psy_remove(struct device *dev,
+				struct class_interface *intf)
+{
+	struct powerpin_psy *psy, *next;
+
+	mutex_lock(&powerpin_psy_mutex);
+	list_for_each_entry_safe(psy, next, &powerpin_psys, node) {
+		if (psy->dev == dev) {
+			list_del(&psy->node);
+			kfree(psy);
+		}
+	}
+	mutex_unlock(&powerpin_psy_mutex);
+}
+
+static struct class_interface powerpin_psy_interface = {
+	.add_dev = powerpin_psy_add,
+	.remove_dev = powerpin_psy_remove,
+};
+
+/*
+ * Hold a supply the class walk is visiting, and its parent, unless its
+ * device_del() has passed remove_dev (the walk keeps @dev itself alive).
+ */
+bool powerpin_supply_get(struct device *dev)
+{
+	struct powerpin_psy *psy;
+	bool live = false;
+
+	mutex_lock(&powerpin_psy_mutex);
+	list_for_each_entry(psy, &powerpin_psys, node) {
+		if (psy->dev == dev) {
+			live = true;
+			break;
+		}
+	}
+	if (live) {
+		get_device(dev);
+		get_device(dev->parent);
+	}
+	mutex_unlock(&powerpin_psy_mutex);
+	return live;
+}
+
+int powerpin_supply_track_init(void)
+{
+	powerpin_psy_interface.class = power_supply_class;
+	return class_interface_register(&powerpin_psy_interface);
+}
+
+void powerpin_supply_track_exit(void)
+{
+	class_interface_unregister(&powerpin_psy_interface);
+}
+#endif
+
 struct powerpin_lookup {
 	const char *name;		/* "" = the first system battery */
 	struct device *dev;		/* found: powerpin_supply_get() */
@@ -199,7 +290,15 @@ static int powerpin_match_supply(struct device *dev, void *data)
 		return 0;
 	if (lookup->name[0] && strcmp(dev_name(dev), lookup->name))
 		return 0;
-	powerpin_supply_get(dev);
+	/*
+	 * 3.10: one being registered or unregistered cannot be held (its
+	 * parent may be gone): the first battery is then chosen at the
+	 * next deadline, never passed over
+	 */
+	if (!powerpin_supply_get(dev)) {
+		lookup->busy = !lookup->name[0];
+		return lookup->busy;
+	}
 	if (!lookup->name[0]) {
 		battery = powerpin_system_battery(dev);
 		if (battery != 1)
@@ -372,14 +471,14 @@ static void powerpin_emit_events(void *arg)
 	int i;
 
 	em->s->seq = ++powerpin_seq;
-	trace_battery(em->s);
-	if (!trace_counter_enabled())
+	trace_powerpin_battery(em->s);
+	if (!trace_powerpin_counter_enabled())
 		return;
 	for (i = 0; i < PP_NR_PROPS; i++)
 		if (em->ok & BIT(i))
-			trace_counter(powerpin_tracks[i], em->val[i]);
+			trace_powerpin_counter(powerpin_tracks[i], em->val[i]);
 	if ((em->ok & BIT(PP_VOLTAGE)) && (em->ok & BIT(PP_CURRENT)))
-		trace_counter("power_uw", em->s->power_uw);
+		trace_powerpin_counter("power_uw", em->s->power_uw);
 }
 
 /*
@@ -715,16 +814,21 @@ int powerpin_sampler_set_config(const u32 *period_us, const char *supply)
 	return 0;
 }
 
+/* Whether a supply of that name is registered: nothing is held or read. */
+static int powerpin_supply_named(struct device *dev, void *name)
+{
+	return dev_get_drvdata(dev) && !strcmp(dev_name(dev), name);
+}
+
 /*
  * Snapshot for netlink and debugfs (process context: the class walk may
  * sleep).  The thread notices a supply that went away only at its next
  * read, a whole period later or, with the gate closed, not at all; so the
  * bound name is looked up again here, a name compare per registered supply
- * and no property read.
+ * with no reference taken and no property read: any local user may ask.
  */
 void powerpin_sampler_get_status(struct powerpin_status *st)
 {
-	struct device *dev;
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
@@ -736,14 +840,10 @@ void powerpin_sampler_get_status(struct powerpin_status *st)
 	st->tracing_on = tracing_is_on();
 
 	st->supply_bound[sizeof(st->supply_bound) - 1] = '\0';
-	if (st->supply_present && st->supply_bound[0]) {
-		dev = powerpin_find_supply(st->supply_bound, NULL);
-		if (dev) {
-			powerpin_supply_put(dev);
-		} else {
-			st->supply_present = false;
-			st->supply_bound[0] = '\0';
-		}
+	if (st->supply_present && st->supply_bound[0] &&
+	    !powerpin_for_each_supply(st->supply_bound, powerpin_supply_named)) {
+		st->supply_present = false;
+		st->supply_bound[0] = '\0';
 	}
 }
 
@@ -863,12 +963,17 @@ int powerpin_sampler_init(void)
 {
 	struct task_struct *task;
 	unsigned long irqflags;
+	int ret;
 
+	ret = powerpin_supply_track_init();
+	if (ret)
+		return ret;
 	/* first: a change announced before the thread runs is kept (kicked) */
 	powerpin_gate_listen(&powerpin_sampler_gate_ops);
 	task = kthread_create(powerpin_sampler_thread, NULL, "powerpin-sample");
 	if (IS_ERR(task)) {
 		powerpin_gate_listen(NULL);
+		powerpin_supply_track_exit();
 		return PTR_ERR(task);
 	}
 	spin_lock_irqsave(&powerpin_lock, irqflags);
@@ -900,4 +1005,5 @@ void powerpin_sampler_exit(void)
 		kthread_stop(task);
 	/* no probe of ours may still run when the module text goes */
 	tracepoint_synchronize_unregister();
+	powerpin_supply_track_exit();
 }

@@ -2,12 +2,18 @@
 /*
  * powerpin trace events, system "powerpin".
  *
- * powerpin:battery  one per sample: the battery readings, the time the read
- *                   took and POWERPIN_SAMPLE_* flags (uapi/linux/powerpin.h).
- * powerpin:counter  one per property per sample, in Perfetto's kernel track
- *                   event shape (a __string track_name and an s64
- *                   counter_value), so Perfetto draws one counter track per
- *                   property without knowing about powerpin.
+ * powerpin:powerpin_battery  one per sample: the battery readings, the
+ *     time the read took and POWERPIN_SAMPLE_* flags (uapi/linux/powerpin.h).
+ * powerpin:powerpin_counter  one per property per sample, in Perfetto's
+ *     kernel track event shape (a __string track_name and an s64
+ *     counter_value), so Perfetto draws one counter track per property
+ *     without knowing about powerpin.
+ *
+ * The event name is the tracepoint's name, and before 3.15 tracepoints are
+ * matched by name across the whole kernel: a vendor tree's own "battery"
+ * tracepoint would get this one's probes, with another prototype.  Hence
+ * the powerpin_ prefix.  Captures made with older modules name the events
+ * powerpin:battery and powerpin:counter; the readers take both names.
  *
  * Record layout: the 8-byte fields first, then the 4-byte ones, so neither
  * record has a hole (checked by the guest tests against the format files).
@@ -51,7 +57,7 @@ void powerpin_counter_tp_unreg(void);
 
 #endif /* _POWERPIN_TRACE_ONCE */
 
-TRACE_EVENT_FN(battery,
+TRACE_EVENT_FN(powerpin_battery,
 	       TP_PROTO(const struct powerpin_sample *s),
 	       TP_ARGS(s),
 	       TP_STRUCT__entry(__field(s64, voltage_uv)
@@ -81,7 +87,7 @@ TRACE_EVENT_FN(battery,
 			 __entry->temp_dc, __entry->read_ns, __entry->flags),
 	       powerpin_battery_tp_reg, powerpin_battery_tp_unreg);
 
-TRACE_EVENT_FN(counter,
+TRACE_EVENT_FN(powerpin_counter,
 	       TP_PROTO(const char *track_name, s64 counter_value),
 	       TP_ARGS(track_name, counter_value),
 	       TP_STRUCT__entry(__field(s64, counter_value)

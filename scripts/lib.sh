@@ -251,7 +251,7 @@ guest_missing() {
 	fi
 	if [ "$src" = tree:linux-3.10 ] &&
 	   [ "$(cat "$(kernel_dir "$abi")/recipe" 2>/dev/null)" != "$(linux310_recipe)" ]; then
-		echo "$(kernel_dir "$abi") was built from an older scripts/linux-3.10.d/ ($(linux-3.10_why_not))"
+		echo "$(kernel_dir "$abi") was built from an older scripts/linux-3.10.d/ (run scripts/linux-3.10)"
 		return 0
 	fi
 	if ! arch_native "$arch" && [ ! -f "$(guest_root "$arch")/.done" ]; then

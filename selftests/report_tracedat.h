@@ -169,6 +169,8 @@ struct tdat {
 	/* a second buffer, as trace-cmd record -B NAME writes it (tdat_instance) */
 	struct tdat *instance;
 	const char *instance_name;
+	const char *event_prefix;	/* "powerpin_": today's event names; NULL:
+					 * battery and counter, as older modules */
 };
 
 #define TDAT_OPTION_CPUSTAT	2
@@ -425,6 +427,17 @@ static inline void tdat_blob64(FILE *f, const char *s, size_t len)
 	fwrite(s, 1, len, f);
 }
 
+/* A powerpin event's format, its name after "name: " with @prefix. */
+static inline void tdat_powerpin_format(FILE *f, const char *fmt, const char *prefix)
+{
+	size_t at = strlen("name: "), plen = prefix ? strlen(prefix) : 0;
+
+	tdat_u64(f, strlen(fmt) + plen);
+	fwrite(fmt, 1, at, f);
+	fwrite(prefix ? prefix : "", 1, plen, f);
+	fwrite(fmt + at, 1, strlen(fmt) - at, f);
+}
+
 /* Write the whole file to @path; frees the writer. */
 /* An instance's "flyrecord", CPU offsets and pages, at the end of @f. */
 static inline void tdat_write_instance(struct tdat *w, FILE *f, long option_at)
@@ -508,8 +521,8 @@ static inline int tdat_close(struct tdat *w, const char *path)
 	tdat_blob64(f, tdat_fmt_exit, strlen(tdat_fmt_exit));
 	fwrite("powerpin", 1, 9, f);
 	tdat_u32(f, 2);
-	tdat_blob64(f, tdat_fmt_battery, strlen(tdat_fmt_battery));
-	tdat_blob64(f, tdat_fmt_counter, strlen(tdat_fmt_counter));
+	tdat_powerpin_format(f, tdat_fmt_battery, w->event_prefix);
+	tdat_powerpin_format(f, tdat_fmt_counter, w->event_prefix);
 	tdat_u32(f, 0);				/* kallsyms */
 	tdat_u32(f, w->printk ? strlen(w->printk) : 0);	/* printk formats */
 	if (w->printk)

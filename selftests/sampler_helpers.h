@@ -177,7 +177,7 @@ static inline int emu_ensure_bound(void)
 	return access(PSY "/voltage_now", F_OK) ? -1 : 0;
 }
 
-/* One powerpin:battery event of a text trace. */
+/* One powerpin:powerpin_battery event of a text trace. */
 struct battery_ev {
 	double ts;		/* when it was written (trace clock) */
 	double start;		/* ts - read_ns: when the read began */
@@ -199,7 +199,7 @@ static inline double trace_line_ts(const char *line, const char *at)
 }
 
 /*
- * All powerpin:battery events of a text trace stream (trace file, trace-cmd
+ * All powerpin:powerpin_battery events of a text trace stream (trace file, trace-cmd
  * report); returns the count or -1 on a line that does not parse.
  */
 static inline int read_battery_events(FILE *f, struct battery_ev **out)
@@ -209,10 +209,10 @@ static inline int read_battery_events(FILE *f, struct battery_ev **out)
 	char line[1024];
 
 	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, ": battery:"), *fields;
+		char *p = strstr(line, ": powerpin_battery:"), *fields;
 
 		if (!p)
-			p = strstr(line, "powerpin:battery:");
+			p = strstr(line, "powerpin:powerpin_battery:");
 		if (!p)
 			continue;
 		fields = strstr(p, "seq=");
@@ -299,14 +299,14 @@ static inline int tracing_reset(void)
 }
 
 /*
- * Why perf cannot record powerpin:battery here (NULL: it can).  perf 6.x
+ * Why perf cannot record powerpin:powerpin_battery here (NULL: it can).  perf 6.x
  * records with a "dummy" software event that 3.10 does not have.
  */
 static inline const char *perf_cannot_record(void)
 {
 	if (system("perf version >/dev/null 2>&1"))
 		return "perf is not installed (linux-perf)";
-	if (system("perf record -q -a -e powerpin:battery -o /dev/null -- true 2>&1 |"
+	if (system("perf record -q -a -e powerpin:powerpin_battery -o /dev/null -- true 2>&1 |"
 		   " grep -q 'event is not supported'") == 0)
 		return "this perf cannot record on this kernel";
 	return NULL;
@@ -343,9 +343,14 @@ static inline int guest_module_builtin(const char *name)
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
+	/* module names have '_' where their files may have '-' (hid-generic) */
 	snprintf(want, sizeof(want), "/%s.ko", name);
+	for (char *c = want; *c; c++)
+		*c = *c == '-' ? '_' : *c;
 	while (!found && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
+		for (char *c = line; *c; c++)
+			*c = *c == '-' ? '_' : *c;
 		found = strlen(line) >= strlen(want) &&
 			!strcmp(line + strlen(line) - strlen(want), want);
 	}

@@ -853,7 +853,7 @@ int report_finish(struct report *r, char *err, size_t errlen)
 {
 	if (!r->samples) {
 		snprintf(err, errlen,
-			 "no power samples (expected powerpin:battery or write_power_ringbuffer events)");
+			 "no power samples (expected powerpin:powerpin_battery, powerpin:battery or write_power_ringbuffer events)");
 		return -1;
 	}
 	if (r->error)

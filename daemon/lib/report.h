@@ -153,7 +153,7 @@ struct report_open_slice {
 
 struct report_counter {
 	char *name;
-	bool atrace;			/* C|pid|name|value (else powerpin:counter) */
+	bool atrace;			/* C|pid|name|value (else powerpin:powerpin_counter) */
 	uint64_t count;
 	int64_t min, max, last;
 };
@@ -444,7 +444,7 @@ static inline double report_power_w(const struct report *r, double raw_uw)
 }
 
 /*
- * powerpin:counter tracks the sampler writes beside powerpin:battery
+ * powerpin:powerpin_counter tracks the sampler writes beside powerpin:powerpin_battery
  * (voltage_uv, current_ua, ...): the same values in raw sign, which the
  * trace outputs leave out.
  */
@@ -452,7 +452,7 @@ bool report_battery_counter(const char *track);
 
 /*
  * A counter's min, max and last in the report's sign convention: the
- * powerpin:counter tracks that repeat a signed battery field (current_ua,
+ * powerpin:powerpin_counter tracks that repeat a signed battery field (current_ua,
  * current_avg_ua, power_uw) count discharge as positive like every other
  * figure.  Returns true for those (the writers say so beside the name).
  */

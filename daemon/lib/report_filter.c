@@ -405,14 +405,16 @@ int report_count_events(const char *path, const struct report_filter *f,
 const char *report_event_kind_name(int kind)
 {
 	static const char *const names[REPORT_EVENT_KINDS] = {
-		[TRACE_EV_POWER] = "powerpin:battery",
+		[TRACE_EV_POWER] = "powerpin:powerpin_battery",
 		[TRACE_EV_SWITCH] = "sched:sched_switch",
 		[TRACE_EV_MARK] = "ftrace:print (trace_marker)",
-		[TRACE_EV_COUNTER] = "powerpin:counter",
+		[TRACE_EV_COUNTER] = "powerpin:powerpin_counter",
 		[TRACE_EV_LOST] = "lost-event records",
 		[TRACE_EV_FORK] = "sched:sched_process_fork",
 		[TRACE_EV_EXIT] = "sched:sched_process_exit",
+		[TRACE_EV_CPU_FREQ] = "power:cpu_frequency",
+		/* task:task_newtask stays in the readers (thread groups): not counted */
 	};
 
-	return kind >= 0 && kind < REPORT_EVENT_KINDS ? names[kind] : "?";
+	return kind >= 0 && kind < REPORT_EVENT_KINDS ? names[kind] : NULL;
 }

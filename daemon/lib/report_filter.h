@@ -43,7 +43,7 @@ struct report_filter {
 };
 
 /* Event counts of one read (report --stat), by TRACE_EV_* kind. */
-#define REPORT_EVENT_KINDS	(TRACE_EV_EXIT + 1)
+#define REPORT_EVENT_KINDS	(TRACE_EV_CPU_FREQ + 1)
 struct report_event_counts {
 	uint64_t n[REPORT_EVENT_KINDS];
 };
@@ -80,7 +80,7 @@ int report_filter_read(const char *path, const struct trace_input_ops *ops, void
 int report_count_events(const char *path, const struct report_filter *f,
 			struct report_event_counts *c, char *err, size_t errlen);
 
-/* "powerpin:battery", "sched_switch", ... for a TRACE_EV_* kind. */
+/* "powerpin:powerpin_battery", "sched:sched_switch", ... for a TRACE_EV_* kind; NULL for one not counted. */
 const char *report_event_kind_name(int kind);
 
 /*

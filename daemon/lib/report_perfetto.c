@@ -113,7 +113,7 @@ struct pf_slice_event {
 };
 
 struct pf_counter {			/* atrace or powerpin counter track */
-	int tgid;			/* 0: global (powerpin:counter); -pid: tgid unknown */
+	int tgid;			/* 0: global (powerpin:powerpin_counter); -pid: tgid unknown */
 	char *name;
 };
 
@@ -1115,7 +1115,7 @@ static uint64_t counter_uuid(struct pf_writer *w, int tgid, const char *name, si
 		counter_track(w, PF_SEQ_GLOBAL, UUID_COUNTER(i), tgid ? 0 : UUID_BATTERY,
 			      tgid ? -1 : 11 + (int)i, n, NULL,
 			      tgid ? "atrace counter of a thread whose thread group the input does not record"
-				   : "powerpin:counter event");
+				   : "powerpin:powerpin_counter event");
 	return UUID_COUNTER(i);
 }
 

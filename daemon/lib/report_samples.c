@@ -147,7 +147,7 @@ static void chrome_mark(struct samples_pass *p, const struct trace_event *ev)
 /*
  * One counter event per sample, named "battery": Perfetto's JSON importer
  * names a counter track "<name> <arg>", so these become "battery voltage V"
- * and so on.  The powerpin:counter events that repeat the battery fields
+ * and so on.  The powerpin:powerpin_counter events that repeat the battery fields
  * (raw sign, micro-units) are left out.
  */
 static void chrome_event(struct samples_pass *p, const struct trace_event *ev)

@@ -571,11 +571,12 @@ static int split_event(char *s, char **event, char **payload)
 /* The payload of @event, by its name: trace_text_parse_line's answer. */
 static int parse_payload(const char *event, char *payload, struct trace_event *ev)
 {
-	if (!strcmp(event, "battery"))
+	/* powerpin's events, also by the names older modules gave them */
+	if (!strcmp(event, "powerpin_battery") || !strcmp(event, "battery"))
 		return parse_battery(payload, ev);
 	if (!strcmp(event, "write_power_ringbuffer"))
 		return parse_seed_power(payload, ev);
-	if (!strcmp(event, "counter"))
+	if (!strcmp(event, "powerpin_counter") || !strcmp(event, "counter"))
 		return parse_counter(payload, ev);
 	if (!strcmp(event, "sched_switch"))
 		return parse_switch(payload, ev) ? 1 : -1;

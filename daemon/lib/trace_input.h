@@ -19,10 +19,10 @@ enum trace_format {
 };
 
 enum trace_event_kind {
-	TRACE_EV_POWER,		/* powerpin:battery or the seed's write_power_ringbuffer */
+	TRACE_EV_POWER,		/* powerpin:powerpin_battery (or battery), the seed's write_power_ringbuffer */
 	TRACE_EV_SWITCH,	/* sched:sched_switch */
 	TRACE_EV_MARK,		/* trace_marker write (atrace B/E/C, powerpin markers) */
-	TRACE_EV_COUNTER,	/* powerpin:counter (track_name, counter_value) */
+	TRACE_EV_COUNTER,	/* powerpin:powerpin_counter or counter (track_name, counter_value) */
 	TRACE_EV_LOST,		/* the ring buffer dropped events before this point */
 	TRACE_EV_FORK,		/* sched:sched_process_fork */
 	TRACE_EV_EXIT,		/* sched:sched_process_exit */

@@ -583,9 +583,23 @@ static int dat_record(struct tracecmd_input *handle, struct tep_record *rec, int
 	return r->ret ? -1 : 0;
 }
 
+/*
+ * A powerpin event by its name, or by the name older modules gave it
+ * (powerpin:battery, powerpin:counter): a capture has one or the other.
+ */
+static struct tep_event *dat_find_powerpin(struct dat_reader *r, const char *name)
+{
+	char prefixed[64];
+	struct tep_event *e;
+
+	snprintf(prefixed, sizeof(prefixed), "powerpin_%s", name);
+	e = tep_find_event_by_name(r->tep, "powerpin", prefixed);
+	return e ? e : tep_find_event_by_name(r->tep, "powerpin", name);
+}
+
 static void dat_find_power(struct dat_reader *r)
 {
-	struct tep_event *e = tep_find_event_by_name(r->tep, "powerpin", "battery");
+	struct tep_event *e = dat_find_powerpin(r, "battery");
 
 	if (e) {
 		r->battery = e;
@@ -600,7 +614,7 @@ static void dat_find_power(struct dat_reader *r)
 		if (!r->b_volt || !r->b_cur)
 			r->battery = NULL;
 	}
-	e = tep_find_event_by_name(r->tep, "powerpin", "counter");
+	e = dat_find_powerpin(r, "counter");
 	if (e) {
 		r->counter = e;
 		r->c_track = tep_find_field(e, "track_name");

@@ -213,7 +213,7 @@ static double kthread_run(double seconds, const char *period_us, long *samples)
 	}
 	trace_reset();
 	write_str(PARAMS "/period_us", period_us);
-	write_str(TRACING "/events/powerpin/battery/enable", "1");
+	write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1");
 	s0 = status_ll("samples");
 	r0 = task_runtime_ns(pid);
 	write_str(TRACING "/tracing_on", "1");
@@ -222,13 +222,13 @@ static double kthread_run(double seconds, const char *period_us, long *samples)
 	sleep_s(0.05);
 	r1 = task_runtime_ns(pid);
 	s1 = status_ll("samples");
-	write_str(TRACING "/events/powerpin/battery/enable", "0");
+	write_str(TRACING "/events/powerpin/powerpin_battery/enable", "0");
 	*samples = s1 - s0;
 	return s1 > s0 ? (r1 - r0) / 1e9 / (s1 - s0) : 0;
 }
 
 /*
- * First and last powerpin:battery timestamps in the trace, the mean read_ns,
+ * First and last powerpin:powerpin_battery timestamps in the trace, the mean read_ns,
  * and the count.
  */
 static long trace_span(double *first, double *last, double *read_ns)
@@ -241,7 +241,7 @@ static long trace_span(double *first, double *last, double *read_ns)
 	if (!f)
 		die("trace");
 	while (fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, ": battery: "), *q;
+		char *p = strstr(line, ": powerpin_battery: "), *q;
 
 		if (!p)
 			continue;

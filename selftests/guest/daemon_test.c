@@ -59,8 +59,8 @@ static int write_file(const char *path, const char *s)
 #define NEED_MODULE_AND_GAUGE() do {					\
 	if (access("/sys/module/powerpin", F_OK))			\
 		SKIP(return, "powerpin.ko is not loaded");		\
-	ASSERT_EQ(0, access(TRACING "/events/powerpin/battery/enable", F_OK)) \
-		TH_LOG("powerpin.ko is loaded without powerpin:battery"); \
+	ASSERT_EQ(0, access(TRACING "/events/powerpin/powerpin_battery/enable", F_OK)) \
+		TH_LOG("powerpin.ko is loaded without powerpin:powerpin_battery"); \
 	if (access(EMU "/vcell_raw", W_OK))				\
 		SKIP(return, "gauge emulator not loaded");		\
 } while (0)
@@ -144,7 +144,7 @@ static long long field(const char *line, const char *name)
 	return p ? strtoll(p + strlen(key), NULL, 10) : -999999999LL;
 }
 
-/* Read powerpin:battery events back with trace-cmd, a real client. */
+/* Read powerpin:powerpin_battery events back with trace-cmd, a real client. */
 static int read_battery_events(const char *trace, struct battery_events *ev)
 {
 	char cmd[1200], line[4096];
@@ -159,7 +159,7 @@ static int read_battery_events(const char *trace, struct battery_events *ev)
 	while (fgets(line, sizeof(line), p)) {
 		long long v, c, seq;
 
-		if (!strstr(line, " battery:"))
+		if (!strstr(line, " powerpin_battery:"))
 			continue;
 		v = field(line, "voltage_uv");
 		c = field(line, "current_ua");
@@ -372,7 +372,7 @@ FIXTURE_SETUP(ppd)
 	self->pid = start_daemon(_metadata, self);
 	ASSERT_LT(0, self->pid);
 	/* the daemon enabled the event, so the gate only waits for tracing_on */
-	ASSERT_EQ(0, read_text(TRACING "/events/powerpin/battery/enable", buf, sizeof(buf)));
+	ASSERT_EQ(0, read_text(TRACING "/events/powerpin/powerpin_battery/enable", buf, sizeof(buf)));
 	ASSERT_EQ('1', buf[0]);
 }
 
@@ -489,7 +489,7 @@ TEST_F_TIMEOUT(ppd, sigterm_mid_capture, 300)
 	EXPECT_LT(0, ev.count);
 	EXPECT_EQ(0, ev.bad_voltage);
 	/* the daemon put the event back as it found it */
-	EXPECT_TRUE(file_has(TRACING "/events/powerpin/battery/enable", "0"));
+	EXPECT_TRUE(file_has(TRACING "/events/powerpin/powerpin_battery/enable", "0"));
 	free(dir);
 }
 
@@ -553,7 +553,7 @@ TEST_F_TIMEOUT(ppd, module_reload_under_daemon, 300)
 	/* the daemon notices and enables the new module's events */
 	end = now_s() + 10;
 	while (now_s() < end &&
-	       (read_text(TRACING "/events/powerpin/battery/enable", buf, sizeof(buf)) ||
+	       (read_text(TRACING "/events/powerpin/powerpin_battery/enable", buf, sizeof(buf)) ||
 		buf[0] != '1'))
 		usleep(50000);
 	ASSERT_EQ('1', buf[0]);
@@ -607,7 +607,7 @@ TEST_F_TIMEOUT(ppd, starts_with_gate_open, 120)
 	/* gate opened by hand before the daemon runs */
 	ASSERT_EQ(0, stop_daemon(self->pid, SIGTERM));
 	self->pid = 0;
-	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
 	usleep(300000);
 	self->pid = start_daemon(_metadata, self);
@@ -668,23 +668,23 @@ TEST_F_TIMEOUT(ppd, puts_each_event_back, 120)
 	ASSERT_EQ(0, stop_daemon(self->pid, SIGTERM));
 	self->pid = 0;
 	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/enable", "0"));
-	ASSERT_EQ(0, set_event("powerpin/battery", "1"));
+	ASSERT_EQ(0, set_event("powerpin/powerpin_battery", "1"));
 	ASSERT_EQ(0, set_event("sched/sched_process_fork", "1"));
 	ASSERT_EQ(0, set_event("sched/sched_switch", "0"));
 	self->pid = start_daemon(_metadata, self);
 	ASSERT_LT(0, self->pid);
-	EXPECT_EQ('1', event_state("powerpin/counter"));
+	EXPECT_EQ('1', event_state("powerpin/powerpin_counter"));
 	EXPECT_EQ('1', event_state("sched/sched_switch"));
 
 	status = stop_daemon(self->pid, SIGTERM);
 	self->pid = 0;
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	EXPECT_EQ('1', event_state("powerpin/battery"));
-	EXPECT_EQ('0', event_state("powerpin/counter"));
+	EXPECT_EQ('1', event_state("powerpin/powerpin_battery"));
+	EXPECT_EQ('0', event_state("powerpin/powerpin_counter"));
 	EXPECT_EQ('1', event_state("sched/sched_process_fork"));
 	EXPECT_EQ('0', event_state("sched/sched_switch"));
-	set_event("powerpin/battery", "0");
+	set_event("powerpin/powerpin_battery", "0");
 	set_event("sched/sched_process_fork", "0");
 }
 
@@ -827,7 +827,7 @@ TEST_F_TIMEOUT(rec, duration_restores_state, 120)
 	EXPECT_TRUE(no_temp_files(self->dir));
 	/* tracing and the events are back as they were */
 	EXPECT_TRUE(file_has(TRACING "/tracing_on", "0"));
-	EXPECT_TRUE(file_has(TRACING "/events/powerpin/battery/enable", "0"));
+	EXPECT_TRUE(file_has(TRACING "/events/powerpin/powerpin_battery/enable", "0"));
 	/* and the capture says how many samples the kernel counted */
 	snprintf(cmd, sizeof(cmd),
 		 "trace-cmd report --stat -i %s 2>/dev/null | grep -q 'powerpin: lost_events=0 .* samples=%ld$'",
@@ -885,17 +885,17 @@ TEST_F_TIMEOUT(rec, puts_each_event_back, 120)
 {
 	char cmd[512];
 
-	ASSERT_EQ(0, set_event("powerpin/battery", "1"));
+	ASSERT_EQ(0, set_event("powerpin/powerpin_battery", "1"));
 	ASSERT_EQ(0, set_event("sched/sched_process_fork", "1"));
 	ASSERT_EQ(0, set_event("sched/sched_switch", "0"));
 	snprintf(cmd, sizeof(cmd), "build/bin/powerpin record -q -d 0.5 -o %s",
 		 self->trace);
 	EXPECT_EQ(0, system(cmd));
-	EXPECT_EQ('1', event_state("powerpin/battery"));
-	EXPECT_EQ('0', event_state("powerpin/counter"));
+	EXPECT_EQ('1', event_state("powerpin/powerpin_battery"));
+	EXPECT_EQ('0', event_state("powerpin/powerpin_counter"));
 	EXPECT_EQ('1', event_state("sched/sched_process_fork"));
 	EXPECT_EQ('0', event_state("sched/sched_switch"));
-	set_event("powerpin/battery", "0");
+	set_event("powerpin/powerpin_battery", "0");
 	set_event("sched/sched_process_fork", "0");
 }
 
@@ -946,7 +946,7 @@ TEST_F_TIMEOUT(rec, disk_full_fails, 120)
 	EXPECT_TRUE(no_temp_files(small));
 	/* and it still put tracing back */
 	EXPECT_TRUE(file_has(TRACING "/tracing_on", "0"));
-	EXPECT_EQ('0', event_state("powerpin/battery"));
+	EXPECT_EQ('0', event_state("powerpin/powerpin_battery"));
 	EXPECT_EQ(0, umount2(small, 0));
 }
 

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/bpf.h>
@@ -71,9 +72,9 @@ FIXTURE_SETUP(gate)
 
 FIXTURE_TEARDOWN(gate)
 {
-	write_str(TRACING "/events/powerpin/battery/trigger", "!traceon");
+	write_str(TRACING "/events/powerpin/powerpin_battery/trigger", "!traceon");
 	write_str(TRACING "/events/sched/sched_process_fork/trigger",
-		  "!enable_event:powerpin:battery");
+		  "!enable_event:powerpin:powerpin_battery");
 	write_str(INST "/events/enable", "0");
 	rmdir(INST);
 	write_str(TRACING "/events/enable", "0");
@@ -99,7 +100,7 @@ TEST_F_TIMEOUT(gate, instance_only, 120)
 	ASSERT_EQ(0, trace_clock_use_mono(INST));
 	ASSERT_EQ(0, write_str(INST "/tracing_on", "1"));
 	s0 = status_ll("samples");
-	ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(INST "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", s0 + 20, 10.0));
 	ASSERT_EQ(0, write_str(INST "/tracing_on", "0"));
 	sleep_s(0.2);
@@ -131,7 +132,7 @@ TEST_F_TIMEOUT(gate, trace_cmd_instance, 120)
 		SKIP(return, "trace-cmd is not installed");
 	s0 = status_ll("samples");
 	snprintf(cmd, sizeof(cmd),
-		 "trace-cmd record -q -B " INST_CMD " -e powerpin:battery -o %s sleep 1 >/dev/null 2>&1",
+		 "trace-cmd record -q -B " INST_CMD " -e powerpin:powerpin_battery -o %s sleep 1 >/dev/null 2>&1",
 		 dat);
 	ASSERT_EQ(0, system(cmd));
 	s1 = status_ll("samples");
@@ -165,12 +166,12 @@ TEST_F_TIMEOUT(gate, perf, 120)
 		SKIP(return, "%s", no_perf);
 	s0 = status_ll("samples");
 	snprintf(cmd, sizeof(cmd),
-		 "perf record -q -a -e powerpin:battery -o %s -- sleep 1 >/dev/null 2>&1",
+		 "perf record -q -a -e powerpin:powerpin_battery -o %s -- sleep 1 >/dev/null 2>&1",
 		 data);
 	ASSERT_EQ(0, system(cmd));
 	s1 = status_ll("samples");
 	snprintf(cmd, sizeof(cmd), "perf script -i %s 2>/dev/null", data);
-	n = command_count(cmd, "powerpin:battery");
+	n = command_count(cmd, "powerpin:powerpin_battery");
 	unlink(data);
 	TH_LOG("perf record -a: %d events, %lld samples counted", n, s1 - s0);
 	EXPECT_GE(n, 20);
@@ -178,7 +179,7 @@ TEST_F_TIMEOUT(gate, perf, 120)
 
 	s0 = status_ll("samples");
 	s1 = emu_transfers();
-	ASSERT_EQ(0, system("perf stat -e powerpin:battery -o /dev/null -- sleep 1 >/dev/null 2>&1"));
+	ASSERT_EQ(0, system("perf stat -e powerpin:powerpin_battery -o /dev/null -- sleep 1 >/dev/null 2>&1"));
 	EXPECT_EQ(s0, status_ll("samples"));
 	EXPECT_EQ(s1, emu_transfers()) TH_LOG("read for a per-task perf event");
 }
@@ -199,7 +200,7 @@ TEST_F_TIMEOUT(gate, enable_event_trigger, 120)
 		SKIP(return, "no event triggers in this kernel (3.14+)");
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/events/sched/sched_process_fork/trigger",
-			       "enable_event:powerpin:battery"));
+			       "enable_event:powerpin:powerpin_battery"));
 	EXPECT_EQ(1, status_ll("event_enabled"));
 	assert_quiet(_metadata, 1.0);
 
@@ -230,30 +231,30 @@ TEST_F_TIMEOUT(gate, trigger_on_event, 120)
 	ssize_t len;
 	int fd;
 
-	if (access(TRACING "/events/powerpin/battery/trigger", F_OK))
+	if (access(TRACING "/events/powerpin/powerpin_battery/trigger", F_OK))
 		SKIP(return, "no event triggers in this kernel (3.14+)");
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/trigger", "traceon"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/trigger", "traceon"));
 	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 1, 2.0));
 	sleep_s(0.05);
 	EXPECT_EQ(1, read_ll(TRACING "/tracing_on"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/trigger", "!traceon"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/trigger", "!traceon"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
 
 	s0 = status_ll("samples");
-	if (write_str(TRACING "/events/powerpin/battery/trigger", "hist:keys=capacity")) {
+	if (write_str(TRACING "/events/powerpin/powerpin_battery/trigger", "hist:keys=capacity")) {
 		TH_LOG("no hist triggers in this kernel: hist part skipped");
 		return;
 	}
 	ASSERT_TRUE(wait_status_ge("samples", s0 + 10, 10.0));
 	park_sampler();
 	s1 = status_ll("samples");
-	fd = open(TRACING "/events/powerpin/battery/hist", O_RDONLY);
+	fd = open(TRACING "/events/powerpin/powerpin_battery/hist", O_RDONLY);
 	ASSERT_GE(fd, 0);
 	len = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	ASSERT_GT(len, 0);
 	buf[len] = '\0';
-	write_str(TRACING "/events/powerpin/battery/trigger", "!hist:keys=capacity");
+	write_str(TRACING "/events/powerpin/powerpin_battery/trigger", "!hist:keys=capacity");
 	hits = strstr(buf, "Hits: ");
 	ASSERT_NE(NULL, hits);
 	EXPECT_EQ(s1 - s0, strtoll(hits + 6, NULL, 10));
@@ -318,7 +319,7 @@ TEST_F_TIMEOUT(gate, bpf_raw_tracepoint, 120)
 		SKIP(return, "no BPF raw tracepoints in this kernel (4.17+)");
 	ASSERT_EQ(0, write_str("/proc/sys/kernel/bpf_stats_enabled", "1"));
 	park_sampler();
-	link = bpf_raw_tp_attach("battery", &prog);
+	link = bpf_raw_tp_attach("powerpin_battery", &prog);
 	ASSERT_GE(link, 0) TH_LOG("raw tracepoint: %s", strerror(-link));
 	sleep_s(0.1);
 	s0 = status_ll("samples");
@@ -403,7 +404,7 @@ TEST_F_TIMEOUT(gate, start_latency, 180)
 	ASSERT_EQ(0, write_str(INST "/events/timer/hrtimer_start/filter", filter));
 	ASSERT_EQ(0, write_str(INST "/events/timer/hrtimer_start/enable", "1"));
 	ASSERT_EQ(0, write_str(INST "/tracing_on", "1"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
 		double worst = 0, worst_due = 0;
 
@@ -487,7 +488,7 @@ static int format_fields(const char *event, int *offset, int *size, int max)
  */
 TEST(records_have_no_holes)
 {
-	static const char * const events[] = { "battery", "counter" };
+	static const char * const events[] = { "powerpin_battery", "powerpin_counter" };
 
 	for (size_t i = 0; i < 2; i++) {
 		int off[32], size[32], n;
@@ -500,9 +501,86 @@ TEST(records_have_no_holes)
 				TH_LOG("%s: hole before field %d", events[i], k);
 			}
 		}
-		if (!strcmp(events[i], "battery"))
+		if (!strcmp(events[i], "powerpin_battery"))
 			EXPECT_EQ(0, (off[n - 1] + size[n - 1]) % 8);
 	}
+}
+
+/* Whether the file at @path holds the @len bytes at @want; -1: unreadable. */
+static int file_has(const char *path, const char *want, size_t len)
+{
+	char *buf;
+	long n;
+	int found;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return -1;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = n > 0 ? malloc(n) : NULL;
+	found = buf && fread(buf, 1, n, f) == (size_t)n ? !!memmem(buf, n, want, len) : -1;
+	free(buf);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Whether powerpin.ko has the symbol @sym: from /proc/kallsyms where it
+ * lists the module's data symbols, else (3.10 without KALLSYMS_ALL) from
+ * the string table of the module file that was loaded.
+ */
+static int module_symbol(const char *sym)
+{
+	char line[512], name[256], type[8], mod[64], want[160];
+	int found = 0, data = 0;
+	struct utsname u;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %7s %255s [%63[^]]]", type, name, mod) != 3 ||
+		    strcmp(mod, "powerpin"))
+			continue;
+		data |= type[0] == 'd' || type[0] == 'D';
+		found = !strcmp(name, sym);
+	}
+	fclose(f);
+	if (found || data || uname(&u))
+		return found;
+	snprintf(line, sizeof(line), "build/%s/powerpin.ko", u.release);
+	snprintf(want, sizeof(want), "%c%s", '\0', sym);
+	return file_has(line, want, strlen(sym) + 2);
+}
+
+/*
+ * The tracepoints and events are named powerpin_battery and
+ * powerpin_counter: before 3.15 tracepoints are matched by name across the
+ * whole kernel, and vendor trees have "battery" tracepoints of their own.
+ * The old names (still read in older captures) are not registered.
+ */
+TEST(event_names_are_unique)
+{
+	static const char * const names[] = { "powerpin_battery", "powerpin_counter" };
+	static const char * const old[] = { "battery", "counter" };
+	char path[256], sym[128];
+
+	if (access(STATUS, F_OK))
+		SKIP(return, "powerpin.ko is not loaded (run under scripts/vm-run)");
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), TRACING "/events/powerpin/%s/format", names[i]);
+		EXPECT_EQ(0, access(path, R_OK)) TH_LOG("%s", path);
+		snprintf(path, sizeof(path), TRACING "/events/powerpin/%s", old[i]);
+		EXPECT_NE(0, access(path, F_OK)) TH_LOG("%s", path);
+		snprintf(sym, sizeof(sym), "__tracepoint_%s", names[i]);
+		EXPECT_EQ(1, module_symbol(sym)) TH_LOG("%s", sym);
+		snprintf(sym, sizeof(sym), "__tracepoint_%s", old[i]);
+		EXPECT_EQ(0, module_symbol(sym)) TH_LOG("%s", sym);
+	}
+	EXPECT_EQ(1, command_count("cat " TRACING "/available_events",
+				   "powerpin:powerpin_battery"));
 }
 
 TEST_HARNESS_MAIN

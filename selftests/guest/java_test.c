@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The agent on a real capture: trace-cmd records powerpin:battery,
+ * The agent on a real capture: trace-cmd records powerpin:powerpin_battery,
  * sched_switch and trace_marker writes, and perf records cpu-clock stacks,
  * while the Java workload runs under libpowerpin_agent.so (forced GCs, an
  * allocation hot spot, a JIT-hot method).  GC slices and the alloc_bytes
@@ -59,7 +59,7 @@ static pid_t start(const char *const argv[])
 FIXTURE_SETUP(jvm)
 {
 	const char *why = java_env_find(&env);
-	const char *rec[] = { "trace-cmd", "record", "-q", "-o", self->dat, "-e", "powerpin:battery",
+	const char *rec[] = { "trace-cmd", "record", "-q", "-o", self->dat, "-e", "powerpin:powerpin_battery",
 			      "-e", "sched:sched_switch", NULL };
 	char jvm[4096], perf[256] = "", on[8] = "";
 	pid_t trace;
@@ -84,7 +84,7 @@ FIXTURE_SETUP(jvm)
 	ASSERT_LT(0, trace);
 	for (i = 0; i < 600; i++) {
 		ASSERT_EQ(0, waitpid(trace, &status, WNOHANG)) TH_LOG("trace-cmd record failed");
-		if (!read_line(TRACEFS "/events/powerpin/battery/enable", on, sizeof(on)) &&
+		if (!read_line(TRACEFS "/events/powerpin/powerpin_battery/enable", on, sizeof(on)) &&
 		    on[0] == '1')
 			break;
 		usleep(50000);

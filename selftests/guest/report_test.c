@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * powerpin report on a real capture: trace-cmd records powerpin:battery,
+ * powerpin report on a real capture: trace-cmd records powerpin:powerpin_battery,
  * sched_switch and trace_marker writes while the gauge emulator's current
  * follows the guest's CPU load; an idle phase, a busy phase with two
  * CPU-bound processes (one spinning a third of the time), and idle again.
@@ -85,7 +85,7 @@ FIXTURE(capture) {
 FIXTURE_SETUP(capture)
 {
 	char *argv[] = { "trace-cmd", "record", "-q", "-o", self->dat,
-			 "-e", "powerpin:battery", "-e", "sched:sched_switch", NULL };
+			 "-e", "powerpin:powerpin_battery", "-e", "sched:sched_switch", NULL };
 	char on[8] = "";
 	pid_t rec;
 	int status, i;
@@ -123,7 +123,7 @@ FIXTURE_SETUP(capture)
 	for (i = 0; i < 600; i++) {
 		/* trace_marker writes (ftrace:print) are recorded without enabling */
 		ASSERT_EQ(0, waitpid(rec, &status, WNOHANG)) TH_LOG("trace-cmd record failed");
-		if (!read_line(TRACEFS "/events/powerpin/battery/enable", on, sizeof(on)) &&
+		if (!read_line(TRACEFS "/events/powerpin/powerpin_battery/enable", on, sizeof(on)) &&
 		    on[0] == '1')
 			break;
 		usleep(50000);

@@ -2,7 +2,7 @@
 /*
  * Guest tests of powerpin.ko's battery sampler against the MAX17042 emulator
  * and the kernel's own max17042_battery driver: the values in
- * powerpin:battery events, the gate (event enabled + tracing_on), absolute
+ * powerpin:powerpin_battery events, the gate (event enabled + tracing_on), absolute
  * deadlines, supply loss, read errors, slow transfers, unload, and a real
  * client (trace-cmd) reading the event format.
  *
@@ -61,7 +61,7 @@ static int trace_events(struct battery_ev **out)
 	return n;
 }
 
-/* Values of powerpin:counter events for one track, in order. */
+/* Values of powerpin:powerpin_counter events for one track, in order. */
 static int trace_counters(const char *track, long long *vals, int max)
 {
 	FILE *f = fopen(TRACING "/trace", "r");
@@ -70,7 +70,7 @@ static int trace_counters(const char *track, long long *vals, int max)
 
 	if (!f)
 		return -1;
-	snprintf(want, sizeof(want), ": counter: track_name=%s counter_value=", track);
+	snprintf(want, sizeof(want), ": powerpin_counter: track_name=%s counter_value=", track);
 	while (fgets(line, sizeof(line), f)) {
 		char *p = strstr(line, want);
 
@@ -254,7 +254,7 @@ TEST_F(sampler, gate)
 	EXPECT_STREQ("idle", state);
 
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	EXPECT_EQ(1, status_ll("event_enabled"));
 	s0 = status_ll("samples");
 	sleep_s(0.3);
@@ -269,7 +269,7 @@ TEST_F(sampler, gate)
 	EXPECT_EQ(1, status_ll("tracing_on"));
 
 	/* disabling the event closes the gate even with tracing_on 1 */
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "0"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "0"));
 	sleep_s(0.1);
 	s0 = status_ll("samples");
 	sleep_s(0.2);
@@ -296,7 +296,7 @@ TEST_F_TIMEOUT(sampler, idle_backoff, 60)
 	int n;
 
 	ASSERT_GT(pid, 0);
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	sleep_s(10.0);
 	t0 = now_mono();
 	sw0 = ctxt_switches(pid);
@@ -330,7 +330,7 @@ TEST_F(sampler, supply_param)
 	char buf[128];
 
 	ASSERT_EQ(0, write_str(PARAMS "/supply", "no_such_battery"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	sleep_s(0.3);
 	ASSERT_EQ(0, status_str("state", buf, sizeof(buf)));
@@ -403,7 +403,7 @@ TEST_F(sampler, values_constant)
 	EXPECT_EQ(VCELL_UV, status_ll("last_voltage_uv"));
 	EXPECT_EQ(POWER_UW, status_ll("last_power_uw"));
 
-	/* powerpin:counter: one value per property per sample */
+	/* powerpin:powerpin_counter: one value per property per sample */
 	cv = calloc(n + 16, sizeof(*cv));
 	ASSERT_NE(NULL, cv);
 	nc = trace_counters("voltage_uv", cv, n + 16);
@@ -436,7 +436,7 @@ TEST_F(sampler, values_square)
 	ASSERT_EQ(0, write_str(EMU "/refresh_us", "0"));
 	ASSERT_EQ(0, write_str(EMU "/mode", "square"));
 
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 60, 20.0));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
@@ -487,7 +487,7 @@ TEST_F_TIMEOUT(sampler, count_10ms_3s, 120)
 	char state[32];
 	int n;
 
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	sleep_s(0.05);
 	s0 = status_ll("samples");
 	m0 = status_ll("missed");
@@ -557,7 +557,7 @@ TEST_F_TIMEOUT(sampler, toggle_1000, 300)
 
 	ASSERT_EQ(1, count_sampler_threads());
 	ASSERT_EQ(0, write_str(PARAMS "/period_us", "1000"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	fd = open(TRACING "/tracing_on", O_WRONLY);
 	ASSERT_GE(fd, 0);
 	for (int i = 0; i < 1000; i++) {
@@ -650,7 +650,7 @@ TEST_F_TIMEOUT(sampler, toggle_50_periods, 120)
 	ASSERT_NE(NULL, l);
 	ASSERT_TRUE(loaded);
 	ASSERT_EQ(1, count_sampler_threads());
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	s0 = status_ll("samples");
 	fd = open(TRACING "/tracing_on", O_WRONLY);
 	ASSERT_GE(fd, 0);
@@ -698,7 +698,7 @@ TEST_F_TIMEOUT(sampler, close_gate_long_period, 60)
 	char state[32];
 
 	ASSERT_EQ(0, write_str(PARAMS "/period_us", "5000000"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	s0 = status_ll("samples");
 	lost0 = status_ll("supply_lost");
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
@@ -733,7 +733,7 @@ TEST_F_TIMEOUT(sampler, supply_status_while_idle, 120)
 	long long lost0, found0, s0;
 	char buf[128];
 
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 3, 10.0));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
@@ -773,7 +773,7 @@ TEST_F_TIMEOUT(sampler, unbind_rebind, 120)
 	char state[32];
 	int n;
 
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 10, 10.0));
 	EXPECT_EQ(1, status_ll("supply_present"));
@@ -824,7 +824,7 @@ TEST_F_TIMEOUT(sampler, unbind_during_reads, 180)
 
 	ASSERT_EQ(0, write_str(PARAMS "/period_us", "1000"));
 	ASSERT_EQ(0, write_str(EMU "/latency_us", "1000"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 5, 10.0));
 	lost0 = status_ll("supply_lost");
@@ -861,7 +861,7 @@ TEST_F_TIMEOUT(sampler, read_errors, 120)
 	long long err0, err1, s0, s1;
 	int n, flagged = 0, good_voltage = 0;
 
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	err0 = status_ll("read_errors");
 	s0 = status_ll("samples");
 	ASSERT_EQ(0, write_str(EMU "/fail_every", "5"));
@@ -906,7 +906,7 @@ TEST_F_TIMEOUT(sampler, slow_gauge_no_burst, 120)
 	double t0, t1, periods, max_read = 0;
 	int n, late = 0;
 
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(EMU "/latency_us", "20000"));
 	s0 = status_ll("samples");
 	m0 = status_ll("missed");
@@ -1042,7 +1042,7 @@ TEST_F_TIMEOUT(sampler, trace_cmd_report, 120)
 	ASSERT_EQ(0, emu_pin_battery());
 	sleep_s(0.4);
 	snprintf(cmd, sizeof(cmd),
-		 "trace-cmd record -q -e powerpin:battery -o %s sleep 1 >/dev/null 2>&1", dat);
+		 "trace-cmd record -q -e powerpin:powerpin_battery -o %s sleep 1 >/dev/null 2>&1", dat);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "trace-cmd report -i %s 2>/dev/null", dat);
 	f = popen(cmd, "r");
@@ -1050,7 +1050,7 @@ TEST_F_TIMEOUT(sampler, trace_cmd_report, 120)
 	n = read_battery_events(f, &e);
 	ASSERT_EQ(0, pclose(f));
 	unlink(dat);
-	TH_LOG("trace-cmd report: %d powerpin:battery events", n);
+	TH_LOG("trace-cmd report: %d powerpin:powerpin_battery events", n);
 	ASSERT_GE(n, 20);
 	for (int k = 0; k < n; k++) {
 		ASSERT_EQ(VCELL_UV, e[k].voltage_uv);

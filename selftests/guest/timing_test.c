@@ -174,7 +174,7 @@ TEST_F_TIMEOUT(timing, suspend_freezer, 120)
 	ASSERT_EQ(0, write_str("/sys/module/suspend/parameters/pm_test_delay", "3"));
 	ASSERT_EQ(0, write_str(TRACING "/events/power/suspend_resume/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/events/i2c/i2c_result/enable", "1"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	per = transfers_per_sample(_metadata);
 	ASSERT_GT(per, 0);
@@ -307,7 +307,7 @@ TEST_F_TIMEOUT(timing, no_burst_after_late_wakeup, 180)
 	ASSERT_EQ(0, sched_getaffinity(pid, sizeof(all), &all));
 	ASSERT_EQ(0, sched_setaffinity(pid, sizeof(one), &one));
 	ASSERT_EQ(0, write_str(EMU "/latency_us", "200"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", status_ll("samples") + 5, 10.0));
 	m0 = status_ll("missed");
@@ -371,7 +371,7 @@ TEST_F_TIMEOUT(timing, no_burst_after_slow_read, 120)
 		 "insmod build/%s/pp_test_supply.ko slow_every=4 slow_us=16000", u.release);
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, write_str(PARAMS "/supply", "pp_test_battery"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	s0 = status_ll("samples");
 	m0 = status_ll("missed");
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
@@ -414,7 +414,7 @@ TEST_F_TIMEOUT(timing, period_change_starts_new_series, 60)
 	int n, k;
 
 	ASSERT_EQ(0, write_str(PARAMS "/period_us", "10000000"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	s0 = status_ll("samples");
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", s0 + 1, 2.0));

@@ -188,8 +188,8 @@ TEST(powerpin_4_documents_the_kernel_interfaces)
 	ASSERT_EQ(0, st);
 	EXPECT_NE(NULL, strstr(page, "/dev/powerpin"));
 	EXPECT_NE(NULL, strstr(page, "POWERPIN_IOC_RESIDENCY"));
-	EXPECT_NE(NULL, strstr(page, "powerpin:battery"));
-	EXPECT_NE(NULL, strstr(page, "powerpin:counter"));
+	EXPECT_NE(NULL, strstr(page, "powerpin:powerpin_battery"));
+	EXPECT_NE(NULL, strstr(page, "powerpin:powerpin_counter"));
 	/* every netlink command, mode and sample flag of the uapi header */
 	names = sh("grep -oE '\\b(POWERPIN_CMD_[A-Z_]+|POWERPIN_SAMPLE_[A-Z_]+|POWERPIN_RES_[A-Z]+)\\b' uapi/linux/powerpin.h"
 		   " | grep -vE 'UNSPEC|_MAX$' | sort -u", &st);
@@ -201,7 +201,7 @@ TEST(powerpin_4_documents_the_kernel_interfaces)
 	}
 	free(names);
 	/* every field of the battery event */
-	names = sh("sed -n '/TRACE_EVENT[A-Z_]*(battery/,/TP_fast_assign/s/.*__field([^,]*, *\\([a-z_]*\\)).*/\\1/p' kmod/trace.h", &st);
+	names = sh("sed -n '/TRACE_EVENT[A-Z_]*(powerpin_battery/,/TP_fast_assign/s/.*__field([^,]*, *\\([a-z_]*\\)).*/\\1/p' kmod/trace.h", &st);
 	ASSERT_NE('\0', names[0]);
 	EACH_WORD(names, n, s) {
 		if (!strstr(page, n))

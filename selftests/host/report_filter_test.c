@@ -350,7 +350,7 @@ TEST_F(filter, stat_counts)
 
 	snprintf(cmd, sizeof(cmd), "%s report %s --stat 2>&1", POWERPIN, self->path);
 	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, stat_line("powerpin:battery", 101)));
+	EXPECT_NE(NULL, strstr(out, stat_line("powerpin:powerpin_battery", 101)));
 	EXPECT_NE(NULL, strstr(out, stat_line("sched:sched_switch", 5)));
 	EXPECT_NE(NULL, strstr(out, stat_line("ftrace:print (trace_marker)", 5)));
 	EXPECT_EQ(NULL, strstr(out, "energy "));
@@ -359,7 +359,7 @@ TEST_F(filter, stat_counts)
 	ASSERT_EQ(0, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
 	/* 0.1 s on: 91 samples; CPU 0's switch at the end, and the one that
 	 * says what it ran when the window opened */
-	EXPECT_NE(NULL, strstr(out, stat_line("powerpin:battery", 91))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, stat_line("powerpin:powerpin_battery", 91))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, stat_line("sched:sched_switch", 2))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, stat_line("ftrace:print (trace_marker)", 5)));
 }

@@ -549,6 +549,68 @@ TEST_F(cli, counters_in_sign_convention)
 }
 
 /*
+ * The events are powerpin:powerpin_battery and powerpin:powerpin_counter
+ * (unique tracepoint names); captures of older modules name them
+ * powerpin:battery and powerpin:counter.  Both read the same, as text and
+ * as trace.dat.
+ */
+static void gen_named(struct gen *g, const char *prefix)
+{
+	for (int k = 0; k <= 100; k++) {
+		uint64_t ts = 100000000000ULL + k * 10000000ULL;
+
+		gen_add(g, ts, "        powerpin-77      (     77) [000] ..... %llu.%09llu: %sbattery: seq=%u voltage_uv=4000000 current_ua=-500000 charge_uah=5000 power_uw=-2000000 current_avg_ua=-500000 capacity=80 temp_dc=250 read_ns=21000 flags=0x0\n",
+			GEN_TS(ts), prefix, k);
+		gen_add(g, ts + 1000, "        powerpin-77      (     77) [000] ..... %llu.%09llu: %scounter: track_name=temp_dc counter_value=%d\n",
+			GEN_TS(ts + 1000), prefix, 250 + k);
+	}
+}
+
+static int dat_named(const char *path, const char *prefix)
+{
+	struct tdat w;
+
+	if (tdat_open(&w, 1))
+		return -1;
+	w.event_prefix = prefix;
+	for (int k = 0; k <= 100; k++)
+		tdat_battery(&w, 0, 5000000000ULL + k * 10000000ULL, 77, k + 1, 3800000,
+			     -500000, 0, 0);
+	return tdat_close(&w, path);
+}
+
+TEST_F(cli, event_names_old_and_new)
+{
+	static const char * const prefixes[] = { "powerpin_", "" };
+	char args[600], dat[160];
+	char *json;
+
+	snprintf(dat, sizeof(dat), "%s/capture.dat", self->dir);
+	for (size_t i = 0; i < 2; i++) {
+		struct gen g = { .nr_cpus = 1 };
+
+		gen_named(&g, prefixes[i]);
+		ASSERT_EQ(0, gen_write(&g, self->in));
+		snprintf(args, sizeof(args), "%s --json %s", self->in, self->out);
+		ASSERT_EQ(0, report_cli(self, args)) TH_LOG("%s", self->err);
+		json = slurp(self->out);
+		ASSERT_NE(NULL, json);
+		EXPECT_NE(NULL, strstr(json, "\"samples\": 101,")) TH_LOG("'%s'", prefixes[i]);
+		EXPECT_NE(NULL, strstr(json, "{\"name\": \"temp_dc\", \"source\": \"powerpin\", \"count\": 101, \"min\": 250, \"max\": 350, \"last\": 350}"))
+			TH_LOG("'%s': %s", prefixes[i], json);
+		free(json);
+
+		ASSERT_EQ(0, dat_named(dat, prefixes[i]));
+		snprintf(args, sizeof(args), "%s --json %s", dat, self->out);
+		ASSERT_EQ(0, report_cli(self, args)) TH_LOG("%s", self->err);
+		json = slurp(self->out);
+		ASSERT_NE(NULL, json);
+		EXPECT_NE(NULL, strstr(json, "\"samples\": 101,")) TH_LOG("'%s' trace.dat", prefixes[i]);
+		free(json);
+	}
+}
+
+/*
  * Input that can be read only once (standard input, a FIFO) is copied to a
  * temporary file, so the second pass (CSV, Perfetto) sees all of it too,
  * and messages name the input as the user gave it.

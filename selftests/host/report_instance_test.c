@@ -81,7 +81,7 @@ TEST_F(inst, instance_named)
 	EXPECT_NE(NULL, strstr(self->out, "energy         6.0000 J"));
 	/* trace-cmd's spelling, and the filters on top of it */
 	ASSERT_EQ(0, run(self, "-B app --to 1 --stat")) TH_LOG("%s", self->out);
-	EXPECT_NE(NULL, strstr(self->out, "powerpin:battery                          101\n"));
+	EXPECT_NE(NULL, strstr(self->out, "powerpin:powerpin_battery                 101\n"));
 }
 
 TEST_F(inst, unknown_instance)

@@ -3,7 +3,7 @@
  * powerpin: the ABI shared by powerpin.ko and its userspace.
  *
  * Three parts:
- *  1. bits of the `flags` field of the powerpin:battery trace event;
+ *  1. bits of the `flags` field of the powerpin:powerpin_battery trace event;
  *  2. the page-cache residency ioctl on /dev/powerpin;
  *  3. the generic netlink family "powerpin".
  */
@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-/* ---- 1. powerpin:battery event flags ---------------------------------- */
+/* ---- 1. powerpin:powerpin_battery event flags ------------------------- */
 
 /* voltage_uv, current_ua and charge_uah all equal the previous sample's */
 #define POWERPIN_SAMPLE_REPEATED	_BITUL(0)
