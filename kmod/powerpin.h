@@ -39,9 +39,10 @@ struct powerpin_status {
 
 /* gate.c: who consumes the powerpin events */
 bool powerpin_gate_has_consumers(void);
-bool powerpin_gate_would_record(void);
+bool powerpin_gate_would_record(int *cpu);
 bool powerpin_gate_emit(void (*emit)(void *arg), void *arg);
 bool powerpin_gate_tp_live(int event);	/* for compat.h */
+int powerpin_gate_init(void);
 void powerpin_gate_exit(void);
 
 /* sampler.c */

@@ -23,6 +23,8 @@ ccflags-y += $(call pp_has,define __assign_str$(pp_lp)dst$(pp_rp),include/trace/
 ccflags-y += $(call pp_has,bool kill_device$(pp_lp),include/linux/device.h,POWERPIN_HAVE_KILL_DEVICE)
 # 5.12: trace_ctx replaces irq flags + preempt count
 ccflags-y += $(call pp_has,unsigned int tracing_gen_ctx$(pp_lp)void$(pp_rp),include/linux/trace_events.h,POWERPIN_HAVE_TRACE_CTX)
+# 5.6: trace_get_event_file() (the gate's load-time self-test)
+ccflags-y += $(call pp_has,trace_get_event_file$(pp_lp),include/linux/trace_events.h,POWERPIN_HAVE_TRACE_GET_EVENT_FILE)
 # 6.10 (backported by some distributions): xas_get_order()
 ccflags-y += $(call pp_has,int xas_get_order$(pp_lp),include/linux/xarray.h,POWERPIN_HAVE_XAS_GET_ORDER)
 # 6.1: genetlink checks reserved header fields from resv_start_op on

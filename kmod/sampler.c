@@ -42,6 +42,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/errno.h>
@@ -88,6 +89,7 @@ static struct dentry *powerpin_debugfs;
 /* The thread's own state; nothing else touches it, no pointer in it. */
 struct powerpin_capture {
 	bool open;			/* a consumer records: capture in progress */
+	bool moved;			/* the thread was moved to one CPU */
 	bool closed;			/* the gate was seen closed since ... */
 	ktime_t closed_since;		/* ... then, with no kick since */
 	u32 period_us;
@@ -476,8 +478,23 @@ static void powerpin_capture_open(struct powerpin_capture *run)
 	powerpin_netlink_capture_started(ktime_get_boottime_ns());
 }
 
+/*
+ * Run on @cpu: the only CPU where a consumer records (tracing_cpumask), so
+ * that the read and the write both happen there.  Kept until the capture
+ * closes; -1: anywhere, where the thread is is fine.
+ */
+static void powerpin_move_to(struct powerpin_capture *run, int cpu)
+{
+	if (cpu < 0 || cpu == raw_smp_processor_id())
+		return;
+	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+		run->moved = true;
+}
+
 static void powerpin_capture_close(struct powerpin_capture *run)
 {
+	if (run->moved && !set_cpus_allowed_ptr(current, cpu_possible_mask))
+		run->moved = false;
 	if (!run->open)
 		return;
 	run->open = false;
@@ -617,8 +634,9 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 {
 	ktime_t now, wake, due;
 	u64 poll;
+	int cpu;
 
-	if (!powerpin_gate_would_record()) {
+	if (!powerpin_gate_would_record(&cpu)) {
 		powerpin_capture_close(run);
 		now = ktime_get();
 		poll = powerpin_poll_ns(run, now);
@@ -626,6 +644,7 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 		return;
 	}
 	run->closed = false;
+	powerpin_move_to(run, cpu);
 	if (!run->open)
 		powerpin_capture_open(run);
 	now = ktime_get();

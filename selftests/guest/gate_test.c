@@ -13,6 +13,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,7 @@
 
 #include <kselftest_harness.h>
 
+#include "genl.h"
 #include "sampler_helpers.h"
 
 #define INST		TRACING "/instances/ppgate"
@@ -116,6 +119,97 @@ TEST_F_TIMEOUT(gate, instance_only, 120)
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	EXPECT_EQ(1, status_ll("event_enabled"));
 	assert_quiet(_metadata, 1.0);
+}
+
+struct captures {
+	int started, stopped;
+	uint64_t samples;
+};
+
+static void count_capture(const struct pp_event *ev, void *arg)
+{
+	struct captures *c = arg;
+
+	if (ev->kind == PP_EVENT_CAPTURE_STARTED)
+		c->started++;
+	if (ev->kind == PP_EVENT_CAPTURE_STOPPED) {
+		c->stopped++;
+		c->samples = ev->capture_samples;
+	}
+}
+
+/* Read capture events for @secs. */
+static void read_captures(struct pp_genl *l, struct captures *c, double secs)
+{
+	double end = now_mono() + secs;
+
+	while (now_mono() < end) {
+		struct pollfd p = { pp_genl_fd(l), POLLIN, 0 };
+
+		poll(&p, 1, 100);
+		pp_genl_read_events(l, count_capture, c);
+	}
+}
+
+/*
+ * An instance whose tracing_cpumask leaves a CPU out takes writes on the
+ * other one only.  For 3 s at a 10 ms period, with the mask on either CPU
+ * of a 2-CPU guest: one capture (one CAPTURE_STARTED, and one
+ * CAPTURE_STOPPED only when tracing goes off), every deadline sampled or
+ * missed (samples + missed), every sample in the instance, on that CPU.
+ */
+TEST_F_TIMEOUT(gate, instance_cpumask, 120)
+{
+	static const char * const masks[] = { "1", "2" };
+	static const char * const cpu_tags[] = { "[000]", "[001]" };
+	struct battery_ev *e = NULL;
+	struct captures c;
+	struct pp_genl *l;
+	long long s0, m0, s1, m1;
+	double t0, t1;
+	bool loaded;
+	int i, n;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) != 2)
+		SKIP(return, "needs a 2-CPU guest (vm-run --smp 2), not %ld CPUs",
+		     sysconf(_SC_NPROCESSORS_ONLN));
+	l = pp_genl_listen(&loaded);
+	ASSERT_NE(NULL, l);
+	ASSERT_TRUE(loaded);
+	for (i = 0; i < 2; i++) {
+		memset(&c, 0, sizeof(c));
+		ASSERT_EQ(0, mkdir(INST, 0755));
+		ASSERT_EQ(0, trace_clock_use_mono(INST));
+		ASSERT_EQ(0, write_str(INST "/tracing_cpumask", masks[i]));
+		ASSERT_EQ(0, write_str(INST "/tracing_on", "1"));
+		s0 = status_ll("samples");
+		m0 = status_ll("missed");
+		t0 = now_mono();
+		ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "1"));
+		read_captures(l, &c, 3.0);
+		ASSERT_EQ(0, write_str(INST "/tracing_on", "0"));
+		t1 = now_mono();
+		read_captures(l, &c, 0.5);
+		s1 = status_ll("samples");
+		m1 = status_ll("missed");
+		EXPECT_EQ(1, c.started) TH_LOG("mask %s: %d captures started, %d stopped",
+					       masks[i], c.started, c.stopped);
+		EXPECT_EQ(1, c.stopped);
+		EXPECT_EQ(s1 - s0, (long long)c.samples);
+		/* from the first deadline to the last one before tracing_on 0 */
+		EXPECT_GE(s1 - s0 + m1 - m0, (long long)((t1 - t0 - 0.2) / 0.01))
+			TH_LOG("mask %s: %lld samples, %lld missed in %.2f s",
+			       masks[i], s1 - s0, m1 - m0, t1 - t0);
+		n = trace_file_events(INST "/trace", &e);
+		EXPECT_EQ(s1 - s0, n);
+		free(e);
+		e = NULL;
+		/* all of them written on the CPU of the mask */
+		EXPECT_EQ(n, command_count("cat " INST "/trace", cpu_tags[i]));
+		write_str(INST "/events/powerpin/battery/enable", "0");
+		ASSERT_EQ(0, rmdir(INST));
+	}
+	pp_genl_close(l);
 }
 
 /* trace-cmd record -B: a real instance consumer with tracing off on top. */
