@@ -39,6 +39,9 @@
  *
  * Freezer.  The thread is freezable and freezes only between samples, so
  * no gauge transfer happens while the system is frozen for suspend.
+ *
+ * Reboot.  A reboot notifier ends the thread before device_shutdown(), so
+ * no gauge is read while or after its driver shuts the device down.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -53,6 +56,7 @@
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/power_supply.h>
+#include <linux/reboot.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -481,7 +485,7 @@ static void powerpin_capture_open(struct powerpin_capture *run)
 /*
  * Run on @cpu: the only CPU where a consumer records (tracing_cpumask), so
  * that the read and the write both happen there.  Kept until the capture
- * closes; -1: anywhere, where the thread is is fine.
+ * closes.  @cpu -1: any CPU does, the thread stays where it runs.
  */
 static void powerpin_move_to(struct powerpin_capture *run, int cpu)
 {
@@ -858,10 +862,48 @@ DEFINE_SHOW_ATTRIBUTE(powerpin_status);
 
 /* ---- init/exit ------------------------------------------------------------ */
 
+/*
+ * End the thread (once: the reboot notifier or module exit, whichever
+ * comes first) and wait for it: it closes the capture on its way out and
+ * holds no supply.  Kicks after that wake nobody.
+ */
+static u32 powerpin_sampler_stop(void)
+{
+	struct task_struct *task;
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&powerpin_lock, irqflags);
+	task = powerpin_task;
+	powerpin_task = NULL;
+	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+	if (task)
+		kthread_stop(task);
+	return powerpin_seq;
+}
+
+/*
+ * Reboot, halt and power-off call the reboot notifiers before
+ * device_shutdown(): sampling ends here, before any driver shuts down the
+ * gauge's bus or device, and the module stays loaded with no thread.
+ */
+static int powerpin_reboot_notify(struct notifier_block *nb,
+				  unsigned long action, void *unused)
+{
+	u32 seq = powerpin_sampler_stop();
+
+	pr_info("sampler stopped before devices shut down (last seq %u)\n", seq);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block powerpin_reboot_nb = {
+	.notifier_call = powerpin_reboot_notify,
+};
+
 int powerpin_sampler_init(void)
 {
 	struct task_struct *task;
 	unsigned long irqflags;
+	int ret;
 
 	task = kthread_create(powerpin_sampler_thread, NULL, "powerpin-sample");
 	if (IS_ERR(task))
@@ -869,6 +911,11 @@ int powerpin_sampler_init(void)
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_task = task;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+	ret = register_reboot_notifier(&powerpin_reboot_nb);
+	if (ret) {
+		powerpin_sampler_stop();
+		return ret;
+	}
 	wake_up_process(task);
 
 	powerpin_debugfs = debugfs_create_dir("powerpin", NULL);
@@ -879,19 +926,11 @@ int powerpin_sampler_init(void)
 
 void powerpin_sampler_exit(void)
 {
-	struct task_struct *task;
-	unsigned long irqflags;
-
 	debugfs_remove_recursive(powerpin_debugfs);
 	powerpin_debugfs = NULL;
 
-	spin_lock_irqsave(&powerpin_lock, irqflags);
-	task = powerpin_task;
-	powerpin_task = NULL;
-	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-	/* the thread closes the capture on its way out; it holds no supply */
-	if (task)
-		kthread_stop(task);
+	unregister_reboot_notifier(&powerpin_reboot_nb);
+	powerpin_sampler_stop();
 	/* no probe of ours may still run when the module text goes */
 	tracepoint_synchronize_unregister();
 }
