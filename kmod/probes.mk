@@ -1,13 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Feature probes: interfaces that differ between the kernels we build for
-# (Linux 3.10 to the newest), found in the headers we build against (never
-# from version numbers, which vendor and distribution backports make
-# unreliable).  Each defines POWERPIN_HAVE_* (or POWERPIN_*) for
+# (Linux 3.10, and 5.10 to the newest), found in the headers we build
+# against (never from version numbers, which vendor and distribution
+# backports make unreliable).  Each defines POWERPIN_HAVE_* (or POWERPIN_*) for
 # kmod/compat.h, the only file that reads them.  Included by kmod/Kbuild
 # and selftests/gauge/Kbuild (the gauge emulator uses compat.h too).
 # (parentheses in patterns are written $(pp_lp) and $(pp_rp); a file name
 # may be a glob)
+# The kernels supported are the ones built and tested: Linux 3.10 (the
+# Nexus 6's), and 5.10 or newer.  The probes below would pick untested
+# branches between them (3.13-4.0 the old genetlink one; 4.1-5.0 have no
+# supply read fence; 5.1-5.5 no struct trace_buffer), so the line of the
+# kernel, the one thing a backport does not change, is checked first.
+pp_supported := $(if $(filter 3.10,$(VERSION).$(PATCHLEVEL)),y,$(shell \
+	[ "$(VERSION)" -gt 5 ] 2>/dev/null || \
+	{ [ "$(VERSION)" -eq 5 ] && [ "$(PATCHLEVEL)" -ge 10 ]; } 2>/dev/null && echo y))
+ifneq ($(pp_supported),y)
+$(error powerpin: Linux $(VERSION).$(PATCHLEVEL) is not supported; supported: Linux 3.10, and 5.10 or newer)
+endif
+
 pp_lp := [(]
 pp_rp := [)]
 pp_has = $(shell grep -qsE '$(1)' $(srctree)/$(2) && echo -D$(3))
