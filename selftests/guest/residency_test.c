@@ -1400,8 +1400,9 @@ TEST(overlayfs_answers_for_the_real_file)
 	char base[64], lower[96], upper[96], work[96], merged[96], opts[400];
 	char lower_file[128], merged_file[128];
 	const size_t pages = 1024;
-	struct powerpin_residency r;
-	int dev, fd, lfd, status, res;
+	struct powerpin_residency r, lr;
+	int dev, fd, lfd, old, status, res;
+	uint64_t upper_nr;
 	pid_t pid;
 
 	page_size = sysconf(_SC_PAGESIZE);
@@ -1474,7 +1475,7 @@ TEST(overlayfs_answers_for_the_real_file)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 
 	/* copy-up: the upper file now holds the data, the old fd follows */
-	close(fd);
+	old = fd;
 	fd = open(merged_file, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(1, pwrite(fd, "x", 1, 0));
@@ -1486,6 +1487,22 @@ TEST(overlayfs_answers_for_the_real_file)
 	EXPECT_EQ(mincore_count(fd, pages * page_size), (long)r.nr_resident);
 	EXPECT_GE(r.nr_resident, 1U);
 
+	/*
+	 * The fd opened before the copy-up: overlayfs opens the real file
+	 * again for each read once it changed (ovl_real_fdget()), so a read
+	 * through it fills the upper file's cache, not the lower's, and the
+	 * ioctl on it answers for the upper file.
+	 */
+	upper_nr = r.nr_resident;
+	ASSERT_EQ(0, query(dev, lfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &lr));
+	ASSERT_EQ(1, pread(old, opts, 1, (pages - 100) * page_size));
+	ASSERT_EQ(0, query(dev, old, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(mincore_count(fd, pages * page_size), (long)r.nr_resident);
+	EXPECT_LT(upper_nr, r.nr_resident);
+	ASSERT_EQ(0, query(dev, lfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(lr.nr_resident, r.nr_resident) TH_LOG("the read went to the lower file");
+
+	close(old);
 	close(fd);
 	close(lfd);
 	umount(merged);
