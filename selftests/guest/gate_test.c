@@ -75,6 +75,7 @@ FIXTURE_SETUP(gate)
 FIXTURE_TEARDOWN(gate)
 {
 	write_str(TRACING "/events/powerpin/battery/trigger", "!traceon");
+	write_str(TRACING "/events/powerpin/battery/filter", "0");
 	write_str(TRACING "/events/sched/sched_process_fork/trigger",
 		  "!enable_event:powerpin:battery");
 	write_str(INST "/events/enable", "0");
@@ -118,6 +119,35 @@ TEST_F_TIMEOUT(gate, instance_only, 120)
 
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	EXPECT_EQ(1, status_ll("event_enabled"));
+	assert_quiet(_metadata, 1.0);
+}
+
+/*
+ * A filter on the event itself: the gate asks the buffer through the
+ * filtered file, and never gets (nor discards into the ring buffer) the
+ * per-CPU scratch record a filtered write is handed first.  Samples come
+ * while tracing is on, each one in the trace, none while it is off, and
+ * the kernel log stays clean (run-guest).
+ */
+TEST_F_TIMEOUT(gate, filtered_event, 120)
+{
+	struct battery_ev *e = NULL;
+	long long s0, s1;
+	int n;
+
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/filter",
+			       "voltage_uv > 0"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	assert_quiet(_metadata, 0.5);
+	s0 = status_ll("samples");
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	ASSERT_TRUE(wait_status_ge("samples", s0 + 20, 10.0));
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	sleep_s(0.2);
+	s1 = status_ll("samples");
+	n = trace_file_events(TRACING "/trace", &e);
+	EXPECT_EQ(s1 - s0, n);
+	free(e);
 	assert_quiet(_metadata, 1.0);
 }
 
@@ -197,8 +227,13 @@ TEST_F_TIMEOUT(gate, instance_cpumask, 120)
 					       masks[i], c.started, c.stopped);
 		EXPECT_EQ(1, c.stopped);
 		EXPECT_EQ(s1 - s0, (long long)c.samples);
-		/* the deadlines from the start to tracing_on 0, 0.2 s spared */
-		EXPECT_GE(s1 - s0 + m1 - m0, (long long)((t1 - t0 - 0.2) / 0.01))
+		/*
+		 * at least 80 % of the deadlines from the enable to tracing_on
+		 * 0 (the capture opens after a look, and a loaded guest is
+		 * slow to get there; captures opening and closing by CPU lost
+		 * 44 % with mask 1 and all of them with mask 2)
+		 */
+		EXPECT_GE(s1 - s0 + m1 - m0, (long long)((t1 - t0) / 0.01 * 0.8))
 			TH_LOG("mask %s: %lld samples, %lld missed in %.2f s",
 			       masks[i], s1 - s0, m1 - m0, t1 - t0);
 		n = trace_file_events(INST "/trace", &e);
