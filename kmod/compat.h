@@ -481,6 +481,26 @@ powerpin_reserve(struct trace_buffer **rb, struct trace_event_file *file,
 #endif
 }
 
+/*
+ * The top-level instance's trace event file of powerpin:@event, or an
+ * ERR_PTR: -EOPNOTSUPP where the kernel has no trace_get_event_file() (5.6;
+ * 3.10 has none).  Only the address is kept (the file lives as long as the
+ * module's events), so the reference it comes with is dropped at once.
+ */
+static inline struct trace_event_file *powerpin_top_event_file(const char *event)
+{
+#ifdef POWERPIN_HAVE_TRACE_GET_EVENT_FILE
+	struct trace_event_file *file;
+
+	file = trace_get_event_file(NULL, "powerpin", event);
+	if (!IS_ERR(file))
+		trace_put_event_file(file);
+	return file;
+#else
+	return ERR_PTR(-EOPNOTSUPP);
+#endif
+}
+
 /* ---- page cache --------------------------------------------------------- */
 
 #include <linux/magic.h>

@@ -30,7 +30,9 @@
  *  - otherwise when its instance's ring buffer accepts a write: its
  *    tracing_on, a full non-overwrite buffer, tracing_cpumask.  No getter
  *    for that is exported, so a small record is reserved in that buffer and
- *    discarded at once.
+ *    discarded at once (powerpin_buffer_accepts()).  tracing_cpumask makes
+ *    the answer depend on the CPU: when no file records on the thread's
+ *    CPU, the other CPUs are asked, and the sampler moves to one that does.
  * perf would record when a perf event on a powerpin event is scheduled in
  * system-wide (on any CPU) or on this CPU (one that follows the sampler
  * thread), or has a BPF program attached.  Any other probe is taken to
@@ -39,12 +41,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/ring_buffer.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 
 #include "compat.h"
@@ -78,6 +83,8 @@ static LIST_HEAD(powerpin_gate_files);
 static bool powerpin_gate_gone;		/* module exit: track nothing more */
 
 static atomic_t powerpin_nr_files[POWERPIN_NR_EVENTS];
+/* the top-level instance's files (compared, never dereferenced), or NULL */
+static struct trace_event_file *powerpin_top_file[POWERPIN_NR_EVENTS];
 /* the tracepoint has at least one probe, whoever attached it */
 static atomic_t powerpin_tp_live[POWERPIN_NR_EVENTS];
 
@@ -331,20 +338,37 @@ static bool powerpin_other_probe(enum powerpin_event event)
 }
 
 /*
- * Whether @file's instance buffer takes a write now: reserve a record and
- * discard it.  The reservation goes through a file that has @file's trace
- * instance and no flags: with the FILTERED or SOFT_DISABLED flag,
- * trace_event_buffer_lock_reserve() hands out a per-CPU scratch record that
- * only the tracing core can give back, and says nothing about the buffer.
+ * Whether @file's instance buffer takes a write now, on this CPU.  Only
+ * objects the core made are handed to it:
+ *
+ * - trace_event_buffer_lock_reserve() with the registered file itself
+ *   names the file's instance buffer in @buffer as its first step, whatever
+ *   it answers.  The request is a page: more than the per-CPU scratch
+ *   record the core hands out for a filtered or soft disabled file can
+ *   hold (it checks that since 5.11 and 5.10.y; 3.10 has no scratch
+ *   record), so the answer is a record in the buffer, discarded at once, or
+ *   none (a page fits no buffer of one-page sub-buffers);
+ * - then the buffer itself is asked (ring_buffer_lock_reserve()) for a
+ *   small record, discarded at once: it takes it exactly when an event's
+ *   write would be taken (tracing_on, a full non-overwrite buffer,
+ *   tracing_cpumask for this CPU).
+ *
+ * powerpin_gate_init() checks at load time that the core does so.
  */
 static bool powerpin_buffer_accepts(struct trace_event_file *file)
 {
-	struct trace_event_file probe = { .tr = file->tr };
+	struct trace_buffer *buffer = NULL;
 	struct ring_buffer_event *rec;
-	struct trace_buffer *buffer;
 
-	rec = powerpin_reserve(&buffer, &probe, file->event_call->event.type,
-			       sizeof(u64));
+	rec = powerpin_reserve(&buffer, file, file->event_call->event.type,
+			       PAGE_SIZE);
+	if (rec) {
+		ring_buffer_discard_commit(buffer, rec);
+		return true;
+	}
+	if (!buffer)
+		return false;
+	rec = ring_buffer_lock_reserve(buffer, sizeof(u64));
 	if (!rec)
 		return false;
 	ring_buffer_discard_commit(buffer, rec);
@@ -418,16 +442,79 @@ static bool powerpin_gate_records(bool here)
 }
 
 /*
- * Whether a sample would be recorded by at least one consumer: the check
- * before a read.  Process context (takes a mutex, reserves in ring
- * buffers); cheap: a few atomic reads and one reservation per enabled file.
+ * Whether @pf's buffer could take a write on another CPU than the
+ * thread's (tracing_cpumask).  Not a file whose pid filter decides (that
+ * answer is for the CPU the thread runs on), nor the top level's while
+ * tracing is off there (tracing_is_on(): off on every CPU).
  */
-bool powerpin_gate_would_record(void)
+static bool powerpin_file_elsewhere(const struct powerpin_file *pf)
+{
+	unsigned long flags = READ_ONCE(pf->file->flags);
+
+	if (!(flags & EVENT_FILE_FL_ENABLED) ||
+	    (flags & (EVENT_FILE_FL_SOFT_DISABLED | EVENT_FILE_FL_PID_FILTER)))
+		return false;
+	return pf->file != powerpin_top_file[pf->event] || tracing_is_on();
+}
+
+/* On the CPU asked (an IPI); the asker holds powerpin_gate_lock. */
+static void powerpin_files_accept_here(void *arg)
+{
+	struct powerpin_file *pf;
+	bool *accepts = arg;
+
+	list_for_each_entry(pf, &powerpin_gate_files, node) {
+		if (powerpin_file_elsewhere(pf) &&
+		    powerpin_buffer_accepts(pf->file)) {
+			*accepts = true;
+			return;
+		}
+	}
+}
+
+/*
+ * With powerpin_gate_lock held, when no file records on this CPU: the
+ * first other online CPU where one would (asked with an IPI each), or -1.
+ */
+static int powerpin_files_record_elsewhere(void)
+{
+	struct powerpin_file *pf;
+	bool any = false, accepts;
+	int cpu, here = raw_smp_processor_id();
+
+	list_for_each_entry(pf, &powerpin_gate_files, node)
+		any |= powerpin_file_elsewhere(pf);
+	if (!any)
+		return -1;
+	for_each_online_cpu(cpu) {
+		accepts = false;
+		if (cpu != here &&
+		    !smp_call_function_single(cpu, powerpin_files_accept_here,
+					      &accepts, 1) && accepts)
+			return cpu;
+	}
+	return -1;
+}
+
+/*
+ * Whether a sample would be recorded by at least one consumer: the check
+ * before a read.  @cpu is -1 when it would be wherever it is written, else
+ * the CPU to write it on: no file records on the thread's CPU, one does on
+ * @cpu (tracing_cpumask).  Process context (takes a mutex, reserves in
+ * ring buffers); cheap: a few atomic reads and one or two reservations
+ * per enabled file, and an IPI per other CPU when none records here.
+ */
+bool powerpin_gate_would_record(int *cpu)
 {
 	bool records;
 
+	*cpu = -1;
 	mutex_lock(&powerpin_gate_lock);
 	records = powerpin_gate_records(false);
+	if (!records) {
+		*cpu = powerpin_files_record_elsewhere();
+		records = *cpu >= 0;
+	}
 	mutex_unlock(&powerpin_gate_lock);
 	return records;
 }
@@ -450,6 +537,69 @@ bool powerpin_gate_emit(void (*emit)(void *arg), void *arg)
 	preempt_enable();
 	mutex_unlock(&powerpin_gate_lock);
 	return records;
+}
+
+/*
+ * Load-time self-test of what the gate relies on in the tracing core; the
+ * module refuses to load where it does not hold:
+ * - the events' class reg callback is powerpin_event_reg(), or the gate
+ *   would never see a consumer;
+ * - trace_event_buffer_lock_reserve() names the file's ring buffer even
+ *   when it cannot reserve, and that buffer refuses a write while tracing
+ *   is off (checked at the top level, whose state tracing_is_on() gives).
+ * Kernels without trace_get_event_file() (3.10) check the first only.
+ */
+static int powerpin_gate_check_reserve(struct trace_event_file *file)
+{
+	struct trace_buffer *buffer = NULL;
+	struct ring_buffer_event *rec;
+	bool off;
+
+	rec = powerpin_reserve(&buffer, file, file->event_call->event.type,
+			       PAGE_SIZE);
+	if (rec)
+		ring_buffer_discard_commit(buffer, rec);
+	if (!buffer) {
+		pr_err("trace_event_buffer_lock_reserve() names no ring buffer: the gate cannot tell whether a consumer records; not loading\n");
+		return -EOPNOTSUPP;
+	}
+	off = !tracing_is_on();
+	if (off && powerpin_buffer_accepts(file) && !tracing_is_on()) {
+		pr_err("the top-level ring buffer takes a write with tracing off: the gate cannot tell whether a consumer records; not loading\n");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int powerpin_gate_init(void)
+{
+	static const char * const names[POWERPIN_NR_EVENTS] = {
+		[POWERPIN_EV_BATTERY] = "powerpin_battery",
+		[POWERPIN_EV_COUNTER] = "powerpin_counter",
+	};
+	struct trace_event_file *file;
+	int i, ret;
+
+	if (event_powerpin_battery.class->reg != powerpin_event_reg ||
+	    event_powerpin_counter.class->reg != powerpin_event_reg) {
+		pr_err("the events' class reg callback is not the gate's: it would see no consumer; not loading\n");
+		return -EOPNOTSUPP;
+	}
+	for (i = 0; i < POWERPIN_NR_EVENTS; i++) {
+		file = powerpin_top_event_file(names[i]);
+		if (PTR_ERR(file) == -EOPNOTSUPP)
+			return 0;
+		if (IS_ERR(file)) {
+			pr_err("no top-level trace event file for powerpin:%s (%ld); not loading\n",
+			       names[i], PTR_ERR(file));
+			return PTR_ERR(file);
+		}
+		ret = powerpin_gate_check_reserve(file);
+		if (ret)
+			return ret;
+		powerpin_top_file[i] = file;
+	}
+	return 0;
 }
 
 /*

@@ -42,6 +42,9 @@ static int __init powerpin_init(void)
 {
 	int ret;
 
+	ret = powerpin_gate_init();
+	if (ret)
+		return ret;
 	ret = powerpin_netlink_init();
 	if (ret)
 		return ret;

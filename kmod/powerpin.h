@@ -63,9 +63,10 @@ struct powerpin_gate_ops {
 
 void powerpin_gate_listen(const struct powerpin_gate_ops *ops);
 bool powerpin_gate_has_consumers(void);
-bool powerpin_gate_would_record(void);
+bool powerpin_gate_would_record(int *cpu);
 bool powerpin_gate_emit(void (*emit)(void *arg), void *arg);
 bool powerpin_gate_tp_live(int event);	/* for compat.h */
+int powerpin_gate_init(void);
 void powerpin_gate_exit(void);
 
 /*

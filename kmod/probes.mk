@@ -1,14 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Feature probes: interfaces that differ between the kernels we build for
-# (Linux 3.10 to the newest), found in the headers we build against (never
-# from version numbers, which vendor and distribution backports make
-# unreliable).  Each defines POWERPIN_HAVE_* (or POWERPIN_*) for
+# (Linux 3.10, and 5.10 to the newest), found in the headers we build
+# against (never from version numbers, which vendor and distribution
+# backports make unreliable).  Each defines POWERPIN_HAVE_* (or POWERPIN_*) for
 # kmod/compat.h, the only file of the module that reads them.  Included by
 # kmod/Kbuild and selftests/gauge/Kbuild (the gauge emulator uses compat.h
 # too, and probes what only it uses itself, for its emu_compat.h).
 # (parentheses in patterns are written $(pp_lp) and $(pp_rp); a file name
 # may be a glob)
+# The kernels supported are the ones built and tested: Linux 3.10 (the
+# Nexus 6's), and 5.10 or newer.  The probes below would pick untested
+# branches between them (3.13-4.0 the old genetlink one; 4.1-5.0 have no
+# supply read fence; 5.1-5.5 no struct trace_buffer), so the line of the
+# kernel, the one thing a backport does not change, is checked first.
+pp_supported := $(if $(filter 3.10,$(VERSION).$(PATCHLEVEL)),y,$(shell \
+	[ "$(VERSION)" -gt 5 ] 2>/dev/null || \
+	{ [ "$(VERSION)" -eq 5 ] && [ "$(PATCHLEVEL)" -ge 10 ]; } 2>/dev/null && echo y))
+ifneq ($(pp_supported),y)
+$(error powerpin: Linux $(VERSION).$(PATCHLEVEL) is not supported; supported: Linux 3.10, and 5.10 or newer)
+endif
+
 pp_lp := [(]
 pp_rp := [)]
 pp_has = $(shell grep -qsE '$(1)' $(srctree)/$(2) && echo -D$(3))
@@ -24,6 +36,8 @@ ccflags-y += $(call pp_has,define __assign_str$(pp_lp)dst$(pp_rp),include/trace/
 ccflags-y += $(call pp_has,bool kill_device$(pp_lp),include/linux/device.h,POWERPIN_HAVE_KILL_DEVICE)
 # 5.12: trace_ctx replaces irq flags + preempt count
 ccflags-y += $(call pp_has,unsigned int tracing_gen_ctx$(pp_lp)void$(pp_rp),include/linux/trace_events.h,POWERPIN_HAVE_TRACE_CTX)
+# 5.6: trace_get_event_file() (the gate's load-time self-test)
+ccflags-y += $(call pp_has,trace_get_event_file$(pp_lp),include/linux/trace_events.h,POWERPIN_HAVE_TRACE_GET_EVENT_FILE)
 # 6.10 (backported by some distributions): xas_get_order()
 ccflags-y += $(call pp_has,int xas_get_order$(pp_lp),include/linux/xarray.h,POWERPIN_HAVE_XAS_GET_ORDER)
 # 6.1: genetlink checks reserved header fields from resv_start_op on

@@ -75,6 +75,7 @@
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <linux/pagemap.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/powerpin.h>
@@ -90,6 +91,14 @@
  */
 #define RESIDENCY_BITMAP_CHUNK	((pgoff_t)PAGE_SIZE * BITS_PER_BYTE)
 #define RESIDENCY_CHUNK		((pgoff_t)1 << 20)
+/*
+ * One past the last page index the page cache can hold.  A 32-bit pgoff_t
+ * ends at 16 TiB of 4 KiB pages, while FUSE, NFS, 9p or CIFS may report a
+ * larger i_size; no page past it can be cached, so the pages of a range
+ * beyond it are counted and answered as not resident, never walked with a
+ * truncated index.
+ */
+#define RESIDENCY_INDEX_END	((u64)ULONG_MAX)
 /* Runs buffered in the kernel before they are copied out. */
 #define RESIDENCY_KRUNS		(PAGE_SIZE / sizeof(struct powerpin_run))
 
@@ -446,6 +455,47 @@ static int residency_walk_chunks(struct residency_walk *w, pgoff_t first, pgoff_
 	return 0;
 }
 
+/*
+ * Pages [@from, @end) of the range that starts at page @first lie beyond
+ * RESIDENCY_INDEX_END: walked, none resident; their bitmap bits are zero.
+ */
+static int residency_beyond(struct residency_walk *w, u64 first, u64 from,
+			    u64 end)
+{
+	u64 pos = DIV_ROUND_UP_ULL(from - first, BITS_PER_BYTE);
+	u64 last = DIV_ROUND_UP_ULL(end - first, BITS_PER_BYTE);
+	size_t len;
+
+	w->res->nr_pages += end - from;
+	if (w->mode != POWERPIN_RES_BITMAP)
+		return 0;
+	for (; pos < last; pos += len) {
+		len = min_t(u64, last - pos, SZ_1M);
+		if (clear_user(u64_to_user_ptr(w->res->buf + pos), len))
+			return -EFAULT;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Walk pages [@first, @end) (page numbers of the file, 64-bit): the part
+ * the page cache can index, then the part beyond it.
+ */
+static int residency_walk_range(struct residency_walk *w, u64 first, u64 end)
+{
+	u64 limit = RESIDENCY_INDEX_END;
+	int ret;
+
+	ret = residency_walk_chunks(w, min(first, limit), min(end, limit));
+	/* runs mode stopped early (its buffer filled): the rest is to come */
+	if (ret || w->res->cursor || end <= limit)
+		return ret;
+	return residency_beyond(w, first, max(first, limit), end);
+}
+
 /* Checks that need only the argument, before the fd is looked at. */
 static int residency_check_args(const struct powerpin_residency *res)
 {
@@ -492,7 +542,7 @@ static int residency_alloc(struct residency_walk *w)
 static int residency_query(struct powerpin_residency *res)
 {
 	struct residency_walk w = { .mode = res->mode, .res = res };
-	pgoff_t first, end_index;
+	u64 first, end_index;	/* page numbers, not pgoff_t: see above */
 	struct inode *inode;
 	struct file *file;
 	loff_t size;
@@ -551,7 +601,7 @@ static int residency_query(struct powerpin_residency *res)
 
 	w.mapping = inode->i_mapping;
 	res->cursor = 0;
-	ret = residency_walk_chunks(&w, first, end_index);
+	ret = residency_walk_range(&w, first, end_index);
 
 	kfree(w.bits);
 	kfree(w.kruns);

@@ -40,9 +40,13 @@
  *
  * Freezer.  The thread is freezable and freezes only between samples, so
  * no gauge transfer happens while the system is frozen for suspend.
+ *
+ * Reboot.  A reboot notifier ends the thread before device_shutdown(), so
+ * no gauge is read while or after its driver shuts the device down.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/errno.h>
@@ -55,6 +59,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/power_supply.h>
+#include <linux/reboot.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -94,6 +99,7 @@ static struct dentry *powerpin_debugfs;
 /* The thread's own state; nothing else touches it, no pointer in it. */
 struct powerpin_capture {
 	bool open;			/* a consumer records: capture in progress */
+	bool moved;			/* the thread was moved to one CPU */
 	bool closed;			/* the gate was seen closed since ... */
 	ktime_t closed_since;		/* ... then, with no kick since */
 	u32 period_us;
@@ -590,8 +596,23 @@ static void powerpin_capture_open(struct powerpin_capture *run)
 		powerpin_listener->capture_started(ktime_get_boottime_ns());
 }
 
+/*
+ * Run on @cpu: the only CPU where a consumer records (tracing_cpumask), so
+ * that the read and the write both happen there.  Kept until the capture
+ * closes.  @cpu -1: any CPU does, the thread stays where it runs.
+ */
+static void powerpin_move_to(struct powerpin_capture *run, int cpu)
+{
+	if (cpu < 0 || cpu == (int)raw_smp_processor_id())
+		return;
+	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+		run->moved = true;
+}
+
 static void powerpin_capture_close(struct powerpin_capture *run)
 {
+	if (run->moved && !set_cpus_allowed_ptr(current, cpu_possible_mask))
+		run->moved = false;
 	if (!run->open)
 		return;
 	run->open = false;
@@ -732,8 +753,9 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 {
 	ktime_t now, wake, due;
 	u64 poll;
+	int cpu;
 
-	if (!powerpin_gate_would_record()) {
+	if (!powerpin_gate_would_record(&cpu)) {
 		powerpin_capture_close(run);
 		now = ktime_get();
 		poll = powerpin_poll_ns(run, now);
@@ -741,6 +763,7 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 		return;
 	}
 	run->closed = false;
+	powerpin_move_to(run, cpu);
 	if (!run->open)
 		powerpin_capture_open(run);
 	now = ktime_get();
@@ -955,6 +978,43 @@ DEFINE_SHOW_ATTRIBUTE(powerpin_status);
 
 /* ---- init/exit ------------------------------------------------------------ */
 
+/*
+ * End the thread (once: the reboot notifier or module exit, whichever
+ * comes first) and wait for it: it closes the capture on its way out and
+ * holds no supply.  Kicks after that wake nobody.
+ */
+static u32 powerpin_sampler_stop(void)
+{
+	struct task_struct *task;
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&powerpin_lock, irqflags);
+	task = powerpin_task;
+	powerpin_task = NULL;
+	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+	if (task)
+		kthread_stop(task);
+	return powerpin_seq;
+}
+
+/*
+ * Reboot, halt and power-off call the reboot notifiers before
+ * device_shutdown(): sampling ends here, before any driver shuts down the
+ * gauge's bus or device, and the module stays loaded with no thread.
+ */
+static int powerpin_reboot_notify(struct notifier_block *nb,
+				  unsigned long action, void *unused)
+{
+	u32 seq = powerpin_sampler_stop();
+
+	pr_info("sampler stopped before devices shut down (last seq %u)\n", seq);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block powerpin_reboot_nb = {
+	.notifier_call = powerpin_reboot_notify,
+};
+
 static const struct powerpin_gate_ops powerpin_sampler_gate_ops = {
 	.consumers_changed = powerpin_sampler_kick,
 };
@@ -979,6 +1039,13 @@ int powerpin_sampler_init(void)
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_task = task;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+	ret = register_reboot_notifier(&powerpin_reboot_nb);
+	if (ret) {
+		powerpin_sampler_stop();
+		powerpin_gate_listen(NULL);
+		powerpin_supply_track_exit();
+		return ret;
+	}
 	wake_up_process(task);
 
 	powerpin_debugfs = debugfs_create_dir("powerpin", NULL);
@@ -989,20 +1056,12 @@ int powerpin_sampler_init(void)
 
 void powerpin_sampler_exit(void)
 {
-	struct task_struct *task;
-	unsigned long irqflags;
-
 	powerpin_gate_listen(NULL);
 	debugfs_remove_recursive(powerpin_debugfs);
 	powerpin_debugfs = NULL;
 
-	spin_lock_irqsave(&powerpin_lock, irqflags);
-	task = powerpin_task;
-	powerpin_task = NULL;
-	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-	/* the thread closes the capture on its way out; it holds no supply */
-	if (task)
-		kthread_stop(task);
+	unregister_reboot_notifier(&powerpin_reboot_nb);
+	powerpin_sampler_stop();
 	/* no probe of ours may still run when the module text goes */
 	tracepoint_synchronize_unregister();
 	powerpin_supply_track_exit();

@@ -27,9 +27,18 @@
  *       bench sampler_drift: kthread ... relative loop ...
  *       bench sampler_interval: kthread mean X ms, relative loop mean Y ms (period 10 ms)
  *
+ *  3. An enabled event with tracing off (a consumer that records nothing,
+ *     the state the idle back-off is for): wake-ups per second of the
+ *     powerpin-sample thread once IDLE seconds have passed in that state
+ *     (its context switches over the next IDLE seconds), and the start
+ *     latency then: from tracing_on 1 to the first sample counted.
+ *       bench sampler_idle: X wake-ups/s ..., target <= 2: met|missed
+ *       bench sampler_start_latency: first sample X ms after tracing_on 1
+ *
  * A benchmark reports; it never fails because a target was missed.
  *
- *   guest_sampler [CPU_SECONDS [DRIFT_SECONDS]]   defaults 10 and 60
+ *   guest_sampler [CPU_SECONDS [DRIFT_SECONDS [IDLE_SECONDS]]]
+ *                 defaults 10, 60 and 10; 0 skips that part
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -120,6 +129,25 @@ static long long task_runtime_ns(int pid)
 		ns = -1;
 	fclose(f);
 	return ns;
+}
+
+/* Context switches of a task so far (voluntary and not): its wake-ups. */
+static long long task_switches(int pid)
+{
+	char path[64], line[128];
+	long long n = 0, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		die(path);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1)
+			n += v;
+	fclose(f);
+	return n;
 }
 
 static void trace_reset(void)
@@ -279,27 +307,12 @@ static void print_speedup(const char *what, double user, double kthread)
 	}
 }
 
-int main(int argc, char **argv)
+/* 1. CPU per sample at 1 ms */
+static void cpu_bench(double cpu_secs)
 {
-	double cpu_secs = argc > 1 ? atof(argv[1]) : 10;
-	double drift_secs = argc > 2 ? atof(argv[2]) : 60;
-	double k_cpu, u_cpu, p_cpu, first = 0, last = 0, t0, rel_period;
-	double k_read_ns = 0, read_ns, w_cpu, rel_first = 0, rel_last = 0;
-	long k_n, u_n, p_n, w_n, n, rel_n = 0;
-	long long m0, m1;
-	int marker;
+	double k_cpu, u_cpu, p_cpu, w_cpu, first = 0, last = 0, k_read_ns = 0;
+	long k_n, u_n, p_n, w_n;
 
-	if (cpu_secs <= 0 || drift_secs <= 0) {
-		fprintf(stderr, "usage: guest_sampler [CPU_SECONDS [DRIFT_SECONDS]]\n");
-		return 2;
-	}
-	if (access(STATUS, R_OK) || access(PSY, R_OK)) {
-		fprintf(stderr, "guest_sampler: needs powerpin.ko and the gauge emulator (run under scripts/vm-run)\n");
-		return 1;
-	}
-	write_str(TRACING "/buffer_size_kb", "8192");
-
-	/* 1. CPU per sample at 1 ms */
 	k_cpu = kthread_run(cpu_secs, "1000", &k_n);
 	trace_span(&first, &last, &k_read_ns);
 	trace_reset();
@@ -317,7 +330,17 @@ int main(int argc, char **argv)
 	print_speedup("userspace/kthread", u_cpu, k_cpu);
 	print_speedup("userspace-pread/kthread", p_cpu, k_cpu);
 
-	/* 2. period error at 10 ms */
+}
+
+/* 2. period error at 10 ms */
+static void drift_bench(double drift_secs)
+{
+	double first = 0, last = 0, t0, rel_period, read_ns;
+	double rel_first = 0, rel_last = 0;
+	long k_n, n, rel_n = 0;
+	long long m0, m1;
+	int marker;
+
 	m0 = status_ll("missed");
 	kthread_run(drift_secs, "10000", &k_n);
 	m1 = status_ll("missed");
@@ -367,5 +390,62 @@ int main(int argc, char **argv)
 	else
 		printf("n/a (%ld iterations)", rel_n);
 	printf(" (period 10 ms)\n");
+}
+
+/* 3. wake-ups with the event enabled and tracing off, then start latency */
+static void idle_bench(double idle_secs)
+{
+	long long pid, s0, w0, w1;
+	double t0, rate, latency;
+
+	trace_reset();
+	write_str(PARAMS "/period_us", "10000");
+	write_str(TRACING "/events/powerpin/battery/enable", "1");
+	sleep_s(idle_secs);
+	pid = status_ll("kthread_pid");
+	if (pid <= 0)
+		die("kthread_pid");
+	w0 = task_switches(pid);
+	t0 = mono_s();
+	sleep_s(idle_secs);
+	w1 = task_switches(pid);
+	rate = (w1 - w0) / (mono_s() - t0);
+	printf("bench sampler_idle: %.2f wake-ups/s of powerpin-sample after %.0f s with the event enabled and tracing_on 0 (%lld in %.0f s, period 10 ms), target <= 2: %s\n",
+	       rate, idle_secs, w1 - w0, idle_secs, rate <= 2 ? "met" : "missed");
+
+	s0 = status_ll("samples");
+	t0 = mono_s();
+	write_str(TRACING "/tracing_on", "1");
+	while (status_ll("samples") == s0 && mono_s() - t0 < 5)
+		usleep(1000);
+	latency = mono_s() - t0;
+	printf("bench sampler_start_latency: first sample %.0f ms after tracing_on 1, from that idle state (kmod/README.md: within about 1.1 s)\n",
+	       latency * 1e3);
+	trace_reset();
+	write_str(PARAMS "/period_us", "100000");
+	write_str(TRACING "/trace_clock", "local");
+}
+
+int main(int argc, char **argv)
+{
+	double cpu_secs = argc > 1 ? atof(argv[1]) : 10;
+	double drift_secs = argc > 2 ? atof(argv[2]) : 60;
+	double idle_secs = argc > 3 ? atof(argv[3]) : 10;
+
+	if (cpu_secs < 0 || drift_secs < 0 || idle_secs < 0) {
+		fprintf(stderr, "usage: guest_sampler [CPU_SECONDS [DRIFT_SECONDS [IDLE_SECONDS]]]\n");
+		return 2;
+	}
+	if (access(STATUS, R_OK) || access(PSY, R_OK)) {
+		fprintf(stderr, "guest_sampler: needs powerpin.ko and the gauge emulator (run under scripts/vm-run)\n");
+		return 1;
+	}
+	write_str(TRACING "/buffer_size_kb", "8192");
+	if (cpu_secs)
+		cpu_bench(cpu_secs);
+	if (drift_secs)
+		drift_bench(drift_secs);
+	if (idle_secs)
+		idle_bench(idle_secs);
 	return 0;
 }

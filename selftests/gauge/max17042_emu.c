@@ -407,6 +407,25 @@ static void emu_read_msg(struct i2c_msg *msg)
 	}
 }
 
+/*
+ * A transfer once reboot, halt or power-off has begun: system_state changes
+ * after the reboot notifiers and before device_shutdown(), so the gauge's
+ * users should have stopped by then.  Said once, for the host to see on
+ * the console (selftests/reboot-guest).
+ */
+static void emu_check_shutdown(void)
+{
+	static bool said;
+
+	if (said || (system_state != SYSTEM_HALT &&
+		     system_state != SYSTEM_POWER_OFF &&
+		     system_state != SYSTEM_RESTART))
+		return;
+	said = true;
+	pr_err("gauge read by %s after the reboot notifiers, while devices shut down\n",
+	       current->comm);
+}
+
 static int emu_xfer(struct i2c_adapter *adap, struct i2c_msg *msgs, int num)
 {
 	unsigned long latency_us;
@@ -427,6 +446,7 @@ static int emu_xfer(struct i2c_adapter *adap, struct i2c_msg *msgs, int num)
 		fsleep(latency_us);
 
 	mutex_lock(&emu.lock);
+	emu_check_shutdown();
 	emu.transfers++;
 	if (emu.fail_every)
 		div64_u64_rem(emu.transfers, emu.fail_every, &rem);

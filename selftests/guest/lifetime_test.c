@@ -756,7 +756,7 @@ TEST_F_TIMEOUT(life, first_battery_lookup_under_churn, 300)
 	if (hid_stack_load())
 		SKIP(return, "uhid / hid-generic not available in this kernel");
 	ASSERT_NE(MAP_FAILED, c);
-	read_str("/sys/kernel/slab/kmalloc-64/poison", poison, sizeof(poison));
+	read_line("/sys/kernel/slab/kmalloc-64/poison", poison, sizeof(poison));
 	TH_LOG("slab poisoning %s", poison[0] == '1' ? "on" : "off (boot with slub_debug=FZPU to see a use-after-free)");
 	log0 = kernel_log_lines();
 	ASSERT_LE(0, log0);

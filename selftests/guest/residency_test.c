@@ -29,6 +29,7 @@
 #include <kselftest_harness.h>
 
 #include "sampler_helpers.h"
+#include "tiny_fuse.h"
 
 #define DISK_DIR	"/mnt/disk"
 #define NOBODY_UID	65534
@@ -1399,8 +1400,9 @@ TEST(overlayfs_answers_for_the_real_file)
 	char base[64], lower[96], upper[96], work[96], merged[96], opts[400];
 	char lower_file[128], merged_file[128];
 	const size_t pages = 1024;
-	struct powerpin_residency r;
-	int dev, fd, lfd, status, res;
+	struct powerpin_residency r, lr;
+	int dev, fd, lfd, old, status, res;
+	uint64_t upper_nr;
 	pid_t pid;
 
 	page_size = sysconf(_SC_PAGESIZE);
@@ -1473,7 +1475,7 @@ TEST(overlayfs_answers_for_the_real_file)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 
 	/* copy-up: the upper file now holds the data, the old fd follows */
-	close(fd);
+	old = fd;
 	fd = open(merged_file, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(1, pwrite(fd, "x", 1, 0));
@@ -1485,12 +1487,98 @@ TEST(overlayfs_answers_for_the_real_file)
 	EXPECT_EQ(mincore_count(fd, pages * page_size), (long)r.nr_resident);
 	EXPECT_GE(r.nr_resident, 1U);
 
+	/*
+	 * The fd opened before the copy-up: overlayfs opens the real file
+	 * again for each read once it changed (ovl_real_fdget()), so a read
+	 * through it fills the upper file's cache, not the lower's, and the
+	 * ioctl on it answers for the upper file.
+	 */
+	upper_nr = r.nr_resident;
+	ASSERT_EQ(0, query(dev, lfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &lr));
+	ASSERT_EQ(1, pread(old, opts, 1, (pages - 100) * page_size));
+	ASSERT_EQ(0, query(dev, old, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(mincore_count(fd, pages * page_size), (long)r.nr_resident);
+	EXPECT_LT(upper_nr, r.nr_resident);
+	ASSERT_EQ(0, query(dev, lfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(lr.nr_resident, r.nr_resident) TH_LOG("the read went to the lower file");
+
+	close(old);
 	close(fd);
 	close(lfd);
 	umount(merged);
 	unlink(lower_file);
 	snprintf(opts, sizeof(opts), "rm -rf %s", base);
 	system(opts);
+	close(dev);
+}
+
+/*
+ * A file larger than a 32-bit page cache can index: FUSE takes the size
+ * its server gives (32 TiB here, selftests/tiny_fuse.h).  The pages past
+ * the last index (16 TiB of 4 KiB pages on a 32-bit kernel) are walked and
+ * not resident, never looked up with a truncated index: with page 0
+ * cached, the page at 16 TiB (index 2^32, 0 once truncated) is not, the
+ * whole file has 2^33 pages and one resident, a bitmap across 16 TiB has
+ * no bit set, and the runs are page 0 alone.
+ */
+TEST(beyond_16tib_fuse)
+{
+	const uint64_t tib16 = 1ULL << 44;
+	struct powerpin_residency r;
+	struct powerpin_run runs[4] = { { 0 } };
+	unsigned char bits[2];
+	char dir[64], file[80];
+	int dev, fd;
+	char *page;
+	pid_t pid;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	dev = open(POWERPIN_DEVICE, O_RDONLY);
+	ASSERT_LE(0, dev);
+	if (!guest_module_builtin("fuse"))
+		guest_modprobe("fuse");
+	strcpy(dir, "/tmp/fuse.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	pid = tiny_fuse_mount(dir);
+	if (pid < 0 && (errno == ENODEV || errno == ENOENT)) {
+		rmdir(dir);
+		close(dev);
+		SKIP(return, "no FUSE in this kernel (%s)", strerror(errno));
+	}
+	ASSERT_LE(0, pid) TH_LOG("mount fuse: %s", strerror(errno));
+	snprintf(file, sizeof(file), "%s/big", dir);
+	fd = open(file, O_RDONLY);
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", file, strerror(errno));
+	page = malloc(page_size);
+	ASSERT_NE(NULL, page);
+	ASSERT_EQ((ssize_t)page_size, pread(fd, page, page_size, 0));
+	free(page);
+
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, page_size, NULL, 0, &r));
+	EXPECT_EQ(1U, r.nr_resident);
+	EXPECT_EQ(TINY_FUSE_SIZE, r.file_size);
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, tib16, page_size, NULL, 0, &r));
+	EXPECT_EQ(1U, r.nr_pages);
+	EXPECT_EQ(0U, r.nr_resident);
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(TINY_FUSE_SIZE / page_size, r.nr_pages);
+	EXPECT_EQ(1U, r.nr_resident);
+	memset(bits, 0xff, sizeof(bits));
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_BITMAP, tib16 - 8 * page_size,
+			   16 * page_size, bits, sizeof(bits), &r));
+	EXPECT_EQ(16U, r.nr_pages);
+	EXPECT_EQ(0, bits[0]);
+	EXPECT_EQ(0, bits[1]);
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_RUNS, 0, 0, runs, sizeof(runs), &r));
+	EXPECT_EQ(1U, r.nr_runs);
+	EXPECT_EQ(0U, runs[0].offset);
+	EXPECT_EQ((uint64_t)page_size, runs[0].length);
+	EXPECT_EQ(0U, r.cursor);
+	EXPECT_EQ(TINY_FUSE_SIZE / page_size, r.nr_pages);
+
+	close(fd);
+	tiny_fuse_unmount(dir, pid);
+	rmdir(dir);
 	close(dev);
 }
 

@@ -122,7 +122,7 @@ enum powerpin_cmd {
 
 /* Sampler states (POWERPIN_ATTR_STATE) */
 enum powerpin_state {
-	POWERPIN_STATE_IDLE,		/* gate closed: no event enabled or tracing off */
+	POWERPIN_STATE_IDLE,		/* gate closed: no consumer would record a sample */
 	POWERPIN_STATE_WAITING_SUPPLY,	/* gate open, supply absent */
 	POWERPIN_STATE_SAMPLING,	/* gate open, sampling */
 };
@@ -131,8 +131,8 @@ enum powerpin_attr {
 	POWERPIN_ATTR_UNSPEC,
 	POWERPIN_ATTR_PAD,
 	POWERPIN_ATTR_STATE,		/* u32, enum powerpin_state */
-	POWERPIN_ATTR_EVENT_ENABLED,	/* u8 */
-	POWERPIN_ATTR_TRACING_ON,	/* u8 */
+	POWERPIN_ATTR_EVENT_ENABLED,	/* u8: a consumer exists (kmod/README.md, Gate) */
+	POWERPIN_ATTR_TRACING_ON,	/* u8: the top-level tracing_on */
 	POWERPIN_ATTR_SUPPLY,		/* string: configured name ("" = first battery) */
 	POWERPIN_ATTR_SUPPLY_BOUND,	/* string: name of the supply in use */
 	POWERPIN_ATTR_SUPPLY_PRESENT,	/* u8 */
