@@ -120,6 +120,7 @@ struct pp_capture {
 	char *error_file;	/* where it happened */
 	char *trace_clock;	/* the trace_clock file as the capture started */
 	char clock_line[192];	/* "powerpin: clock=..." (docs/capture-format.md) */
+	char *tasks0;		/* "PID TGID" lines of the tasks alive at the start */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -378,6 +379,7 @@ static void capture_free(struct pp_capture *c)
 	free(c->spill);
 	free(c->error_file);
 	free(c->trace_clock);
+	free(c->tasks0);
 	free(c);
 }
 
@@ -416,6 +418,8 @@ static int capture_files(struct pp_capture *c)
 	return 0;
 }
 
+static char *proc_tasks(void);
+
 struct pp_capture *pp_capture_start(const char *path, const char *compression,
 				    char *err, size_t errlen)
 {
@@ -425,6 +429,7 @@ struct pp_capture *pp_capture_start(const char *path, const char *compression,
 	if (!c)
 		return NULL;
 	clock_gettime(CLOCK_MONOTONIC, &c->t0);
+	c->tasks0 = proc_tasks();
 	c->ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	c->tcpu = calloc(c->ncpus, sizeof(*c->tcpu));
 	c->fd = calloc(c->ncpus, sizeof(*c->fd));
@@ -619,22 +624,59 @@ static int capture_deliver(struct pp_capture *c, char *err, size_t errlen)
 	return ret;
 }
 
-/*
- * The kernel's saved_tgids ("PID TGID" lines) as CPUSTAT text that trace-cmd
- * shows and powerpin report reads: "powerpin: tgids=PID:TGID ..." lines of
- * up to 16 pairs (docs/capture-format.md).  Nothing when the kernel has no
- * such table or it is empty.
- */
-static void add_saved_tgids(struct pp_capture *c)
+/* @tgid's threads as "TID TGID" lines into @f (/proc/TGID/task). */
+static void proc_threads(FILE *f, const char *tgid)
 {
-	char *tab = tracefs_instance_file_read(NULL, "saved_tgids", NULL), *p, *end;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
-	int pid, tgid, n = 0;
+	char dir[sizeof("/proc//task") + sizeof(((struct dirent *)0)->d_name)];
+	struct dirent *d;
+	DIR *t;
 
-	f = tab ? open_memstream(&text, &len) : NULL;
-	for (p = tab; f && p && *p; p = end) {
+	snprintf(dir, sizeof(dir), "/proc/%s/task", tgid);
+	t = opendir(dir);
+	while (t && (d = readdir(t)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			fprintf(f, "%s %s\n", d->d_name, tgid);
+	if (t)
+		closedir(t);
+}
+
+/*
+ * Every task alive now as "PID TGID" lines (malloc'd, NULL when /proc
+ * cannot be read), as perf record synthesizes the threads that exist:
+ * kernels without record-tgid (before 4.13, 3.10 among them) keep no
+ * saved_tgids, and a thread made during the capture gets its group from
+ * its creator's (task_newtask), which this names.
+ */
+static char *proc_tasks(void)
+{
+	char *text = NULL;
+	struct dirent *d;
+	size_t len = 0;
+	DIR *proc;
+	FILE *f;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return NULL;
+	f = open_memstream(&text, &len);
+	while (f && (d = readdir(proc)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			proc_threads(f, d->d_name);
+	closedir(proc);
+	if (!f || fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* "PID TGID" lines of @tab as "powerpin: tgids=" pairs into @f; the count so far. */
+static int tgid_pairs(FILE *f, const char *tab, int n)
+{
+	const char *p, *end;
+	int pid, tgid;
+
+	for (p = tab; p && *p; p = end) {
 		end = strchr(p, '\n');
 		end = end ? end + 1 : p + strlen(p);
 		if (sscanf(p, "%d %d", &pid, &tgid) != 2 || pid <= 0 || tgid <= 0)
@@ -643,9 +685,34 @@ static void add_saved_tgids(struct pp_capture *c)
 			pid, tgid);
 		n++;
 	}
+	return n;
+}
+
+/*
+ * The thread groups as CPUSTAT text that trace-cmd shows and powerpin
+ * report reads: "powerpin: tgids=PID:TGID ..." lines of up to 16 pairs
+ * (docs/capture-format.md).  The tasks alive at the start and at the end
+ * (/proc), then the kernel's saved_tgids, which the reader takes last, so
+ * they win.  Nothing when none of them says anything.
+ */
+static void add_saved_tgids(struct pp_capture *c)
+{
+	char *tab = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+	char *now = proc_tasks(), *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int n = 0;
+
+	f = open_memstream(&text, &len);
+	if (f) {
+		n = tgid_pairs(f, c->tasks0, n);
+		n = tgid_pairs(f, now, n);
+		n = tgid_pairs(f, tab, n);
+	}
 	if (f && !fclose(f) && n)
 		tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_CPUSTAT, len + 1, text);
 	free(text);
+	free(now);
 	free(tab);
 }
 
