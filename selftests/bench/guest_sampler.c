@@ -400,7 +400,7 @@ static void idle_bench(double idle_secs)
 
 	trace_reset();
 	write_str(PARAMS "/period_us", "10000");
-	write_str(TRACING "/events/powerpin/battery/enable", "1");
+	write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1");
 	sleep_s(idle_secs);
 	pid = status_ll("kthread_pid");
 	if (pid <= 0)

@@ -136,9 +136,9 @@ TEST_F_TIMEOUT(gate, filtered_event, 120)
 	long long s0, s1;
 	int n;
 
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/filter",
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/filter",
 			       "voltage_uv > 0"));
-	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/battery/enable", "1"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	assert_quiet(_metadata, 0.5);
 	s0 = status_ll("samples");
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
@@ -216,7 +216,7 @@ TEST_F_TIMEOUT(gate, instance_cpumask, 120)
 		s0 = status_ll("samples");
 		m0 = status_ll("missed");
 		/* (enabling an event can take a while: it patches kernel text) */
-		ASSERT_EQ(0, write_str(INST "/events/powerpin/battery/enable", "1"));
+		ASSERT_EQ(0, write_str(INST "/events/powerpin/powerpin_battery/enable", "1"));
 		t0 = now_mono();
 		read_captures(l, &c, 3.0);
 		ASSERT_EQ(0, write_str(INST "/tracing_on", "0"));
@@ -243,7 +243,7 @@ TEST_F_TIMEOUT(gate, instance_cpumask, 120)
 		e = NULL;
 		/* all of them written on the CPU of the mask */
 		EXPECT_EQ(n, command_count("cat " INST "/trace", cpu_tags[i]));
-		write_str(INST "/events/powerpin/battery/enable", "0");
+		write_str(INST "/events/powerpin/powerpin_battery/enable", "0");
 		ASSERT_EQ(0, rmdir(INST));
 	}
 	pp_genl_close(l);
