@@ -418,6 +418,32 @@ static int capture_files(struct pp_capture *c)
 	return 0;
 }
 
+/* CPU @i's spill file and ring buffer, and its lost count now; 0 or -1 (said in @err). */
+static int capture_open_cpu(struct pp_capture *c, int i, char *err, size_t errlen)
+{
+	if (asprintf(&c->files[i], "%s.cpu%d.XXXXXX", c->spill, i) < 0) {
+		c->files[i] = NULL;
+		set_err(err, errlen, "out of memory");
+		return -1;
+	}
+	/* removed by SIGHUP or SIGPIPE too (output.h) */
+	c->fd[i] = output_temp_create(c->files[i]);
+	if (c->fd[i] < 0) {
+		set_err(err, errlen, "cannot create %s: %s", c->files[i], strerror(errno));
+		free(c->files[i]);
+		c->files[i] = NULL;	/* nothing to remove */
+		return -1;
+	}
+	c->tcpu[i] = tracefs_cpu_open(pp_inst, i, true);
+	if (!c->tcpu[i]) {
+		set_err(err, errlen, "cannot open the ring buffer of CPU %d: %s", i,
+			strerror(errno));
+		return -1;
+	}
+	c->lost0[i] = cpu_lost(i, NULL);
+	return 0;
+}
+
 static char *proc_tasks(void);
 
 struct pp_capture *pp_capture_start(const char *path, const char *compression,
@@ -451,30 +477,9 @@ struct pp_capture *pp_capture_start(const char *path, const char *compression,
 			strerror(errno));
 		goto err;
 	}
-	for (i = 0; i < c->ncpus; i++) {
-		if (asprintf(&c->files[i], "%s.cpu%d.XXXXXX", c->spill, i) < 0) {
-			c->files[i] = NULL;
-			set_err(err, errlen, "out of memory");
+	for (i = 0; i < c->ncpus; i++)
+		if (capture_open_cpu(c, i, err, errlen))
 			goto err;
-		}
-		/* removed by SIGHUP or SIGPIPE too (output.h) */
-		c->fd[i] = output_temp_create(c->files[i]);
-		if (c->fd[i] < 0) {
-			set_err(err, errlen, "cannot create %s: %s",
-				c->files[i], strerror(errno));
-			free(c->files[i]);
-			c->files[i] = NULL;	/* nothing to remove */
-			goto err;
-		}
-		c->tcpu[i] = tracefs_cpu_open(pp_inst, i, true);
-		if (!c->tcpu[i]) {
-			set_err(err, errlen,
-				"cannot open the ring buffer of CPU %d: %s",
-				i, strerror(errno));
-			goto err;
-		}
-		c->lost0[i] = cpu_lost(i, NULL);
-	}
 
 	capture_clock(c);
 	/* formats now, while every event (powerpin's too) is registered */
