@@ -131,6 +131,14 @@ static int start_report(FIXTURE_DATA(sig) *self, bool ignore_pipe)
 			_exit(125);
 		close(p[0]);
 		signal(SIGPIPE, ignore_pipe ? SIG_IGN : SIG_DFL);
+		/*
+		 * A shell starts a background job with SIGINT ignored, and
+		 * powerpin keeps an ignored signal ignored (as nohup expects):
+		 * the test is of the signals delivered as a terminal does.
+		 */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		execl(self->powerpin, "powerpin", "report", "in.txt", "--csv", "-",
 		      "--json", outputs[0], "--html", outputs[1], "--perfetto", outputs[2],
 		      "--chrome-json", outputs[3], (char *)NULL);
