@@ -17,6 +17,8 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
+
 #include "report_gen.h"
 #include "report_tracedat.h"
 
@@ -24,26 +26,6 @@
 #define MS		1000000ULL
 #define SEC		1000000000ULL
 #define T0		(100 * SEC)
-
-static char *slurp(const char *path)
-{
-	struct stat st;
-	char *buf;
-	FILE *f = fopen(path, "r");
-
-	if (!f || fstat(fileno(f), &st)) {
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	buf = calloc(1, st.st_size + 1);
-	if (buf && fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
 
 /* Every run of white space as one space. */
 static char *squeeze(char *s)
