@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "util.h"
 
 struct fnode {
 	uint32_t name;
@@ -184,20 +185,6 @@ static void js_string(FILE *out, const char *s)
 			fputc(c, out);
 	}
 	fputc('"', out);
-}
-
-static void html_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", out);
-		else if (*s == '>')
-			fputs("&gt;", out);
-		else if (*s == '&')
-			fputs("&amp;", out);
-		else
-			fputc(*s, out);
-	}
 }
 
 static const char page_head[] =

@@ -479,20 +479,6 @@ void report_model_write_json(const struct report *r, FILE *out)
 
 /* ---- HTML ---------------------------------------------------------------- */
 
-static void html_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", out);
-		else if (*s == '>')
-			fputs("&gt;", out);
-		else if (*s == '&')
-			fputs("&amp;", out);
-		else
-			fputc(*s, out);
-	}
-}
-
 void report_model_write_html(const struct report *r, FILE *out)
 {
 	uint32_t i;

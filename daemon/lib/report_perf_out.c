@@ -59,20 +59,6 @@ void report_perf_write_json(const struct report_perf *rp, FILE *out)
 	fputs("\n  ],\n", out);
 }
 
-static void esc(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", out);
-		else if (*s == '>')
-			fputs("&gt;", out);
-		else if (*s == '&')
-			fputs("&amp;", out);
-		else
-			fputc(*s, out);
-	}
-}
-
 void report_perf_write_html(const struct report_perf *rp, FILE *out)
 {
 	uint32_t i, n = rp->nr_fns < 50 ? rp->nr_fns : 50;
@@ -84,9 +70,9 @@ void report_perf_write_html(const struct report_perf *rp, FILE *out)
 		const struct report_function *f = &rp->fns[rp->order[i]];
 
 		fputs("<tr><td>", out);
-		esc(out, f->name);
+		html_text(out, f->name);
 		fputs("</td><td>", out);
-		esc(out, base(f->dso));
+		html_text(out, base(f->dso));
 		fprintf(out, "</td><td>%.4f</td><td>%.4f</td><td>%" PRIu64 "</td></tr>\n",
 			f->self_j + 0.0, f->total_j + 0.0, f->samples);
 	}

@@ -364,3 +364,17 @@ char *format_size_human(unsigned long long bytes, char *buf, size_t len)
 		snprintf(buf, len, "%llu%c", tenths < 100 ? tenths / 10 : whole, units[u]);
 	return buf;
 }
+
+void html_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", out);
+		else if (*s == '>')
+			fputs("&gt;", out);
+		else if (*s == '&')
+			fputs("&amp;", out);
+		else
+			fputc(*s, out);
+	}
+}

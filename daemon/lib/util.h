@@ -43,6 +43,9 @@ char *format_size_human(unsigned long long bytes, char *buf, size_t len);
  */
 void json_string(FILE *out, const char *s, size_t len);
 
+/* @s as HTML text: <, > and & as entities (not for attribute values). */
+void html_text(FILE *out, const char *s);
+
 /*
  * Wrapped commands (record -- CMD, pin capture -- CMD) end the way a shell
  * reports them, as `time` and `perf record` do.
