@@ -17,11 +17,11 @@ die() { printf 'powerpin: error: %s\n' "$*" >&2; exit 1; }
 #                          scripts/deps resolves its ABI, downloads the image
 #                          and the matching headers and unpacks them into the
 #                          cache (never installs them)
-#   tree:NAME              a kernel built from source by its own script, which
-#                          leaves the same cache layout (below) and writes its
-#                          ABI to $(abi_file ARCH KERNEL); until then the guest
-#                          is skipped with what NAME_why_not (a function here)
-#                          prints
+#   tree:linux-LINE        a kernel built from a tree the user gives, by
+#                          scripts/linux-tree LINE, which leaves the same cache
+#                          layout (below) and writes its ABI to
+#                          $(abi_file ARCH KERNEL); until then the guest is
+#                          skipped with what ltree_why_not prints
 # Every guest's kernel lives in $PP_CACHE/kernel-ABI/: root/boot/vmlinuz-ABI,
 # root/lib/modules/ABI/ (the modules, depmod'ed), build/ (a link to the tree
 # modules are built against, the headers packages unpacked under hdr/), where
@@ -37,6 +37,11 @@ x86_64 7.2 debian:sid:linux-image-amd64
 arm64 6.1 debian:bookworm:linux-image-arm64
 armhf 6.1 debian:bookworm:linux-image-armmp
 armhf 3.10 tree:linux-3.10
+arm64 4.14 tree:linux-4.14
+arm64 4.19 tree:linux-4.19
+arm64 5.4 tree:linux-5.4
+arm64 5.15 tree:linux-5.15
+arm64 6.6 tree:linux-6.6
 "
 
 # guests: "ARCH KERNEL" of every guest of the matrix, narrowed by
@@ -178,40 +183,65 @@ demo_kernel() {
 	awk -v a="$1" '$1 == a && $3 ~ /^debian:/ { print $2 }' <<<"$PP_MATRIX" | sort -V | tail -n 1
 }
 
-# ---- Linux 3.10 (Nexus 6 generation), 32-bit ARM -----------------------------
-# No archive has a 3.10 kernel: the guest is built by scripts/linux-3.10 from
-# a tree the user already has.
-linux310_src_default() { echo "$PP_CACHE/linux-3.10-src"; }
-# linux310_tree: the 3.10 source tree to use, or fail
-linux310_tree() {
-	local t=${POWERPIN_LINUX_3_10:-$(linux310_src_default)}
-	[ -f "$t/Makefile" ] && grep -qx 'VERSION = 3' "$t/Makefile" &&
-		grep -qx 'PATCHLEVEL = 10' "$t/Makefile" || return 1
+# ---- kernels built from a tree: 3.10 (Nexus 6) and Android's lines -------------
+# No archive has these kernels: scripts/linux-tree LINE builds the guest from
+# a tree the user already has, with what scripts/linux-LINE.d/ holds (board,
+# config, patches).
+# ltree_var LINE: the variable that names LINE's tree (POWERPIN_LINUX_4_9)
+ltree_var() { echo "POWERPIN_LINUX_${1//./_}"; }
+ltree_src_default() { echo "$PP_CACHE/linux-$1-src"; }
+# ltree_d LINE: the project's directory for LINE
+ltree_d() { echo "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/linux-$1.d"; }
+# ltree_lines: every line the project can build a guest for
+ltree_lines() {
+	local d
+	for d in "$(dirname "${BASH_SOURCE[0]}")"/linux-*.d/; do
+		d=${d%/}; d=${d##*/linux-}; echo "${d%.d}"
+	done | sort -V
+}
+# ltree_board LINE KEY: a value of linux-LINE.d/board (lines of "KEY VALUE")
+ltree_board() {
+	awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print; found = 1 } END { exit !found }' \
+		"$(ltree_d "$1")/board"
+}
+# ltree_tree LINE: LINE's source tree (its Makefile says that version), or fail
+ltree_tree() {
+	local var t v p
+	var=$(ltree_var "$1")
+	t=${!var:-$(ltree_src_default "$1")}
+	v=${1%%.*} p=${1#*.}
+	[ -f "$t/Makefile" ] && grep -qx "VERSION = $v" "$t/Makefile" &&
+		grep -qx "PATCHLEVEL = $p" "$t/Makefile" || return 1
 	(cd "$t" && pwd -P)
 }
-# linux310_why_not: one line saying why there is no 3.10 tree
-linux310_why_not() {
-	if [ -n "${POWERPIN_LINUX_3_10:-}" ]; then
-		echo "POWERPIN_LINUX_3_10=$POWERPIN_LINUX_3_10 is not a Linux 3.10 source tree"
+# ltree_why_not LINE: one line saying why there is no LINE tree
+ltree_why_not() {
+	local var
+	var=$(ltree_var "$1")
+	if [ -n "${!var:-}" ]; then
+		echo "$var=${!var} is not a Linux $1 source tree"
 	else
-		echo "set POWERPIN_LINUX_3_10=DIR or put a tree at $(linux310_src_default)"
+		echo "set $var=DIR or put a tree at $(ltree_src_default "$1")"
 	fi
 }
-# linux310_recipe: the hash of what the 3.10 build takes from the project
-# (linux-3.10.d/: patches and config).  The build records it; a kernel built
-# from another recipe is not booted, since without the tree it cannot be
-# rebuilt and it may lack a fix the rig relies on.
-linux310_recipe() {
-	local d
-	d="$(dirname "${BASH_SOURCE[0]}")/linux-3.10.d"
-	cat "$d"/*.patch "$d/config" | sha1sum | cut -c1-16
+# ltree_recipe LINE: the hash of what LINE's build takes from the project
+# (its patches and config, and the architecture's shared config).  The build
+# records it; a kernel built from another recipe is not booted, since
+# without the tree it cannot be rebuilt and it may lack a fix the rig
+# relies on.
+ltree_recipe() {
+	local d shared p files=()
+	d=$(ltree_d "$1")
+	shared=$(ltree_board "$1" config 2>/dev/null) || shared=
+	for p in "$d"/*.patch; do [ ! -e "$p" ] || files+=("$p"); done
+	cat ${files[@]+"${files[@]}"} "$d/config" ${shared:+"$d/../$shared"} | sha1sum | cut -c1-16
 }
-# linux310_abi_file: where scripts/linux-3.10 writes the release it built
-linux310_abi_file() { echo "$PP_CACHE/abi/armhf-3.10"; }
-# linux310_dir: the cache directory of the built kernel (empty: none built)
-linux310_dir() {
+# ltree_abi_file LINE: where scripts/linux-tree writes the release it built
+ltree_abi_file() { abi_file "$(ltree_board "$1" arch)" "$1"; }
+# ltree_dir LINE: the cache directory of the built kernel (empty: none built)
+ltree_dir() {
 	local abi
-	abi=$(cat "$(linux310_abi_file)" 2>/dev/null) && [ -n "$abi" ] &&
+	abi=$(cat "$(ltree_abi_file "$1")" 2>/dev/null) && [ -n "$abi" ] &&
 		echo "$PP_CACHE/kernel-$abi"
 }
 # kernel_dir ABI: the cache directory of one kernel
@@ -234,11 +264,10 @@ guest_missing() {
 	if ! abi=$(kernel_abi "$kernel" "$arch"); then
 		case "$src" in
 		tree:*)
-			# the tree's own words, from its lib.sh helper NAME_why_not
-			if declare -F "${src#tree:}_why_not" >/dev/null; then
-				echo "no $kernel tree: $("${src#tree:}_why_not")"
+			if ltree_tree "$kernel" >/dev/null; then
+				echo "$(ltree_tree "$kernel") not built yet (run scripts/deps)"
 			else
-				echo "no $kernel tree"
+				echo "no $kernel tree: $(ltree_why_not "$kernel")"
 			fi
 			;;
 		*) echo "kernel not fetched (run scripts/deps)" ;;
@@ -249,9 +278,9 @@ guest_missing() {
 		echo "$(kernel_dir "$abi") incomplete (run scripts/deps)"
 		return 0
 	fi
-	if [ "$src" = tree:linux-3.10 ] &&
-	   [ "$(cat "$(kernel_dir "$abi")/recipe" 2>/dev/null)" != "$(linux310_recipe)" ]; then
-		echo "$(kernel_dir "$abi") was built from an older scripts/linux-3.10.d/ (run scripts/linux-3.10)"
+	if [ "${src#tree:linux-}" != "$src" ] &&
+	   [ "$(cat "$(kernel_dir "$abi")/recipe" 2>/dev/null)" != "$(ltree_recipe "$kernel")" ]; then
+		echo "$(kernel_dir "$abi") was built from an older scripts/linux-$kernel.d/ (run scripts/linux-tree $kernel)"
 		return 0
 	fi
 	if ! arch_native "$arch" && [ ! -f "$(guest_root "$arch")/.done" ]; then
@@ -266,11 +295,3 @@ guest_missing() {
 # into one merged-/usr tree; the guest mounts its usr/ as /usr, and the build
 # uses the tree as the sysroot for cross-compiling.
 guest_root() { echo "$PP_CACHE/root-$(arch_deb "$1")"; }
-# the matrix's tree:linux-3.10 guest: why it cannot boot (guest_missing)
-linux-3.10_why_not() {
-	if linux310_tree >/dev/null; then
-		echo "$(linux310_tree) not built yet (run scripts/deps)"
-	else
-		linux310_why_not
-	fi
-}
