@@ -522,12 +522,13 @@ static inline struct trace_event_file *powerpin_top_event_file(const char *event
 #endif
 
 #ifndef POWERPIN_HAVE_FILE_OWNER_OR_CAPABLE
-static inline bool file_owner_or_capable(const struct file *file)
+/* not const: file_mnt_idmap() takes a const file only from 6.7 */
+static inline bool file_owner_or_capable(struct file *file)
 {
 #if defined(POWERPIN_HAVE_INODE_OWNER_IDMAP)
 	return inode_owner_or_capable(file_mnt_idmap(file), file_inode(file));
 #elif defined(POWERPIN_HAVE_INODE_OWNER_USERNS)
-	return inode_owner_or_capable(file_mnt_user_ns((struct file *)file), file_inode(file));
+	return inode_owner_or_capable(file_mnt_user_ns(file), file_inode(file));
 #else
 	return inode_owner_or_capable(file->f_inode);
 #endif
