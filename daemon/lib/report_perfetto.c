@@ -392,7 +392,8 @@ static void start_clock(struct pf_writer *w)
  * @release's major and minor numbers as trace_processor reads them
  * (system_info_tracker.cc: up to the first dot, then up to the next dot or
  * the end), only when both are plain digits: a release it would read some
- * other way is not named, so the two never disagree on the layout.
+ * other way is not named, so the two never disagree on the layout (and
+ * trace_processor before v50 aborts on a release it cannot read).
  */
 static bool release_version(const char *rel, unsigned long *major, unsigned long *minor)
 {
