@@ -10,7 +10,8 @@
  *
  *   magic "\027\010\104tracing" "6\0", endian, long size, page size,
  *   header_page, header_event, ftrace formats, event system formats,
- *   kallsyms, printk formats, cmdlines, CPU count, "options  " (none),
+ *   kallsyms, printk formats, cmdlines, CPU count, "options  " (CPUSTAT,
+ *   UNAME, BUFFER as set),
  *   "flyrecord" with one (offset, size) per CPU, then page-aligned pages of
  *   { u64 timestamp, u64 commit, events }, each event a u32 header
  *   (type_len:5, time_delta:27) and its 4-byte aligned payload.
@@ -165,6 +166,8 @@ struct tdat {
 	size_t extra_format_len;
 	const char *extra_system;	/* the extra format's system, NULL: "extra" */
 	const char *printk;		/* the printk formats section, NULL: empty */
+	const char *uname;		/* the UNAME option's text, NULL: none */
+	const char *switch_format;	/* sched_switch's format, NULL: tdat_fmt_switch */
 	int task_events;		/* task:task_newtask written: its system goes in */
 	/* a second buffer, as trace-cmd record -B NAME writes it (tdat_instance) */
 	struct tdat *instance;
@@ -175,6 +178,7 @@ struct tdat {
 
 #define TDAT_OPTION_CPUSTAT	2
 #define TDAT_OPTION_BUFFER	3
+#define TDAT_OPTION_UNAME	5
 
 /*
  * Events of @inst (opened with the same CPU count, its formats and
@@ -193,6 +197,12 @@ static inline void tdat_instance(struct tdat *w, const char *name, struct tdat *
 static inline void tdat_clock(struct tdat *w, const char *clock)
 {
 	w->clock = clock;
+}
+
+/* The UNAME option, "SYSNAME NODENAME RELEASE MACHINE" as trace-cmd record stores it. */
+static inline void tdat_uname(struct tdat *w, const char *text)
+{
+	w->uname = text;
 }
 
 /* Add a CPUSTAT option (the text `trace-cmd record` stores per CPU). */
@@ -516,7 +526,8 @@ static inline int tdat_close(struct tdat *w, const char *path)
 	}
 	fwrite("sched", 1, 6, f);
 	tdat_u32(f, 3);
-	tdat_blob64(f, tdat_fmt_switch, strlen(tdat_fmt_switch));
+	tdat_blob64(f, w->switch_format ? w->switch_format : tdat_fmt_switch,
+		    strlen(w->switch_format ? w->switch_format : tdat_fmt_switch));
 	tdat_blob64(f, tdat_fmt_fork, strlen(tdat_fmt_fork));
 	tdat_blob64(f, tdat_fmt_exit, strlen(tdat_fmt_exit));
 	fwrite("powerpin", 1, 9, f);
@@ -537,6 +548,13 @@ static inline int tdat_close(struct tdat *w, const char *path)
 		fwrite(&id, 2, 1, f);
 		tdat_u32(f, strlen(w->cpustat[i]) + 1);
 		fwrite(w->cpustat[i], 1, strlen(w->cpustat[i]) + 1, f);
+	}
+	if (w->uname) {
+		uint16_t id = TDAT_OPTION_UNAME;
+
+		fwrite(&id, 2, 1, f);
+		tdat_u32(f, strlen(w->uname) + 1);
+		fwrite(w->uname, 1, strlen(w->uname) + 1, f);
 	}
 	if (w->instance) {
 		uint16_t id = TDAT_OPTION_BUFFER;

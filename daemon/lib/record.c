@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <tracefs.h>
 
 #include "output.h"
@@ -47,6 +48,7 @@ int tracecmd_output_set_compression(struct tracecmd_output *handle,
 				    const char *compression);
 #define PP_TRACECMD_OPTION_CPUSTAT	2
 #define PP_TRACECMD_OPTION_TRACECLOCK	4
+#define PP_TRACECMD_OPTION_UNAME	5
 
 /*
  * The ftrace instance captures read and set up (pp_record_instance), NULL
@@ -721,6 +723,26 @@ static void add_saved_tgids(struct pp_capture *c)
 	free(tab);
 }
 
+/*
+ * The kernel the capture was made on, as `trace-cmd record` stores it (its
+ * UNAME option: "SYSNAME NODENAME RELEASE MACHINE"): the release tells a
+ * reader how the kernel laid out sched_switch's prev_state bits.  Nothing
+ * when uname() fails.
+ */
+static void add_uname(struct pp_capture *c)
+{
+	struct utsname u;
+	char text[4 * sizeof(u.release)];
+	int n;
+
+	if (uname(&u))
+		return;
+	n = snprintf(text, sizeof(text), "%s %s %s %s", u.sysname, u.nodename, u.release,
+		     u.machine);
+	if (n > 0 && (size_t)n < sizeof(text))
+		tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_UNAME, n + 1, text);
+}
+
 int pp_capture_finish(struct pp_capture *c, int64_t samples,
 		      struct pp_capture_stats *st, char *err, size_t errlen)
 {
@@ -775,6 +797,7 @@ int pp_capture_finish(struct pp_capture *c, int64_t samples,
 		tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_CPUSTAT,
 				    strlen(c->clock_line) + 1, c->clock_line);
 	add_saved_tgids(c);
+	add_uname(c);
 	/* as trace-cmd record stores it: readers then know the clock */
 	if (c->trace_clock)
 		tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_TRACECLOCK,

@@ -507,6 +507,8 @@ void html_free(struct html_writer *w);
 struct pf_writer;
 struct pf_writer *pf_open(const struct report *r, FILE *out);
 void pf_clock(struct pf_writer *w, const struct trace_clock_info *clock);
+/* The capture's kernel: its release decides prev_state's bits (report_perfetto.c). */
+void pf_kernel(struct pf_writer *w, const struct trace_kernel_info *kernel);
 int pf_event(struct pf_writer *w, struct report *live, const struct trace_event *ev);
 void pf_slice_done(struct pf_writer *w, const struct report_open_slice *o, bool marker,
 		   bool unterminated);

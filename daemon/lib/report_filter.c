@@ -352,6 +352,14 @@ static void filter_clock(const struct trace_clock_info *clock, void *arg)
 		fr->ops->clock(clock, fr->arg);
 }
 
+static void filter_kernel(const struct trace_kernel_info *kernel, void *arg)
+{
+	struct filter_read *fr = arg;
+
+	if (fr->ops->kernel)
+		fr->ops->kernel(kernel, fr->arg);
+}
+
 static void filter_cut_line(unsigned long lineno, void *arg)
 {
 	struct filter_read *fr = arg;
@@ -371,6 +379,7 @@ static int read_counted(const char *path, const struct trace_input_ops *ops, voi
 		.comm = filter_comm,
 		.kernel_lost = filter_kernel_lost,
 		.clock = filter_clock,
+		.kernel = filter_kernel,
 		.cut_line = filter_cut_line,
 	};
 	struct filter_read fr = { .f = f ? f : &none, .ops = ops, .arg = arg, .counts = c };

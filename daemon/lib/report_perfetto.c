@@ -7,6 +7,7 @@
  *
  * What goes in (docs/report.md says how it looks in the Perfetto UI):
  *   - a clock snapshot pairing the capture's trace clock with boottime;
+ *   - the capture's kernel (system info), when the capture names it;
  *   - a "Battery (powerpin)" track group: voltage, current, power,
  *     cumulative energy, charge counter, capacity, temperature, energy of
  *     idle and of unattributed CPU time, and the markers;
@@ -43,6 +44,26 @@
 #define PF_SEQ_GLOBAL		2
 #define PF_NR_SEQ		3
 #define PF_SEQ_CLOCK		64	/* a sequence-scoped clock: the trace clock */
+
+/*
+ * The bit layouts in which trace_processor reads sched_switch's prev_state
+ * (src/trace_processor/types/task_state.cc), by the kernel release the
+ * trace names: 4.4's for a trace that names none or a kernel before 4.8,
+ * 4.8's (preemption moved to 0x1000) until 4.14, then 4.14's (TASK_REPORT:
+ * P, I and preemption renumbered, x K W N gone).
+ */
+enum pf_state_layout { PF_STATE_4_4, PF_STATE_4_8, PF_STATE_4_14, PF_NR_LAYOUTS };
+
+/*
+ * In 4.14's layout, trace_processor reads any bit of 0xfe00 as a state it
+ * cannot know (an end state of NULL, "Unknown" in the UI; counted in its
+ * task_state_invalid stat): 0x200 since v30, which first read that layout
+ * right, the whole mask since v31.  No kernel sets it (its states stop
+ * below TASK_REPORT_MAX, 0x100).  The older layouts have no such value:
+ * every bit means a state there.
+ */
+#define PF_STATE_UNKNOWN_4_14	0x200
+
 #define PF_BUNDLE_EVENTS	256	/* fork and exit events per bundle */
 #define PF_BUNDLE_SWITCHES	1024	/* sched_switch events per bundle */
 #define PF_BUNDLE_COMMS		128	/* distinct task names per bundle */
@@ -126,6 +147,8 @@ struct pf_writer {
 	uint64_t dropped_cpu_events;	/* on CPUs >= PF_MAX_CPU */
 	struct trace_clock_info clock;
 	uint32_t clock_id;		/* of the packets' timestamps; 0 boottime */
+	struct trace_kernel_info kernel;	/* sysname "" when not named */
+	enum pf_state_layout layout;	/* of prev_state, by that kernel */
 	int ftrace_clock;		/* FtraceClock, 0 unset */
 
 	struct pf_cpu **cpus;
@@ -360,6 +383,71 @@ static void start_clock(struct pf_writer *w)
 	}
 	/* a sequence-scoped clock and the defaults belong to each sequence */
 	emit_on(w, PF_SEQ, &p);
+	emit_on(w, PF_SEQ_GLOBAL, &p);
+}
+
+/* ---- the kernel ------------------------------------------------------ */
+
+/*
+ * @release's major and minor numbers as trace_processor reads them
+ * (system_info_tracker.cc: up to the first dot, then up to the next dot or
+ * the end), only when both are plain digits: a release it would read some
+ * other way is not named, so the two never disagree on the layout (and
+ * trace_processor before v50 aborts on a release it cannot read).
+ */
+static bool release_version(const char *rel, unsigned long *major, unsigned long *minor)
+{
+	size_t a = strspn(rel, "0123456789"), b;
+
+	if (!a || a > 5 || rel[a] != '.')
+		return false;
+	b = strspn(rel + a + 1, "0123456789");
+	if (!b || b > 5 || (rel[a + 1 + b] != '.' && rel[a + 1 + b] != '\0'))
+		return false;
+	*major = strtoul(rel, NULL, 10);
+	*minor = strtoul(rel + a + 1, NULL, 10);
+	return true;
+}
+
+/*
+ * The capture's kernel.  trace_processor takes a version only from a
+ * system named "Linux"; any other, or a release it would not read as
+ * above, leaves the trace naming no kernel (4.4's layout).
+ */
+void pf_kernel(struct pf_writer *w, const struct trace_kernel_info *k)
+{
+	unsigned long major, minor;
+
+	if (strcmp(k->sysname, "Linux") || !release_version(k->release, &major, &minor))
+		return;
+	w->kernel = *k;
+	if (major > 4 || (major == 4 && minor >= 14))
+		w->layout = PF_STATE_4_14;
+	else if (major == 4 && minor >= 8)
+		w->layout = PF_STATE_4_8;
+	else
+		w->layout = PF_STATE_4_4;
+}
+
+/*
+ * The kernel as a SystemInfo packet, before any ftrace bundle: Perfetto
+ * reads it as it meets it in the file (tokenizing), so every switch after
+ * it is read in its kernel's layout.  The host name is not written.
+ */
+static void system_info(struct pf_writer *w)
+{
+	Perfetto__Protos__SystemInfo si = PERFETTO__PROTOS__SYSTEM_INFO__INIT;
+	Perfetto__Protos__Utsname u = PERFETTO__PROTOS__UTSNAME__INIT;
+	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+
+	if (!w->kernel.sysname[0])
+		return;
+	u.sysname = w->kernel.sysname;
+	u.release = w->kernel.release;
+	u.machine = w->kernel.machine[0] ? w->kernel.machine : NULL;
+	si.utsname = &u;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_SYSTEM_INFO;
+	p.system_info = &si;
 	emit_on(w, PF_SEQ_GLOBAL, &p);
 }
 
@@ -668,6 +756,7 @@ static void start(struct pf_writer *w)
 		return;
 	w->started = true;
 	start_clock(w);
+	system_info(w);
 	battery_tracks(w);
 	task_tracks(w);
 	model_tracks(w);
@@ -676,7 +765,7 @@ static void start(struct pf_writer *w)
 /* ---- ftrace bundles --------------------------------------------------- */
 
 static struct pf_cpu *cpu_get(struct pf_writer *w, const struct trace_event *ev);
-static int64_t prev_state_raw(unsigned int s);
+static int64_t prev_state_raw(const struct pf_writer *w, unsigned int s);
 
 static void flush_cpu(struct pf_writer *w, int cpu)
 {
@@ -767,7 +856,7 @@ static void full_switch(struct pf_writer *w, const struct trace_event *ev)
 	f->sw.has_prev_pid = f->sw.has_next_pid = f->sw.has_prev_state = true;
 	f->sw.prev_pid = ev->sw.prev_pid;
 	f->sw.next_pid = ev->sw.next_pid;
-	f->sw.prev_state = prev_state_raw(ev->sw.prev_state);
+	f->sw.prev_state = prev_state_raw(w, ev->sw.prev_state);
 	f->sw.has_prev_prio = ev->sw.prev_prio >= 0;
 	f->sw.prev_prio = ev->sw.prev_prio;
 	f->sw.has_next_prio = ev->sw.next_prio >= 0;
@@ -794,7 +883,7 @@ static void compact_switch(struct pf_writer *w, const struct trace_event *ev)
 	if (comm < 0)
 		return;
 	c->sw_ts[c->nsw] = ev->ts_ns;
-	c->sw_state[c->nsw] = prev_state_raw(ev->sw.prev_state);
+	c->sw_state[c->nsw] = prev_state_raw(w, ev->sw.prev_state);
 	c->sw_pid[c->nsw] = ev->sw.next_pid;
 	c->sw_prio[c->nsw] = ev->sw.next_prio >= 0 ? ev->sw.next_prio : 0;
 	c->sw_comm[c->nsw] = comm;
@@ -859,26 +948,47 @@ static char *comm_copy(char *buf, size_t len, const char *comm)
 }
 
 /*
- * prev_state in the bit layout Perfetto assumes for a trace that does not
- * name its kernel version (4.4): the letters sched_switch printed.
+ * prev_state in the layout trace_processor reads for the trace's kernel,
+ * from the letters sched_switch printed: each letter's bit in 4.4's, 4.8's
+ * and 4.14's layout (0: none there).
  */
-static int64_t prev_state_raw(unsigned int s)
+static const struct { unsigned int bit; int64_t raw[PF_NR_LAYOUTS]; } pf_state_bits[] = {
+	{ TRACE_TASK_S, { 0x1, 0x1, 0x1 } },
+	{ TRACE_TASK_D, { 0x2, 0x2, 0x2 } },
+	{ TRACE_TASK_T, { 0x4, 0x4, 0x4 } },
+	{ TRACE_TASK_t, { 0x8, 0x8, 0x8 } },
+	{ TRACE_TASK_X, { 0x10, 0x10, 0x10 } },
+	{ TRACE_TASK_Z, { 0x20, 0x20, 0x20 } },
+	{ TRACE_TASK_x, { 0x40, 0x40, 0 } },
+	{ TRACE_TASK_K, { 0x80, 0x80, 0 } },
+	{ TRACE_TASK_W, { 0x100, 0x100, 0 } },
+	{ TRACE_TASK_P, { 0x200, 0x200, 0x40 } },
+	{ TRACE_TASK_N, { 0x400, 0x400, 0 } },
+	/* idle: D without load before 4.14, which trace_processor shows as I */
+	{ TRACE_TASK_I, { 0x402, 0x402, 0x80 } },
+	{ TRACE_TASK_PREEMPTED, { 0x800, 0x1000, 0x100 } },
+};
+
+/*
+ * A state the input did not give or that could not be read, or a letter
+ * the layout has no bit for, is written unknown in 4.14's layout; the
+ * older ones have no unknown value, so it is written as its known letters
+ * there (0, R, when none).
+ */
+static int64_t prev_state_raw(const struct pf_writer *w, unsigned int s)
 {
-	static const struct { unsigned int bit; int64_t raw; } map[] = {
-		{ TRACE_TASK_S, 0x1 }, { TRACE_TASK_D, 0x2 }, { TRACE_TASK_T, 0x4 },
-		{ TRACE_TASK_t, 0x8 }, { TRACE_TASK_X, 0x10 }, { TRACE_TASK_Z, 0x20 },
-		{ TRACE_TASK_x, 0x40 }, { TRACE_TASK_K, 0x80 }, { TRACE_TASK_W, 0x100 },
-		{ TRACE_TASK_P, 0x200 }, { TRACE_TASK_N, 0x400 },
-		{ TRACE_TASK_I, 0x402 },	/* D without load: Perfetto shows idle */
-		{ TRACE_TASK_PREEMPTED, 0x800 },
-	};
-	int64_t raw = 0;
+	bool unknown = s & TRACE_TASK_UNKNOWN;
+	int64_t raw = 0, bit;
 	size_t i;
 
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (s & map[i].bit)
-			raw |= map[i].raw;
-	return raw;
+	for (i = 0; i < sizeof(pf_state_bits) / sizeof(pf_state_bits[0]); i++) {
+		if (!(s & pf_state_bits[i].bit))
+			continue;
+		bit = pf_state_bits[i].raw[w->layout];
+		unknown |= !bit;
+		raw |= bit;
+	}
+	return unknown && w->layout == PF_STATE_4_14 ? PF_STATE_UNKNOWN_4_14 : raw;
 }
 
 static void ftrace_event(struct pf_writer *w, const struct trace_event *ev)

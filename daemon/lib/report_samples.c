@@ -229,6 +229,14 @@ static void samples_clock(const struct trace_clock_info *ci, void *arg)
 		pf_clock(p->pf, ci);
 }
 
+static void samples_kernel(const struct trace_kernel_info *k, void *arg)
+{
+	struct samples_pass *p = arg;
+
+	if (p->pf)
+		pf_kernel(p->pf, k);
+}
+
 static void samples_slice_done(const struct report *live, const struct report_open_slice *o,
 			       bool unterminated, void *arg)
 {
@@ -314,6 +322,7 @@ int report_write_outputs(const struct report *r, const char *path,
 		.cpus = samples_cpus,
 		.comm = samples_comm,
 		.clock = samples_clock,
+		.kernel = samples_kernel,
 	};
 	struct report_options opt = r->opt;
 	struct samples_pass p = { .r = r, .o = o, .chrome_first = true };

@@ -138,6 +138,25 @@ struct trace_clock_info {
 	uint64_t realtime_ns;	/* ... and CLOCK_REALTIME (0: not recorded) */
 };
 
+/*
+ * The kernel the capture was made on, as uname(2) named it: a trace.dat's
+ * UNAME option ("SYSNAME NODENAME RELEASE MACHINE", written by
+ * `trace-cmd record` and `powerpin record`).  Fields the input does not
+ * give are "".
+ */
+struct trace_kernel_info {
+	char sysname[65];	/* "Linux" */
+	char release[65];	/* "6.12.38+deb13-amd64" */
+	char machine[65];	/* "x86_64", "aarch64", ... */
+};
+
+/*
+ * Read a UNAME option's text into @k: its first word is the system's name,
+ * its last two the release and the machine (a host name between them is
+ * not kept).  Returns 0, or -1 when @s has fewer than three words.
+ */
+int trace_kernel_parse(const char *s, struct trace_kernel_info *k);
+
 struct trace_input_ops {
 	/* Return 0 to go on, non-zero to stop reading (returned by trace_input_read). */
 	int (*event)(const struct trace_event *ev, void *arg);
@@ -158,6 +177,8 @@ struct trace_input_ops {
 	void (*kernel_lost)(uint64_t lost, void *arg);
 	/* The input's clock, before the first event (may not be called). */
 	void (*clock)(const struct trace_clock_info *clock, void *arg);
+	/* The capture's kernel, before the first event, when the input names it. */
+	void (*kernel)(const struct trace_kernel_info *kernel, void *arg);
 	/*
 	 * Text: the last line, number @lineno, has no newline and is not a
 	 * whole event, so its writer was stopped inside it (`... current_ua=-6`

@@ -35,6 +35,8 @@ const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
 /* The same: the trace clock named by the file's TRACECLOCK option, or NULL. */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+/* The same: the text of the file's UNAME option, or NULL. */
+const char *tracecmd_get_uname(struct tracecmd_input *handle);
 
 /*
  * Formats libtraceevent cannot read safely.  libtraceevent 1.7.1 (and 1.8.4,
@@ -739,6 +741,40 @@ static void dat_clock(struct tracecmd_input *handle, const char *stats,
 	}
 }
 
+/* Copy the word at @w (up to white space) into @dst; -1 if it does not fit. */
+static int word_copy(char *dst, size_t len, const char *w)
+{
+	size_t n = strcspn(w, " \t\n");
+
+	if (n >= len)
+		return -1;
+	memcpy(dst, w, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+int trace_kernel_parse(const char *s, struct trace_kernel_info *k)
+{
+	const char *w[3] = { NULL, NULL, NULL };	/* the first, the last two words */
+	int n = 0;
+
+	memset(k, 0, sizeof(*k));
+	while (s && *(s += strspn(s, " \t\n"))) {
+		if (!n++)
+			w[0] = s;
+		w[1] = w[2];
+		w[2] = s;
+		s += strcspn(s, " \t\n");
+	}
+	if (n < 3 || word_copy(k->sysname, sizeof(k->sysname), w[0]) ||
+	    word_copy(k->release, sizeof(k->release), w[1]) ||
+	    word_copy(k->machine, sizeof(k->machine), w[2])) {
+		memset(k, 0, sizeof(*k));
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * libtracecmd ends a CPU's stream at the first page it cannot load (a bad
  * commit size, a failed map or decompression) exactly as at the end of the
@@ -817,6 +853,12 @@ static int dat_prepare(struct tracecmd_input *handle, struct dat_reader *r)
 
 		dat_clock(handle, stats, &ci);
 		r->ops->clock(&ci, r->arg);
+	}
+	if (r->ops->kernel) {
+		struct trace_kernel_info k;
+
+		if (!trace_kernel_parse(tracecmd_get_uname(handle), &k))
+			r->ops->kernel(&k, r->arg);
 	}
 	return 0;
 }

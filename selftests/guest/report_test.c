@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -302,12 +303,14 @@ TEST_F_TIMEOUT(capture, tracedat_energy_follows_load, 300)
 
 /*
  * powerpin record's own capture through --perfetto: the clock pair it
- * stored becomes a clock snapshot, the scheduler and the command's fork,
- * exit and atrace slice are in the trace, decoded with protoc.
+ * stored becomes a clock snapshot, the kernel it named a SystemInfo
+ * packet, the scheduler and the command's fork, exit and atrace slice are
+ * in the trace, decoded with protoc.
  */
 TEST(record_to_perfetto)
 {
-	char dir[] = "/tmp/powerpin-pf-XXXXXX", cmd[1024], path[160];
+	char dir[] = "/tmp/powerpin-pf-XXXXXX", cmd[1024], path[160], want[512];
+	struct utsname u;
 	char *text;
 	struct stat st;
 	FILE *f;
@@ -344,6 +347,12 @@ TEST(record_to_perfetto)
 	EXPECT_NE(NULL, strstr(text, "sched_process_exit { comm: \"sleep\""));
 	/* sleeping tasks leave as S: the letters came through */
 	EXPECT_NE(NULL, strstr(text, "switch_prev_state: 1 "));
+	/* the capture named this kernel, and the trace names it to Perfetto */
+	ASSERT_EQ(0, uname(&u));
+	snprintf(want, sizeof(want),
+		 "system_info { utsname { sysname: \"%s\" release: \"%s\" machine: \"%s\" } }",
+		 u.sysname, u.release, u.machine);
+	EXPECT_NE(NULL, strstr(text, want));
 	EXPECT_NE(NULL, strstr(text, "type: TYPE_SLICE_BEGIN"));
 	EXPECT_NE(NULL, strstr(text, "name: \"pp_work\""));
 	EXPECT_NE(NULL, strstr(text, "name: \"energy_j\" } type: TYPE_SLICE_END"));

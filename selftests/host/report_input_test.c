@@ -62,6 +62,36 @@ TEST(task_state_letters)
 	EXPECT_EQ(TRACE_TASK_UNKNOWN, trace_task_state_parse("", 0));
 }
 
+/* A trace.dat's UNAME option: "SYSNAME NODENAME RELEASE MACHINE" */
+TEST(kernel_from_uname_option)
+{
+	char long_word[80], text[128];
+	struct trace_kernel_info k;
+
+	ASSERT_EQ(0, trace_kernel_parse("Linux buildhost 6.12.38+deb13-amd64 x86_64", &k));
+	EXPECT_STREQ("Linux", k.sysname);
+	EXPECT_STREQ("6.12.38+deb13-amd64", k.release);
+	EXPECT_STREQ("x86_64", k.machine);
+	/* an empty host name, or one with a space: the last two words still */
+	ASSERT_EQ(0, trace_kernel_parse("Linux  4.9.337 armv7l\n", &k));
+	EXPECT_STREQ("4.9.337", k.release);
+	EXPECT_STREQ("armv7l", k.machine);
+	ASSERT_EQ(0, trace_kernel_parse("Linux my host 3.10.105 armv7l", &k));
+	EXPECT_STREQ("Linux", k.sysname);
+	EXPECT_STREQ("3.10.105", k.release);
+	/* too few words, none, or one longer than uname's: not a kernel */
+	EXPECT_EQ(-1, trace_kernel_parse("Linux 6.1.0", &k));
+	EXPECT_STREQ("", k.release);
+	EXPECT_EQ(-1, trace_kernel_parse("", &k));
+	EXPECT_EQ(-1, trace_kernel_parse(NULL, &k));
+	memset(long_word, '6', sizeof(long_word) - 1);
+	long_word[sizeof(long_word) - 1] = '\0';
+	EXPECT_EQ(-1, trace_kernel_parse(long_word, &k));
+	snprintf(text, sizeof(text), "Linux h %s x86_64", long_word);
+	EXPECT_EQ(-1, trace_kernel_parse(text, &k));
+	EXPECT_STREQ("", k.sysname);
+}
+
 TEST(parse_fork_and_exit)
 {
 	char fork[] = "            bash-1234    [001] d..2.   50.000100: sched_process_fork: comm=bash pid=1234 child_comm=bash child_pid=1240\n";

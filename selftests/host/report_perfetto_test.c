@@ -478,6 +478,139 @@ TEST_F_TIMEOUT(pf, tracedat_clock_and_states, 120)
 	free(text);
 }
 
+/*
+ * sched_switch's format with two states powerpin cannot write in 4.14's
+ * layout: 0x40 printed as a letter no kernel prints ("Q", an unparsed
+ * state) and 0x80 as "N" (no-load, which kernels before 4.14 print and
+ * 4.14's layout has no bit for).
+ */
+static char *odd_switch_format(void)
+{
+	char *f = strdup(tdat_fmt_switch), *p;
+
+	if (!f)
+		return NULL;
+	p = strstr(f, "{ 0x00000040, \"P\" }");
+	if (p)
+		p[15] = 'Q';
+	p = strstr(f, "{ 0x00000080, \"I\" }");
+	if (p)
+		p[15] = 'N';
+	return f;
+}
+
+/*
+ * CPU 1 switching "spin" out in the states @raw (the kernel's bits, in
+ * the 4.14 format the file describes) under @uname (NULL: no UNAME option)
+ * and @format (NULL: the usual one), reported with @extra options; the
+ * decoded trace, NULL on failure.
+ */
+static char *states_trace(FIXTURE_DATA(pf) *self, const char *uname, const char *format,
+			  const int64_t *raw, int n, const char *extra)
+{
+	char tmp[160];
+	struct tdat w;
+	int k;
+
+	if (tdat_open(&w, 2))
+		return NULL;
+	tdat_uname(&w, uname);
+	w.switch_format = format;
+	tdat_comm(&w, 42, "spin");
+	for (k = 0; k <= 20; k++)
+		tdat_battery(&w, 0, T0 + k * 10 * MS, 77, k + 1, 3800000, -500000, 4000, 0);
+	tdat_switch_state(&w, 1, T0 + 1 * MS, "swapper/1", 0, 0, "spin", 42);
+	for (k = 0; k < n; k++) {
+		tdat_switch_state(&w, 1, T0 + (2 + 2 * k) * MS, "spin", 42, raw[k], "swapper/1", 0);
+		tdat_switch_state(&w, 1, T0 + (3 + 2 * k) * MS, "swapper/1", 0, 0, "spin", 42);
+	}
+	if (tdat_close(&w, self->in) || run_report(self, extra))
+		return NULL;
+	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
+	return decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
+}
+
+/* The compact switches' prev_state of @text, "spin"'s only (every other one). */
+static void expect_states(struct __test_metadata *_metadata, const char *text,
+			  const double *want, int n)
+{
+	double v[64];
+	int k;
+
+	ASSERT_EQ(2 * n, values_after(text, "switch_prev_state: ", v, 64));
+	for (k = 0; k < n; k++) {
+		EXPECT_EQ(want[k], v[2 * k]);
+		EXPECT_EQ(0, v[2 * k + 1]);	/* swapper, running: R */
+	}
+}
+
+/*
+ * prev_state in the layout trace_processor reads for the capture's
+ * kernel, named by a SystemInfo packet when the trace.dat's UNAME option
+ * names it: S D T P I R+ on 6.12 (4.14's layout), 4.9 (4.8's) and with no
+ * kernel named (4.4's); an unparsed state written unknown (0x200) in 4.14's
+ * layout, as before (its known letters, R) in the others; a release
+ * trace_processor would not read names no kernel.
+ */
+TEST_F_TIMEOUT(pf, tracedat_kernel_layouts, 180)
+{
+	static const int64_t raw[] = { 0x1, 0x2, 0x4, 0x40, 0x80, 0x100, 0 };
+	static const double l414[] = { 1, 2, 4, 0x40, 0x80, 0x100, 0 };
+	static const double l48[] = { 1, 2, 4, 0x200, 0x402, 0x1000, 0 };
+	static const double l44[] = { 1, 2, 4, 0x200, 0x402, 0x800, 0 };
+	static const int64_t odd[] = { 0x40, 0x80, 0x41, 0x1 };
+	static const double odd414[] = { 0x200, 0x200, 0x200, 1 };
+	static const double odd48[] = { 0, 0x400, 0, 1 };
+	char *text, *fmt = odd_switch_format(), tmp[160];
+
+	ASSERT_NE(NULL, fmt);
+	text = states_trace(self, "Linux buildhost 6.12.38+deb13-amd64 x86_64", NULL, raw, 7, "");
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(1, count(text, "system_info { utsname { sysname: \"Linux\" "
+				 "release: \"6.12.38+deb13-amd64\" machine: \"x86_64\" } }"));
+	EXPECT_EQ(0, count(text, "buildhost"));
+	/* before the first bundle: trace_processor reads it as it meets it */
+	EXPECT_GT(strstr(text, "ftrace_events {"), strstr(text, "system_info {"));
+	/* the CPU's first switch, whole: R in every layout */
+	EXPECT_EQ(1, count(text, "prev_state: 0 next_comm: \"spin\""));
+	expect_states(_metadata, text, l414, 7);
+	snprintf(tmp, sizeof(tmp), "%s/upstream", self->dir);
+	check_upstream(_metadata, self->trace, text, tmp);
+	free(text);
+
+	/* through the report's filters too */
+	text = states_trace(self, "Linux h 4.9.337 armv7l", NULL, raw, 7, "--cpu 0-1");
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(1, count(text, "release: \"4.9.337\" machine: \"armv7l\""));
+	expect_states(_metadata, text, l48, 7);
+	free(text);
+
+	text = states_trace(self, NULL, NULL, raw, 7, "");
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(0, count(text, "system_info"));
+	expect_states(_metadata, text, l44, 7);
+	free(text);
+
+	/* "6" or "6.1-rc1": trace_processor reads no version (or another) from it */
+	text = states_trace(self, "Linux h 6.1-rc1 x86_64", NULL, raw, 7, "");
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(0, count(text, "system_info"));
+	expect_states(_metadata, text, l44, 7);
+	free(text);
+
+	text = states_trace(self, "Linux h 6.1.0-rc1 x86_64", fmt, odd, 4, "");
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(1, count(text, "release: \"6.1.0-rc1\""));
+	expect_states(_metadata, text, odd414, 4);
+	free(text);
+
+	text = states_trace(self, "Linux h 4.13.0 x86_64", fmt, odd, 4, "");
+	ASSERT_NE(NULL, text);
+	expect_states(_metadata, text, odd48, 4);
+	free(text);
+	free(fmt);
+}
+
 struct slice_ev {
 	unsigned long long ts;
 	int begin;
