@@ -152,7 +152,8 @@ static bool residency_allowed(struct file *file)
  * Nothing is faulted in; like any mmap, it may update the access time.
  * A stacked file whose own inode has pages cached holds its data itself
  * (ecryptfs), and is left alone: FUSE drops a FOPEN_DIRECT_IO file's cache
- * when it is mapped.
+ * when it is mapped.  Without an MMU a private file mapping is a copy of
+ * the file's data, read in.
  */
 static struct file *residency_mapped_file(struct file *file)
 {
@@ -161,7 +162,7 @@ static struct file *residency_mapped_file(struct file *file)
 	struct file *mapped = NULL;
 	unsigned long addr;
 
-	if (!mm || !(file->f_mode & FMODE_READ) ||
+	if (!IS_ENABLED(CONFIG_MMU) || !mm || !(file->f_mode & FMODE_READ) ||
 	    !powerpin_file_is_stacked(file) ||
 	    READ_ONCE(file_inode(file)->i_mapping->nrpages))
 		return NULL;
