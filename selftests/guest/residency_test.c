@@ -1480,8 +1480,8 @@ static void expect_copy_up_answers(struct __test_metadata *_metadata, int dev,
 {
 	struct powerpin_residency r, lr;
 	uint64_t upper_nr;
+	int fd, wfd;
 	char byte;
-	int fd;
 
 	fd = open(o->merged_file, O_RDWR);
 	ASSERT_LE(0, fd);
@@ -1502,6 +1502,12 @@ static void expect_copy_up_answers(struct __test_metadata *_metadata, int dev,
 	EXPECT_GE(r.nr_resident, 1U);
 	EXPECT_LT(r.nr_resident, pages / 2) TH_LOG("the upper file's cache");
 	upper_nr = r.nr_resident;
+	/* a write-only fd cannot be mapped: answered for the real file */
+	wfd = open(o->merged_file, O_WRONLY);
+	ASSERT_LE(0, wfd);
+	ASSERT_EQ(0, query(dev, wfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(upper_nr, r.nr_resident);
+	close(wfd);
 
 	expect_bitmap_is_mincore(_metadata, dev, old, pages);
 	ASSERT_EQ(0, query(dev, old, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
