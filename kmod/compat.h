@@ -55,6 +55,9 @@
 #ifdef POWERPIN_HAVE_MINMAX_H
 #include <linux/minmax.h>
 #endif
+#ifdef POWERPIN_HAVE_MMAP_LOCK
+#include <linux/mmap_lock.h>
+#endif
 
 /* ---- general ---------------------------------------------------------------- */
 
@@ -724,6 +727,40 @@ static inline struct inode *powerpin_data_inode(struct file *file)
 #else
 	/* no overlayfs before 3.18: a file's own inode holds its pages */
 	return file_inode(file);
+#endif
+}
+
+/*
+ * Whether @file's file system is stacked on others (overlayfs, FUSE with
+ * passthrough, ecryptfs), so that its reads and mappings may use another
+ * file's page cache.  s_stack_depth came with overlayfs (3.18); before it
+ * no file system handed a mapping to another file's cache.
+ */
+static inline bool powerpin_file_is_stacked(const struct file *file)
+{
+#ifdef POWERPIN_HAVE_S_STACK_DEPTH
+	return file_inode(file)->i_sb->s_stack_depth > 0;
+#else
+	return false;
+#endif
+}
+
+/* mmap_read_lock() (5.8) wraps the mmap_sem that older kernels name. */
+static inline void powerpin_mmap_read_lock(struct mm_struct *mm)
+{
+#ifdef POWERPIN_HAVE_MMAP_LOCK
+	mmap_read_lock(mm);
+#else
+	down_read(&mm->mmap_sem);
+#endif
+}
+
+static inline void powerpin_mmap_read_unlock(struct mm_struct *mm)
+{
+#ifdef POWERPIN_HAVE_MMAP_LOCK
+	mmap_read_unlock(mm);
+#else
+	up_read(&mm->mmap_sem);
 #endif
 }
 

@@ -79,6 +79,12 @@ ccflags-y += $(call pp_has,bool inode_owner_or_capable$(pp_lp)struct mnt_idmap,i
 ccflags-y += $(call pp_has,bool inode_owner_or_capable$(pp_lp)struct user_namespace,include/linux/fs.h,POWERPIN_HAVE_INODE_OWNER_USERNS)
 ccflags-y += $(call pp_has,int file_permission$(pp_lp),include/linux/fs.h,POWERPIN_HAVE_FILE_PERMISSION)
 ccflags-y += $(call pp_has,d_real_inode,include/linux/dcache.h,POWERPIN_HAVE_D_REAL_INODE)
+# 3.18 (with overlayfs): a superblock's stacking depth (in
+# linux/fs/super_types.h on the newest); 5.8: mmap_read_lock() in
+# linux/mmap_lock.h
+ccflags-y += $(call pp_has,int[[:space:]]+s_stack_depth;,include/linux/fs.h,POWERPIN_HAVE_S_STACK_DEPTH)
+ccflags-y += $(call pp_has,int[[:space:]]+s_stack_depth;,include/linux/fs/super_types.h,POWERPIN_HAVE_S_STACK_DEPTH)
+ccflags-y += $(call pp_file,include/linux/mmap_lock.h,POWERPIN_HAVE_MMAP_LOCK)
 # generic netlink: ops and groups registered one by one (up to 3.12; from
 # 4.10 the family holds them), 64-bit attributes with a pad (4.7)
 ccflags-y += $(call pp_has,genl_register_mc_group,include/net/genetlink.h,POWERPIN_HAVE_GENL_REGISTER_MC_GROUP)

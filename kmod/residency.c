@@ -2,15 +2,16 @@
 /*
  * Page-cache residency of a file: POWERPIN_IOC_RESIDENCY on /dev/powerpin.
  *
- * The page cache of the file's data inode (on overlayfs the real upper or
- * lower file, d_real_inode(); the permission rule applies to the file the
- * caller opened) is walked under RCU with the public xarray API, as
- * filemap_cachestat() does.  No folio is pinned or
- * dereferenced: an unpinned folio may be freed and reused under the walk (the
- * cachestat read-after-free, CVE-2024-26630).  Everything reported comes from
- * the xarray itself: the entry's presence and order, whether it is a value
- * (shadow or swap) entry, and its DIRTY and WRITEBACK marks.  A large folio
- * counts once per page it covers inside the range.
+ * The page cache of the file the fd reads and maps is walked (on a stacked
+ * file system the file a mapping of the fd gets, else d_real_inode(); the
+ * permission rule applies to the file the caller opened, and to that file)
+ * under RCU with the public xarray API, as filemap_cachestat() does.  No
+ * folio is pinned or dereferenced: an unpinned folio may be freed and
+ * reused under the walk (the cachestat read-after-free, CVE-2024-26630).
+ * Everything reported comes from the xarray itself: the entry's presence and
+ * order, whether it is a value (shadow or swap) entry, and its DIRTY and
+ * WRITEBACK marks.  A large folio counts once per page it covers inside the
+ * range.
  *
  * Input (struct powerpin_residency, uapi/linux/powerpin.h):
  *   size     sizeof the struct as the caller knows it, at least
@@ -74,6 +75,8 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/pagemap.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -135,6 +138,67 @@ static bool residency_allowed(struct file *file)
 	if (file_owner_or_capable(file))
 		return true;
 	return file_permission(file, MAY_WRITE) == 0;
+}
+
+/*
+ * The file whose page cache @file's mappings use, where a stacked file
+ * system hands them to another file, as a reference the caller drops; NULL
+ * where that cannot be found this way.  overlayfs and FUSE passthrough
+ * (6.9) put their real or backing file in vma->vm_file from ->mmap: for an
+ * overlayfs fd opened before a copy-up that is the lower file, which no
+ * exported call leads to from the overlay file.  So one page of @file is
+ * mapped into the caller's own address space (vm_mmap(), as i915's GEM mmap
+ * ioctl does), the file the mapping got is taken, and the page unmapped.
+ * Nothing is faulted in; like any mmap, it may update the access time.
+ * A stacked file whose own inode has pages cached holds its data itself
+ * (ecryptfs), and is left alone: FUSE drops a FOPEN_DIRECT_IO file's cache
+ * when it is mapped.  Without an MMU a private file mapping is a copy of
+ * the file's data, read in.
+ */
+static struct file *residency_mapped_file(struct file *file)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct file *mapped = NULL;
+	unsigned long addr;
+
+	if (!IS_ENABLED(CONFIG_MMU) || !mm || !(file->f_mode & FMODE_READ) ||
+	    !powerpin_file_is_stacked(file) ||
+	    READ_ONCE(file_inode(file)->i_mapping->nrpages))
+		return NULL;
+	/* -ENODEV without ->mmap, -EACCES, -ENOMEM, ...: not known this way */
+	addr = vm_mmap(file, 0, PAGE_SIZE, PROT_READ, MAP_PRIVATE, 0);
+	if (IS_ERR_VALUE(addr))
+		return NULL;
+	powerpin_mmap_read_lock(mm);
+	vma = find_vma(mm, addr);
+	/* another thread of the caller may have replaced it meanwhile */
+	if (vma && vma->vm_start == addr && vma->vm_end == addr + PAGE_SIZE &&
+	    vma->vm_file)
+		mapped = get_file(vma->vm_file);
+	powerpin_mmap_read_unlock(mm);
+	vm_munmap(addr, PAGE_SIZE);
+	return mapped;
+}
+
+/*
+ * The inode whose page cache holds the data of @file, which the caller may
+ * query: the file its mappings use where that is found (*@mapped then
+ * holds a reference to drop) and the caller may query that file too,
+ * otherwise powerpin_data_inode().  The second check keeps a mapping some
+ * other thread put at the address from answering for a file the caller
+ * may not query.
+ */
+static struct inode *residency_data_inode(struct file *file,
+					  struct file **mapped)
+{
+	*mapped = residency_mapped_file(file);
+	if (*mapped && residency_allowed(*mapped))
+		return file_inode(*mapped);
+	if (*mapped)
+		fput(*mapped);
+	*mapped = NULL;
+	return powerpin_data_inode(file);
 }
 
 /* File systems whose regular files have no page cache to describe. */
@@ -543,8 +607,8 @@ static int residency_query(struct powerpin_residency *res)
 {
 	struct residency_walk w = { .mode = res->mode, .res = res };
 	u64 first, end_index;	/* page numbers, not pgoff_t: see above */
+	struct file *file, *mapped = NULL;
 	struct inode *inode;
-	struct file *file;
 	loff_t size;
 	u64 end;
 	int ret;
@@ -560,15 +624,16 @@ static int residency_query(struct powerpin_residency *res)
 	file = fget(res->fd);	/* NULL for O_PATH descriptors too */
 	if (!file)
 		return -EBADF;
-	/* overlayfs: the pages are the real file's, the rights the caller's */
-	inode = powerpin_data_inode(file);
+	ret = residency_check_file(file, powerpin_data_inode(file));
+	if (!ret && !residency_allowed(file))
+		ret = -EPERM;
+	if (ret)
+		goto out_fput;
+	/* stacked files: the pages are the real file's, the rights the caller's */
+	inode = residency_data_inode(file, &mapped);
 	ret = residency_check_file(file, inode);
 	if (ret)
 		goto out_fput;
-	if (!residency_allowed(file)) {
-		ret = -EPERM;
-		goto out_fput;
-	}
 
 	size = i_size_read(inode);
 	res->file_size = size;
@@ -606,6 +671,8 @@ static int residency_query(struct powerpin_residency *res)
 	kfree(w.bits);
 	kfree(w.kruns);
 out_fput:
+	if (mapped)
+		fput(mapped);
 	fput(file);
 	return ret;
 }

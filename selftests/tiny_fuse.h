@@ -12,6 +12,15 @@
  *
  * Readahead is off (max_readahead 0), so a read of one page caches that
  * page only.
+ *
+ *   pid = tiny_fuse_mount_backed(dir, path);
+ *
+ * mounts it with FUSE passthrough (Linux 6.9+) instead: "big" has the size
+ * of the file at @path, and each open of it is passed through to that file
+ * (FUSE_DEV_IOC_BACKING_OPEN, FOPEN_PASSTHROUGH), whose page cache its
+ * reads and mappings use.  An open fails with the errno that registering
+ * the backing file gave (ENOTTY before 6.9, EOPNOTSUPP without
+ * CONFIG_FUSE_PASSTHROUGH).
  */
 #ifndef _TINY_FUSE_H
 #define _TINY_FUSE_H
@@ -22,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -34,6 +44,42 @@
 #define TINY_FUSE_FILE_INO	2
 #define TINY_FUSE_BUF		(1 << 20)
 #define TINY_FUSE_MAX_WRITE	65536
+
+/* Passthrough (protocol 7.40, Linux 6.9), which older headers lack. */
+#ifndef FUSE_PASSTHROUGH
+#define FUSE_PASSTHROUGH	(1ULL << 37)
+#define FOPEN_PASSTHROUGH	(1 << 7)
+struct fuse_backing_map {
+	int32_t fd;
+	uint32_t flags;
+	uint64_t padding;
+};
+
+#define FUSE_DEV_IOC_BACKING_OPEN _IOW(229, 1, struct fuse_backing_map)
+#endif
+#ifndef FUSE_INIT_EXT
+#define FUSE_INIT_EXT		(1 << 30)
+#endif
+
+/* The 7.40 layouts of the replies passthrough extends. */
+struct tiny_fuse_init_out {
+	uint32_t major, minor, max_readahead, flags;
+	uint16_t max_background, congestion_threshold;
+	uint32_t max_write, time_gran;
+	uint16_t max_pages, map_alignment;
+	uint32_t flags2, max_stack_depth;
+	uint32_t unused[6];
+};
+
+struct tiny_fuse_open_out {
+	uint64_t fh;
+	uint32_t open_flags;
+	int32_t backing_id;
+};
+
+/* passthrough: the backing file's path and size (set before the fork) */
+static const char *tiny_fuse_backing;
+static uint64_t tiny_fuse_size = TINY_FUSE_SIZE;
 
 static void tiny_fuse_reply(int fd, uint64_t unique, int error,
 			    const void *data, size_t len)
@@ -63,15 +109,15 @@ static void tiny_fuse_attr(uint64_t ino, struct fuse_attr *attr)
 		attr->nlink = 2;
 	} else {
 		attr->mode = S_IFREG | 0644;
-		attr->size = TINY_FUSE_SIZE;
-		attr->blocks = TINY_FUSE_SIZE / 512;
+		attr->size = tiny_fuse_size;
+		attr->blocks = tiny_fuse_size / 512;
 	}
 }
 
 static void tiny_fuse_init(int fd, const struct fuse_in_header *in,
 			   const struct fuse_init_in *arg)
 {
-	struct fuse_init_out out = {
+	struct tiny_fuse_init_out out = {
 		.major = FUSE_KERNEL_VERSION,
 		.minor = arg->minor < FUSE_KERNEL_MINOR_VERSION ?
 			 arg->minor : FUSE_KERNEL_MINOR_VERSION,
@@ -82,6 +128,40 @@ static void tiny_fuse_init(int fd, const struct fuse_in_header *in,
 		.time_gran = 1,
 	};
 
+	if (tiny_fuse_backing) {
+		/* a kernel that does not offer it ignores the flag */
+		out.flags = FUSE_INIT_EXT;
+		out.flags2 = FUSE_PASSTHROUGH >> 32;
+		out.max_stack_depth = 1;
+	}
+	tiny_fuse_reply(fd, in->unique, 0, &out, sizeof(out));
+}
+
+/* An open: passed through to the backing file, when there is one. */
+static void tiny_fuse_open(int fd, const struct fuse_in_header *in)
+{
+	struct tiny_fuse_open_out out = { .fh = 1 };
+	struct fuse_backing_map map = { 0 };
+	int id;
+
+	if (!tiny_fuse_backing || in->opcode != FUSE_OPEN) {
+		tiny_fuse_reply(fd, in->unique, 0, &out, sizeof(out));
+		return;
+	}
+	map.fd = open(tiny_fuse_backing, O_RDONLY | O_CLOEXEC);
+	if (map.fd < 0) {
+		tiny_fuse_reply(fd, in->unique, -errno, NULL, 0);
+		return;
+	}
+	id = ioctl(fd, FUSE_DEV_IOC_BACKING_OPEN, &map);
+	if (id < 0) {
+		tiny_fuse_reply(fd, in->unique, -errno, NULL, 0);
+		close(map.fd);
+		return;
+	}
+	close(map.fd);		/* the kernel holds its own reference */
+	out.open_flags = FOPEN_PASSTHROUGH;
+	out.backing_id = id;
 	tiny_fuse_reply(fd, in->unique, 0, &out, sizeof(out));
 }
 
@@ -115,10 +195,10 @@ static void tiny_fuse_read(int fd, const struct fuse_in_header *in,
 	static char zeros[TINY_FUSE_MAX_WRITE * 2];
 	uint64_t len = arg->size < sizeof(zeros) ? arg->size : sizeof(zeros);
 
-	if (arg->offset >= TINY_FUSE_SIZE)
+	if (arg->offset >= tiny_fuse_size)
 		len = 0;
-	else if (len > TINY_FUSE_SIZE - arg->offset)
-		len = TINY_FUSE_SIZE - arg->offset;
+	else if (len > tiny_fuse_size - arg->offset)
+		len = tiny_fuse_size - arg->offset;
 	tiny_fuse_reply(fd, in->unique, 0, zeros, len);
 }
 
@@ -127,7 +207,6 @@ static int tiny_fuse_serve_one(int fd, const char *req)
 {
 	const struct fuse_in_header *in = (const void *)req;
 	const void *arg = req + sizeof(*in);
-	struct fuse_open_out open_out = { .fh = 1 };
 	struct fuse_statfs_out statfs_out = { 0 };
 
 	switch (in->opcode) {
@@ -142,7 +221,7 @@ static int tiny_fuse_serve_one(int fd, const char *req)
 		return 0;
 	case FUSE_OPEN:
 	case FUSE_OPENDIR:
-		tiny_fuse_reply(fd, in->unique, 0, &open_out, sizeof(open_out));
+		tiny_fuse_open(fd, in);
 		return 0;
 	case FUSE_READ:
 		tiny_fuse_read(fd, in, arg);
@@ -222,6 +301,18 @@ static pid_t tiny_fuse_mount(const char *dir)
 	if (pid < 0)
 		umount2(dir, MNT_DETACH);
 	return pid;
+}
+
+/* tiny_fuse_mount() with "big" passed through to the file at @path. */
+static pid_t tiny_fuse_mount_backed(const char *dir, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -1;
+	tiny_fuse_backing = path;
+	tiny_fuse_size = st.st_size;
+	return tiny_fuse_mount(dir);
 }
 
 static void tiny_fuse_unmount(const char *dir, pid_t pid)

@@ -1374,8 +1374,8 @@ static void expect_bitmap_is_mincore(struct __test_metadata *_metadata, int dev,
 {
 	unsigned char *bits = calloc(pages / 8 + 1, 1);
 	struct powerpin_residency r;
+	size_t n, i, differ = 0, first = 0;
 	unsigned char *vec;
-	size_t n, i;
 
 	ASSERT_NE(NULL, bits);
 	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_BITMAP, 0, 0, bits, pages / 8 + 1, &r));
@@ -1383,27 +1383,154 @@ static void expect_bitmap_is_mincore(struct __test_metadata *_metadata, int dev,
 	ASSERT_NE(NULL, vec);
 	ASSERT_EQ(pages, n);
 	ASSERT_EQ(pages, r.nr_pages);
-	for (i = 0; i < n; i++)
-		ASSERT_EQ(vec[i] & 1, bit_is_set(bits, i)) TH_LOG("page %zu", i);
+	for (i = 0; i < n; i++) {
+		if ((vec[i] & 1) == bit_is_set(bits, i))
+			continue;
+		if (!differ++)
+			first = i;
+	}
+	EXPECT_EQ(0U, differ) TH_LOG("pages differing from mincore, the first %zu", first);
 	free(vec);
 	free(bits);
+}
+
+/* An overlayfs mount on /mnt/disk whose lower layer holds one file. */
+struct overlay {
+	char base[64], merged[96], lower_file[128], merged_file[128];
+	int lfd;			/* the lower file, read-write */
+};
+
+/* Mount @o with a cold lower file of @pages pages. */
+static void overlay_mount(struct __test_metadata *_metadata, struct overlay *o,
+			  size_t pages)
+{
+	char lower[96], upper[96], work[96], opts[400];
+
+	strcpy(o->base, DISK_DIR "/ovl.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(o->base));
+	ASSERT_EQ(0, chmod(o->base, 0755));
+	snprintf(lower, sizeof(lower), "%s/lower", o->base);
+	snprintf(upper, sizeof(upper), "%s/upper", o->base);
+	snprintf(work, sizeof(work), "%s/work", o->base);
+	snprintf(o->merged, sizeof(o->merged), "%s/merged", o->base);
+	ASSERT_EQ(0, mkdir(lower, 0755));
+	ASSERT_EQ(0, mkdir(upper, 0755));
+	ASSERT_EQ(0, mkdir(work, 0755));
+	ASSERT_EQ(0, mkdir(o->merged, 0755));
+	snprintf(o->lower_file, sizeof(o->lower_file), "%s/data", lower);
+	snprintf(o->merged_file, sizeof(o->merged_file), "%s/data", o->merged);
+	o->lfd = open(o->lower_file, O_CREAT | O_RDWR, 0644);
+	ASSERT_LE(0, o->lfd);
+	fill_file(o->lfd, pages * page_size);
+	ASSERT_EQ(0, fsync(o->lfd));
+	ASSERT_EQ(0, posix_fadvise(o->lfd, 0, 0, POSIX_FADV_DONTNEED));
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
+	ASSERT_EQ(0, mount("overlay", o->merged, "overlay", 0, opts))
+		TH_LOG("mount overlay: %s", strerror(errno));
+}
+
+static void overlay_unmount(struct overlay *o)
+{
+	char cmd[100];
+
+	close(o->lfd);
+	umount(o->merged);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", o->base);
+	system(cmd);
+}
+
+/* As nobody, a read-only fd of root's 0644 file is refused. */
+static void expect_nobody_refused(struct __test_metadata *_metadata,
+				  const char *path)
+{
+	int status, res;
+	pid_t pid;
+
+	ASSERT_EQ(0, chmod(POWERPIN_DEVICE, 0666));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int ndev, nfd;
+
+		if (setgroups(0, NULL) || setresgid(NOBODY_GID, NOBODY_GID, NOBODY_GID) ||
+		    setresuid(NOBODY_UID, NOBODY_UID, NOBODY_UID))
+			_exit(2);
+		ndev = open(POWERPIN_DEVICE, O_RDONLY);
+		nfd = open(path, O_RDONLY);
+		if (ndev < 0 || nfd < 0)
+			_exit(3);
+		res = query_errno(ndev, nfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0);
+		_exit(res == -EPERM ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	chmod(POWERPIN_DEVICE, 0600);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * Copy-up (an open for writing), then the lower and the upper file cached
+ * differently: the lower file's second half, a few pages of the upper one.
+ * @old, opened before the copy-up, still maps the lower file, a new fd the
+ * upper one; the ioctl answers for the file each fd maps, page for page
+ * what mincore() of that fd's mapping says.
+ */
+static void expect_copy_up_answers(struct __test_metadata *_metadata, int dev,
+				   struct overlay *o, int old, size_t pages)
+{
+	struct powerpin_residency r, lr;
+	uint64_t upper_nr;
+	int fd, wfd;
+	char byte;
+
+	fd = open(o->merged_file, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, pwrite(fd, "x", 1, 0));
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
+	ASSERT_EQ(1, pread(fd, &byte, 1, 5 * page_size));
+	ASSERT_EQ(0, posix_fadvise(o->lfd, 0, 0, POSIX_FADV_DONTNEED));
+	ASSERT_EQ((off_t)(pages / 2 * page_size),
+		  lseek(o->lfd, pages / 2 * page_size, SEEK_SET));
+	read_all(o->lfd);
+	ASSERT_EQ(0, query(dev, o->lfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &lr));
+	ASSERT_EQ(pages / 2, lr.nr_resident) TH_LOG("the lower file's cache");
+
+	expect_bitmap_is_mincore(_metadata, dev, fd, pages);
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(mincore_count(fd, pages * page_size), (long)r.nr_resident);
+	EXPECT_GE(r.nr_resident, 1U);
+	EXPECT_LT(r.nr_resident, pages / 2) TH_LOG("the upper file's cache");
+	upper_nr = r.nr_resident;
+	/* a write-only fd cannot be mapped: answered for the real file */
+	wfd = open(o->merged_file, O_WRONLY);
+	ASSERT_LE(0, wfd);
+	ASSERT_EQ(0, query(dev, wfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(upper_nr, r.nr_resident);
+	close(wfd);
+
+	expect_bitmap_is_mincore(_metadata, dev, old, pages);
+	ASSERT_EQ(0, query(dev, old, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(mincore_count(old, pages * page_size), (long)r.nr_resident);
+	EXPECT_EQ(lr.nr_resident, r.nr_resident)
+		TH_LOG("the upper file has %llu", (unsigned long long)upper_nr);
+	close(fd);
 }
 
 /*
  * A 4 MiB file read through an overlayfs mount: its pages are cached in
  * the real (lower, then after copy-up the upper) file, which is what reads
  * and mmap use.  The ioctl answers for that file, equal to mincore(), and
- * the permission rule still applies to the file the caller opened.
+ * the permission rule still applies to the file the caller opened.  After
+ * a copy-up, an fd opened before it maps the lower file and one opened
+ * after it the upper file: each answer is mincore() of the fd's mapping.
  */
 TEST(overlayfs_answers_for_the_real_file)
 {
-	char base[64], lower[96], upper[96], work[96], merged[96], opts[400];
-	char lower_file[128], merged_file[128];
 	const size_t pages = 1024;
-	struct powerpin_residency r, lr;
-	int dev, fd, lfd, old, status, res;
-	uint64_t upper_nr;
-	pid_t pid;
+	struct powerpin_residency r;
+	struct overlay o;
+	int dev, fd;
 
 	page_size = sysconf(_SC_PAGESIZE);
 	dev = open(POWERPIN_DEVICE, O_RDONLY);
@@ -1412,30 +1539,10 @@ TEST(overlayfs_answers_for_the_real_file)
 		guest_modprobe("overlay");
 	if (!filesystem_known("overlay"))
 		SKIP(close(dev); return, "no overlayfs in this kernel (3.18+)");
-	strcpy(base, DISK_DIR "/ovl.XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(base));
-	ASSERT_EQ(0, chmod(base, 0755));
-	snprintf(lower, sizeof(lower), "%s/lower", base);
-	snprintf(upper, sizeof(upper), "%s/upper", base);
-	snprintf(work, sizeof(work), "%s/work", base);
-	snprintf(merged, sizeof(merged), "%s/merged", base);
-	ASSERT_EQ(0, mkdir(lower, 0755));
-	ASSERT_EQ(0, mkdir(upper, 0755));
-	ASSERT_EQ(0, mkdir(work, 0755));
-	ASSERT_EQ(0, mkdir(merged, 0755));
-	snprintf(lower_file, sizeof(lower_file), "%s/data", lower);
-	snprintf(merged_file, sizeof(merged_file), "%s/data", merged);
-	lfd = open(lower_file, O_CREAT | O_RDWR, 0644);
-	ASSERT_LE(0, lfd);
-	fill_file(lfd, pages * page_size);
-	ASSERT_EQ(0, fsync(lfd));
-	ASSERT_EQ(0, posix_fadvise(lfd, 0, 0, POSIX_FADV_DONTNEED));
-	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
-	ASSERT_EQ(0, mount("overlay", merged, "overlay", 0, opts))
-		TH_LOG("mount overlay: %s", strerror(errno));
+	overlay_mount(_metadata, &o, pages);
 
 	/* cold, then read whole through the overlay: 1024 of 1024 */
-	fd = open(merged_file, O_RDONLY);
+	fd = open(o.merged_file, O_RDONLY);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
 	EXPECT_EQ(0U, r.nr_resident);
@@ -1452,63 +1559,11 @@ TEST(overlayfs_answers_for_the_real_file)
 	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
 	EXPECT_EQ(pages / 2, r.nr_resident);
 
-	/* as nobody: a read-only fd of root's 0644 file is refused */
-	ASSERT_EQ(0, chmod(POWERPIN_DEVICE, 0666));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		int ndev, nfd;
+	expect_nobody_refused(_metadata, o.merged_file);
+	expect_copy_up_answers(_metadata, dev, &o, fd, pages);
 
-		if (setgroups(0, NULL) || setresgid(NOBODY_GID, NOBODY_GID, NOBODY_GID) ||
-		    setresuid(NOBODY_UID, NOBODY_UID, NOBODY_UID))
-			_exit(2);
-		ndev = open(POWERPIN_DEVICE, O_RDONLY);
-		nfd = open(merged_file, O_RDONLY);
-		if (ndev < 0 || nfd < 0)
-			_exit(3);
-		res = query_errno(ndev, nfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0);
-		_exit(res == -EPERM ? 0 : 4);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	chmod(POWERPIN_DEVICE, 0600);
-	EXPECT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
-
-	/* copy-up: the upper file now holds the data, the old fd follows */
-	old = fd;
-	fd = open(merged_file, O_RDWR);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(1, pwrite(fd, "x", 1, 0));
-	ASSERT_EQ(0, fsync(fd));
-	ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
-	ASSERT_EQ(1, pread(fd, opts, 1, 5 * page_size));
-	expect_bitmap_is_mincore(_metadata, dev, fd, pages);
-	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
-	EXPECT_EQ(mincore_count(fd, pages * page_size), (long)r.nr_resident);
-	EXPECT_GE(r.nr_resident, 1U);
-
-	/*
-	 * The fd opened before the copy-up: overlayfs opens the real file
-	 * again for each read once it changed (ovl_real_fdget()), so a read
-	 * through it fills the upper file's cache, not the lower's, and the
-	 * ioctl on it answers for the upper file.
-	 */
-	upper_nr = r.nr_resident;
-	ASSERT_EQ(0, query(dev, lfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &lr));
-	ASSERT_EQ(1, pread(old, opts, 1, (pages - 100) * page_size));
-	ASSERT_EQ(0, query(dev, old, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
-	EXPECT_EQ(mincore_count(fd, pages * page_size), (long)r.nr_resident);
-	EXPECT_LT(upper_nr, r.nr_resident);
-	ASSERT_EQ(0, query(dev, lfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
-	EXPECT_EQ(lr.nr_resident, r.nr_resident) TH_LOG("the read went to the lower file");
-
-	close(old);
 	close(fd);
-	close(lfd);
-	umount(merged);
-	unlink(lower_file);
-	snprintf(opts, sizeof(opts), "rm -rf %s", base);
-	system(opts);
+	overlay_unmount(&o);
 	close(dev);
 }
 
@@ -1579,6 +1634,77 @@ TEST(beyond_16tib_fuse)
 	close(fd);
 	tiny_fuse_unmount(dir, pid);
 	rmdir(dir);
+	close(dev);
+}
+
+/*
+ * FUSE passthrough (6.9): the reads and mappings of a FUSE file go to the
+ * backing file its server named, whose page cache holds the pages; the
+ * FUSE inode's own stays empty.  With part of the file read through FUSE,
+ * the ioctl answers what mincore() of a mapping of the FUSE fd says, page
+ * for page, and not 0.
+ */
+TEST(fuse_passthrough_answers_for_the_backing_file)
+{
+	const size_t pages = 1024;
+	struct powerpin_residency r;
+	char dir[64], file[80], backing[64], *buf;
+	int dev, fd, bfd;
+	pid_t pid;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	dev = open(POWERPIN_DEVICE, O_RDONLY);
+	ASSERT_LE(0, dev);
+	if (!guest_module_builtin("fuse"))
+		guest_modprobe("fuse");
+	strcpy(backing, DISK_DIR "/backing.XXXXXX");
+	bfd = mkstemp(backing);
+	ASSERT_LE(0, bfd);
+	fill_file(bfd, pages * page_size);
+	ASSERT_EQ(0, fsync(bfd));
+	ASSERT_EQ(0, posix_fadvise(bfd, 0, 0, POSIX_FADV_DONTNEED));
+	strcpy(dir, "/tmp/fuse.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	pid = tiny_fuse_mount_backed(dir, backing);
+	if (pid < 0 && (errno == ENODEV || errno == ENOENT)) {
+		rmdir(dir);
+		unlink(backing);
+		close(dev);
+		SKIP(return, "no FUSE in this kernel (%s)", strerror(errno));
+	}
+	ASSERT_LE(0, pid) TH_LOG("mount fuse: %s", strerror(errno));
+	snprintf(file, sizeof(file), "%s/big", dir);
+	fd = open(file, O_RDONLY);
+	if (fd < 0 && (errno == ENOTTY || errno == EOPNOTSUPP)) {
+		tiny_fuse_unmount(dir, pid);
+		rmdir(dir);
+		unlink(backing);
+		close(dev);
+		SKIP(return, "no FUSE passthrough in this kernel (6.9+, CONFIG_FUSE_PASSTHROUGH): %s",
+		     strerror(errno));
+	}
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", file, strerror(errno));
+
+	/* the first 100 pages (and what readahead adds) through FUSE */
+	buf = malloc(100 * page_size);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ((ssize_t)(100 * page_size), pread(fd, buf, 100 * page_size, 0));
+	free(buf);
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(pages * page_size, r.file_size);
+	EXPECT_EQ(pages, r.nr_pages);
+	EXPECT_GE(r.nr_resident, 100U);
+	EXPECT_EQ(mincore_count(fd, pages * page_size), (long)r.nr_resident);
+	expect_bitmap_is_mincore(_metadata, dev, fd, pages);
+	/* the backing file's own fd: the same pages */
+	ASSERT_EQ(0, query(dev, bfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(mincore_count(fd, pages * page_size), (long)r.nr_resident);
+
+	close(fd);
+	tiny_fuse_unmount(dir, pid);
+	rmdir(dir);
+	close(bfd);
+	unlink(backing);
 	close(dev);
 }
 
