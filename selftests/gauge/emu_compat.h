@@ -3,7 +3,8 @@
  * The kernel interfaces the gauge emulator uses that differ between the
  * kernels it builds for, on top of the module's kmod/compat.h: I2C client
  * creation, max17042 platform data, sleeping and 64-bit arithmetic,
- * debugfs attributes and CPU time.  selftests/gauge/Kbuild defines the
+ * debugfs attributes and CPU time (and the test supply's property table).
+ * selftests/gauge/Kbuild defines the
  * POWERPIN_HAVE_* probes read here (with kmod/probes.mk's).
  */
 #ifndef _POWERPIN_EMU_COMPAT_H
@@ -16,6 +17,13 @@
 #include <linux/i2c.h>
 #include <linux/kernel_stat.h>
 #include <linux/math64.h>
+
+/* a supply's property table (pp_test_supply's): const since 5.7 */
+#ifdef POWERPIN_HAVE_PSY_CONST_PROPERTIES
+#define POWERPIN_PSY_PROPERTIES_CONST	const
+#else
+#define POWERPIN_PSY_PROPERTIES_CONST
+#endif
 
 #ifndef POWERPIN_HAVE_I2C_NEW_CLIENT_DEVICE
 static inline struct i2c_client *
@@ -178,8 +186,9 @@ static const struct file_operations __fops = {				\
 #endif
 
 /*
- * CPU time of one kind (CPUTIME_*) on one CPU, in ns.  Before 4.11 the
- * counters are in cputime units (jiffies on the kernels we build for).
+ * CPU time of one kind (CPUTIME_*) on one CPU, in ns.  Before 5.8 no fetch
+ * (the counters are read as they are); before 4.11 they are in cputime
+ * units (jiffies on the kernels we build for).
  */
 #ifdef POWERPIN_HAVE_KCPUSTAT_CPU_FETCH
 static inline void powerpin_cpustat_ns(int cpu, u64 ns[NR_STATS])
@@ -190,6 +199,14 @@ static inline void powerpin_cpustat_ns(int cpu, u64 ns[NR_STATS])
 	kcpustat_cpu_fetch(&kcs, cpu);
 	for (i = 0; i < NR_STATS; i++)
 		ns[i] = kcs.cpustat[i];
+}
+#elif !defined(POWERPIN_HAVE_CPUTIME_T)
+static inline void powerpin_cpustat_ns(int cpu, u64 ns[NR_STATS])
+{
+	int i;
+
+	for (i = 0; i < NR_STATS; i++)
+		ns[i] = kcpustat_cpu(cpu).cpustat[i];
 }
 #else
 static inline void powerpin_cpustat_ns(int cpu, u64 ns[NR_STATS])
