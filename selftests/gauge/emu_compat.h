@@ -110,11 +110,21 @@ static inline int __sysfs_match_string(const char * const *array, size_t n,
 #endif
 
 /*
- * Before 4.7 debugfs has no removal-safe attributes: simple attributes
- * then, but written through a parser as strict as later kernels' (3.10's
- * simple_attr_write() takes "lots" for 0 and cuts 64-bit values).
+ * Debugfs attributes that parse what is written strictly, signed ones as
+ * signed: the kernel's where it has DEFINE_DEBUGFS_ATTRIBUTE_SIGNED (6.5,
+ * backported to 5.10.y and 6.1.y).  Before, simple_attr_write() takes
+ * "lots" for 0 and cuts 64-bit values (3.10, 5.4), or, once it parses
+ * strictly, refuses negative values: simple attributes then, written through a parser
+ * as strict as the newest kernels', and created with debugfs_create_file(),
+ * whose proxy makes them removal-safe from 4.7 (3.10 has none).
  */
-#ifndef DEFINE_DEBUGFS_ATTRIBUTE
+#ifdef DEFINE_DEBUGFS_ATTRIBUTE_SIGNED
+#define POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)		\
+	DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)
+#define POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)	\
+	DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)
+#define powerpin_debugfs_create_attr	debugfs_create_file_unsafe
+#else
 struct powerpin_debugfs_attr {
 	int (*get)(void *data, u64 *val);
 	int (*set)(void *data, u64 val);
@@ -173,16 +183,11 @@ static const struct file_operations __fops = {				\
 	.llseek		= generic_file_llseek,				\
 }
 
-#define DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)			\
+#define POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)		\
 	POWERPIN_DEBUGFS_ATTRIBUTE(fops, get, set, fmt, false)
-#define DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)		\
+#define POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)	\
 	POWERPIN_DEBUGFS_ATTRIBUTE(fops, get, set, fmt, true)
-#define debugfs_create_file_unsafe	debugfs_create_file
-#endif
-/* a signed value parses as one: simple_attr_write() did so until 4.x */
-#ifndef DEFINE_DEBUGFS_ATTRIBUTE_SIGNED
-#define DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)		\
-	DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)
+#define powerpin_debugfs_create_attr	debugfs_create_file
 #endif
 
 /*
