@@ -375,7 +375,6 @@ static inline void powerpin_supply_unlock(struct device *dev)
 #define EVENT_FILE_FL_TRIGGER_MODE	0
 #define EVENT_FILE_FL_TRIGGER_COND	0
 #define EVENT_FILE_FL_PID_FILTER	0
-#define trace_buffer			ring_buffer
 
 /* the tracing core's class reg, which the gate hands every call on to */
 static inline int powerpin_trace_event_reg(struct ftrace_event_call *call,
@@ -468,13 +467,43 @@ void powerpin_ ## event ## _tp_reg(void)				\
 #endif
 
 /*
+ * The ring buffer's struct: struct trace_buffer since 5.6, struct
+ * ring_buffer before (5.4, 3.10).
+ */
+#ifdef POWERPIN_HAVE_TRACE_BUFFER
+#define powerpin_ring_buffer		trace_buffer
+#else
+#define powerpin_ring_buffer		ring_buffer
+#endif
+
+/*
+ * Whether a page-size record that trace_event_buffer_lock_reserve() hands
+ * out is in the ring buffer (and so is discarded there).  Only where
+ * sub-buffers can be larger than a page (6.8); elsewhere no ring buffer
+ * holds one, and a record the core gives is its per-CPU scratch record
+ * for filtered events, which kernels before the length check (5.11,
+ * 5.10.y, 5.4.y) hand out whatever the size.  That record has no exported
+ * way back: it is left as it is, and the core takes the ring buffer for
+ * that CPU's filtered events from then on (kmod/README.md, "What is
+ * different on 5.4").
+ */
+static inline bool powerpin_page_record_in_buffer(void)
+{
+#ifdef POWERPIN_HAVE_RB_SUBBUF_ORDER
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
  * Reserve @len bytes in the ring buffer of @file's trace instance, for a
  * record that is discarded at once: its context word (irq flags, preempt
  * count) is never read, so it is 0 (5.12 folded the two arguments into one
  * trace_ctx; tracing_gen_ctx() itself is not usable from a module).
  */
 static inline struct ring_buffer_event *
-powerpin_reserve(struct trace_buffer **rb, struct trace_event_file *file,
+powerpin_reserve(struct powerpin_ring_buffer **rb, struct trace_event_file *file,
 		 int type, unsigned long len)
 {
 #ifdef POWERPIN_HAVE_TRACE_CTX
@@ -701,14 +730,15 @@ static inline void powerpin_xas_pause(struct powerpin_xa_state *xas)
 /*
  * Order of the entry @xas points at.  xas_get_order() is mainline since
  * 6.10 (some distributions backport it); xa_get_order() (5.10) answers the
- * same from the root, one tree walk per entry; a radix tree page cache has
- * no large folios.
+ * same from the root, one tree walk per entry.  Before it (5.4) the page
+ * cache stores a huge page as one entry per page, and a radix tree page
+ * cache has no large folios: every entry is one page.
  */
 static inline unsigned int powerpin_xas_order(struct powerpin_xa_state *xas)
 {
 #if defined(POWERPIN_HAVE_XAS_GET_ORDER)
 	return xas_get_order(xas);
-#elif defined(POWERPIN_HAVE_XARRAY)
+#elif defined(POWERPIN_HAVE_XA_GET_ORDER)
 	return xa_get_order(xas->xa, xas->xa_index);
 #else
 	return 0;
@@ -807,6 +837,7 @@ static inline int powerpin_nla_put_s64(struct sk_buff *skb, int type, s64 value,
 #ifndef POWERPIN_HAVE_GENL_REGISTER_MC_GROUP
 /* 4.10 on: the family carries its ops and groups; group numbers are its own. */
 #define POWERPIN_GENL_CONST	const
+#ifdef POWERPIN_HAVE_GENL_OP_POLICY
 /* netlink.c's tables, powerpin_genl_ops[] and powerpin_genl_mcgrps[] */
 #define POWERPIN_GENL_FAMILY_OPS					\
 	.maxattr = POWERPIN_ATTR_MAX,					\
@@ -814,7 +845,27 @@ static inline int powerpin_nla_put_s64(struct sk_buff *skb, int type, s64 value,
 	.n_ops = ARRAY_SIZE(powerpin_genl_ops),				\
 	.mcgrps = powerpin_genl_mcgrps,					\
 	.n_mcgrps = ARRAY_SIZE(powerpin_genl_mcgrps)
-#define POWERPIN_GENL_OP_MAXATTR	.maxattr = POWERPIN_ATTR_MAX,
+/* a command's attribute policy (5.10 on: its own, with its own maxattr) */
+#define POWERPIN_GENL_OP_POLICY(pol)					\
+	.policy = (pol),						\
+	.maxattr = POWERPIN_ATTR_MAX,
+#else
+/*
+ * 5.2 to 5.9 (5.4): one policy for the whole family, every command's
+ * attributes (netlink.c's POWERPIN_GENL_FAMILY_POLICY), validated
+ * strictly by the core; each command refuses the attributes of the
+ * others itself (powerpin_genl_check_op_attrs()).
+ */
+#define POWERPIN_GENL_FAMILY_OPS					\
+	.maxattr = POWERPIN_ATTR_MAX,					\
+	.policy = POWERPIN_GENL_FAMILY_POLICY,				\
+	.ops = powerpin_genl_ops,					\
+	.n_ops = ARRAY_SIZE(powerpin_genl_ops),				\
+	.mcgrps = powerpin_genl_mcgrps,					\
+	.n_mcgrps = ARRAY_SIZE(powerpin_genl_mcgrps)
+/* validate 0: strict validation (@pol is in the family's policy) */
+#define POWERPIN_GENL_OP_POLICY(pol)	.validate = 0 * sizeof(pol),
+#endif
 
 static inline int powerpin_genl_register(struct genl_family *family,
 					 const struct genl_ops *ops, size_t n_ops,
@@ -852,7 +903,7 @@ static inline void powerpin_genl_multicast(struct genl_family *family,
 #define POWERPIN_GENL_FAMILY_OPS					\
 	.id = GENL_ID_GENERATE,						\
 	.pre_doit = powerpin_genl_strict_pre_doit
-#define POWERPIN_GENL_OP_MAXATTR
+#define POWERPIN_GENL_OP_POLICY(pol)	.policy = (pol),
 
 static inline int powerpin_genl_check_attr(const struct nlattr *nla,
 					   const struct nla_policy *policy)
@@ -983,6 +1034,29 @@ static inline int powerpin_genl_check_header(struct genl_info *info)
 	if (flags & ~(NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO)) {
 		POWERPIN_GENL_SET_ERR_MSG(info, "ambiguous or reserved bits set in nlmsg_flags");
 		return -EINVAL;
+	}
+#endif
+	return 0;
+}
+
+/*
+ * Refuse the attributes @info carries that the command's @policy does not
+ * take (NLA_UNSPEC there), as the core's strict validation does with a
+ * command's own policy.  Only where the family has one policy for all
+ * commands (5.2 to 5.9); elsewhere the core has done it.
+ */
+static inline int powerpin_genl_check_op_attrs(struct genl_info *info,
+					       const struct nla_policy *policy)
+{
+#if !defined(POWERPIN_HAVE_GENL_OP_POLICY) && !defined(POWERPIN_HAVE_GENL_REGISTER_MC_GROUP)
+	int type;
+
+	for (type = 1; type <= POWERPIN_ATTR_MAX; type++) {
+		if (info->attrs[type] && policy[type].type == NLA_UNSPEC) {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[type],
+					    "Unsupported attribute");
+			return -EINVAL;
+		}
 	}
 #endif
 	return 0;

@@ -347,7 +347,9 @@ static bool powerpin_other_probe(enum powerpin_event event)
  *   record the core hands out for a filtered or soft disabled file can
  *   hold (it checks that since 5.11 and 5.10.y; 3.10 has no scratch
  *   record), so the answer is a record in the buffer, discarded at once, or
- *   none (a page fits no buffer of one-page sub-buffers);
+ *   none (a page fits no buffer of one-page sub-buffers; a record there is
+ *   the scratch one of a kernel without that check, left alone: see
+ *   powerpin_page_record_in_buffer());
  * - then the buffer itself is asked (ring_buffer_lock_reserve()) for a
  *   small record, discarded at once: it takes it exactly when an event's
  *   write would be taken (tracing_on, a full non-overwrite buffer,
@@ -357,12 +359,12 @@ static bool powerpin_other_probe(enum powerpin_event event)
  */
 static bool powerpin_buffer_accepts(struct trace_event_file *file)
 {
-	struct trace_buffer *buffer = NULL;
+	struct powerpin_ring_buffer *buffer = NULL;
 	struct ring_buffer_event *rec;
 
 	rec = powerpin_reserve(&buffer, file, file->event_call->event.type,
 			       PAGE_SIZE);
-	if (rec) {
+	if (rec && powerpin_page_record_in_buffer()) {
 		ring_buffer_discard_commit(buffer, rec);
 		return true;
 	}
@@ -551,13 +553,13 @@ bool powerpin_gate_emit(void (*emit)(void *arg), void *arg)
  */
 static int powerpin_gate_check_reserve(struct trace_event_file *file)
 {
-	struct trace_buffer *buffer = NULL;
+	struct powerpin_ring_buffer *buffer = NULL;
 	struct ring_buffer_event *rec;
 	bool off;
 
 	rec = powerpin_reserve(&buffer, file, file->event_call->event.type,
 			       PAGE_SIZE);
-	if (rec)
+	if (rec && powerpin_page_record_in_buffer())
 		ring_buffer_discard_commit(buffer, rec);
 	if (!buffer) {
 		pr_err("trace_event_buffer_lock_reserve() names no ring buffer: the gate cannot tell whether a consumer records; not loading\n");

@@ -69,6 +69,13 @@ static const struct nla_policy powerpin_set_config_policy[POWERPIN_ATTR_MAX + 1]
 				   .len = POWERPIN_SUPPLY_NAME_MAX - 1 },
 };
 
+/*
+ * Every attribute a command takes, for kernels whose family has one
+ * policy for all commands (compat.h): SET_CONFIG's, as GET_STATUS takes
+ * none.
+ */
+#define POWERPIN_GENL_FAMILY_POLICY	powerpin_set_config_policy
+
 static struct genl_family powerpin_genl_family;
 
 /* The last sample's readings: only for callers allowed to see them. */
@@ -123,6 +130,8 @@ static int powerpin_nl_get_status(struct sk_buff *skb, struct genl_info *info)
 	int ret;
 
 	ret = powerpin_genl_check_header(info);
+	if (!ret)
+		ret = powerpin_genl_check_op_attrs(info, powerpin_get_status_policy);
 	if (ret)
 		return ret;
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
@@ -166,6 +175,8 @@ static int powerpin_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 	int ret;
 
 	ret = powerpin_genl_check_header(info);
+	if (!ret)
+		ret = powerpin_genl_check_op_attrs(info, powerpin_set_config_policy);
 	if (ret)
 		return ret;
 	if (!period_attr && !supply_attr) {
@@ -195,14 +206,12 @@ static POWERPIN_GENL_CONST struct genl_ops powerpin_genl_ops[] = {
 	{
 		.cmd = POWERPIN_CMD_GET_STATUS,
 		.doit = powerpin_nl_get_status,
-		.policy = powerpin_get_status_policy,
-		POWERPIN_GENL_OP_MAXATTR
+		POWERPIN_GENL_OP_POLICY(powerpin_get_status_policy)
 	},
 	{
 		.cmd = POWERPIN_CMD_SET_CONFIG,
 		.doit = powerpin_nl_set_config,
-		.policy = powerpin_set_config_policy,
-		POWERPIN_GENL_OP_MAXATTR
+		POWERPIN_GENL_OP_POLICY(powerpin_set_config_policy)
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Feature probes: interfaces that differ between the kernels we build for
-# (Linux 3.10, and 5.10 to the newest), found in the headers we build
+# (Linux 3.10, 5.4, and 5.10 to the newest), found in the headers we build
 # against (never from version numbers, which vendor and distribution
 # backports make unreliable).  Each defines POWERPIN_HAVE_* (or POWERPIN_*) for
 # kmod/compat.h, the only file of the module that reads them.  Included by
@@ -10,21 +10,23 @@
 # (parentheses in patterns are written $(pp_lp) and $(pp_rp); a file name
 # may be a glob)
 # The kernels supported are the ones built and tested: Linux 3.10 (the
-# Nexus 6's), and 5.10 or newer.  The probes below would pick untested
-# branches between them (3.13-4.0 the old genetlink one; 4.1-5.0 have no
-# supply read fence; 5.1-5.5 no struct trace_buffer), so the line of the
+# Nexus 6's), 5.4 (Android 11 and 12's GKI) and 5.10 or newer.  The probes
+# below would pick untested branches between them (3.13-4.0 the old
+# genetlink one; 4.1-5.0 have no supply read fence), so the line of the
 # kernel, the one thing a backport does not change, is checked first.
-pp_supported := $(if $(filter 3.10,$(VERSION).$(PATCHLEVEL)),y,$(shell \
+pp_supported := $(if $(filter 3.10 5.4,$(VERSION).$(PATCHLEVEL)),y,$(shell \
 	[ "$(VERSION)" -gt 5 ] 2>/dev/null || \
 	{ [ "$(VERSION)" -eq 5 ] && [ "$(PATCHLEVEL)" -ge 10 ]; } 2>/dev/null && echo y))
 ifneq ($(pp_supported),y)
-$(error powerpin: Linux $(VERSION).$(PATCHLEVEL) is not supported; supported: Linux 3.10, and 5.10 or newer)
+$(error powerpin: Linux $(VERSION).$(PATCHLEVEL) is not supported; supported: Linux 3.10, 5.4, and 5.10 or newer)
 endif
 
 pp_lp := [(]
 pp_rp := [)]
 pp_has = $(shell grep -qsE '$(1)' $(srctree)/$(2) && echo -D$(3))
 pp_file = $(if $(wildcard $(srctree)/$(1)),-D$(2))
+# struct $(1)'s definition (up to its first closing brace) has $(2)
+pp_struct_has = $(shell grep -qszE 'struct $(1) \{[^}]*$(2)' $(srctree)/$(3) && echo -D$(4))
 
 # 6.9 made power_supply_class static, exports power_supply_for_each_device()
 ccflags-y += $(call pp_has,power_supply_for_each_device,include/linux/power_supply.h,POWERPIN_HAVE_PSY_FOR_EACH)
@@ -38,10 +40,19 @@ ccflags-y += $(call pp_has,bool kill_device$(pp_lp),include/linux/device.h,POWER
 ccflags-y += $(call pp_has,unsigned int tracing_gen_ctx$(pp_lp)void$(pp_rp),include/linux/trace_events.h,POWERPIN_HAVE_TRACE_CTX)
 # 5.6: trace_get_event_file() (the gate's load-time self-test)
 ccflags-y += $(call pp_has,trace_get_event_file$(pp_lp),include/linux/trace_events.h,POWERPIN_HAVE_TRACE_GET_EVENT_FILE)
+# 5.6 renamed the ring buffer struct ring_buffer to struct trace_buffer
+ccflags-y += $(call pp_has,struct trace_buffer,include/linux/ring_buffer.h,POWERPIN_HAVE_TRACE_BUFFER)
+# 6.8: sub-buffers larger than a page (a page-size record can be in the buffer)
+ccflags-y += $(call pp_has,ring_buffer_subbuf_order_set,include/linux/ring_buffer.h,POWERPIN_HAVE_RB_SUBBUF_ORDER)
+# 5.10: xa_get_order()
+ccflags-y += $(call pp_has,int xa_get_order$(pp_lp),include/linux/xarray.h,POWERPIN_HAVE_XA_GET_ORDER)
 # 6.10 (backported by some distributions): xas_get_order()
 ccflags-y += $(call pp_has,int xas_get_order$(pp_lp),include/linux/xarray.h,POWERPIN_HAVE_XAS_GET_ORDER)
 # 6.1: genetlink checks reserved header fields from resv_start_op on
 ccflags-y += $(call pp_has,resv_start_op;,include/net/genetlink.h,POWERPIN_HAVE_GENL_RESV_START_OP)
+# 5.2 to 5.9: one attribute policy for the family, none in a command's
+# genl_ops (3.10's and 5.10's have one)
+ccflags-y += $(call pp_struct_has,genl_ops,const struct nla_policy,include/net/genetlink.h,POWERPIN_HAVE_GENL_OP_POLICY)
 # 3.15: netlink_capable() checks a request's sender and socket opener
 ccflags-y += $(call pp_has,bool netlink_capable$(pp_lp)const struct sk_buff,include/linux/netlink.h,POWERPIN_HAVE_NETLINK_CAPABLE_SKB)
 

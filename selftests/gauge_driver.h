@@ -12,7 +12,8 @@
  *    since, raw * 1562500 / r_sns;
  *  - CHARGE_COUNTER: before, QH * 1000 / 2, unsigned and ignoring r_sns;
  *    since, sign-extended QH * 5000000 / r_sns.
- * 3.10's driver has no CHARGE_NOW and no TIME_TO_EMPTY_NOW.
+ * 3.10's driver has no CHARGE_NOW and no TIME_TO_EMPTY_NOW, 5.4's (read
+ * too, with the 5.10 conversions) no TIME_TO_EMPTY_NOW.
  * r_sns is the driver's default 10000 micro-ohm: the guest has no device
  * tree or platform data for the chip.
  */
@@ -50,9 +51,11 @@ static inline bool gauge_driver_before_5_11(void)
 /* Does the running kernel's driver have power_supply property @prop? */
 static inline bool gauge_driver_has(const char *prop)
 {
+	if (!strcmp(prop, "time_to_empty_now"))
+		return gauge_kernel_at_least(5, 10);
 	if (gauge_kernel_at_least(4, 0))
 		return true;
-	return strcmp(prop, "charge_now") && strcmp(prop, "time_to_empty_now");
+	return strcmp(prop, "charge_now");
 }
 
 /*

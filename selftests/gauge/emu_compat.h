@@ -3,7 +3,8 @@
  * The kernel interfaces the gauge emulator uses that differ between the
  * kernels it builds for, on top of the module's kmod/compat.h: I2C client
  * creation, max17042 platform data, sleeping and 64-bit arithmetic,
- * debugfs attributes and CPU time.  selftests/gauge/Kbuild defines the
+ * debugfs attributes and CPU time (and the test supply's property table).
+ * selftests/gauge/Kbuild defines the
  * POWERPIN_HAVE_* probes read here (with kmod/probes.mk's).
  */
 #ifndef _POWERPIN_EMU_COMPAT_H
@@ -16,6 +17,13 @@
 #include <linux/i2c.h>
 #include <linux/kernel_stat.h>
 #include <linux/math64.h>
+
+/* a supply's property table (pp_test_supply's): const since 5.7 */
+#ifdef POWERPIN_HAVE_PSY_CONST_PROPERTIES
+#define POWERPIN_PSY_PROPERTIES_CONST	const
+#else
+#define POWERPIN_PSY_PROPERTIES_CONST
+#endif
 
 #ifndef POWERPIN_HAVE_I2C_NEW_CLIENT_DEVICE
 static inline struct i2c_client *
@@ -102,11 +110,21 @@ static inline int __sysfs_match_string(const char * const *array, size_t n,
 #endif
 
 /*
- * Before 4.7 debugfs has no removal-safe attributes: simple attributes
- * then, but written through a parser as strict as later kernels' (3.10's
- * simple_attr_write() takes "lots" for 0 and cuts 64-bit values).
+ * Debugfs attributes that parse what is written strictly, signed ones as
+ * signed: the kernel's where it has DEFINE_DEBUGFS_ATTRIBUTE_SIGNED (6.5,
+ * backported to 5.10.y and 6.1.y).  Before, simple_attr_write() takes
+ * "lots" for 0 and cuts 64-bit values (3.10, 5.4), or, once it parses
+ * strictly, refuses negative values: simple attributes then, written through a parser
+ * as strict as the newest kernels', and created with debugfs_create_file(),
+ * whose proxy makes them removal-safe from 4.7 (3.10 has none).
  */
-#ifndef DEFINE_DEBUGFS_ATTRIBUTE
+#ifdef DEFINE_DEBUGFS_ATTRIBUTE_SIGNED
+#define POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)		\
+	DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)
+#define POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)	\
+	DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)
+#define powerpin_debugfs_create_attr	debugfs_create_file_unsafe
+#else
 struct powerpin_debugfs_attr {
 	int (*get)(void *data, u64 *val);
 	int (*set)(void *data, u64 val);
@@ -165,21 +183,17 @@ static const struct file_operations __fops = {				\
 	.llseek		= generic_file_llseek,				\
 }
 
-#define DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)			\
+#define POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)		\
 	POWERPIN_DEBUGFS_ATTRIBUTE(fops, get, set, fmt, false)
-#define DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)		\
+#define POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)	\
 	POWERPIN_DEBUGFS_ATTRIBUTE(fops, get, set, fmt, true)
-#define debugfs_create_file_unsafe	debugfs_create_file
-#endif
-/* a signed value parses as one: simple_attr_write() did so until 4.x */
-#ifndef DEFINE_DEBUGFS_ATTRIBUTE_SIGNED
-#define DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)		\
-	DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)
+#define powerpin_debugfs_create_attr	debugfs_create_file
 #endif
 
 /*
- * CPU time of one kind (CPUTIME_*) on one CPU, in ns.  Before 4.11 the
- * counters are in cputime units (jiffies on the kernels we build for).
+ * CPU time of one kind (CPUTIME_*) on one CPU, in ns.  Before 5.8 no fetch
+ * (the counters are read as they are); before 4.11 they are in cputime
+ * units (jiffies on the kernels we build for).
  */
 #ifdef POWERPIN_HAVE_KCPUSTAT_CPU_FETCH
 static inline void powerpin_cpustat_ns(int cpu, u64 ns[NR_STATS])
@@ -190,6 +204,14 @@ static inline void powerpin_cpustat_ns(int cpu, u64 ns[NR_STATS])
 	kcpustat_cpu_fetch(&kcs, cpu);
 	for (i = 0; i < NR_STATS; i++)
 		ns[i] = kcs.cpustat[i];
+}
+#elif !defined(POWERPIN_HAVE_CPUTIME_T)
+static inline void powerpin_cpustat_ns(int cpu, u64 ns[NR_STATS])
+{
+	int i;
+
+	for (i = 0; i < NR_STATS; i++)
+		ns[i] = kcpustat_cpu(cpu).cpustat[i];
 }
 #else
 static inline void powerpin_cpustat_ns(int cpu, u64 ns[NR_STATS])

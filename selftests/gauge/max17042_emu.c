@@ -572,7 +572,7 @@ static int emu_knob_set(void *data, u64 val)
 	mutex_unlock(&emu.lock);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(emu_knob_fops, emu_knob_get, emu_knob_set, "%lld\n");
+POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(emu_knob_fops, emu_knob_get, emu_knob_set, "%lld\n");
 
 static int emu_charge_get(void *data, u64 *val)
 {
@@ -601,7 +601,7 @@ out:
 	mutex_unlock(&emu.lock);
 	return ret;
 }
-DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(emu_charge_fops, emu_charge_get, emu_charge_set, "%lld\n");
+POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(emu_charge_fops, emu_charge_get, emu_charge_set, "%lld\n");
 
 static int emu_busy_get(void *data, u64 *val)
 {
@@ -610,7 +610,7 @@ static int emu_busy_get(void *data, u64 *val)
 	mutex_unlock(&emu.lock);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(emu_busy_fops, emu_busy_get, NULL, "%llu\n");
+POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(emu_busy_fops, emu_busy_get, NULL, "%llu\n");
 
 /* Pinned registers: a raw value the model leaves alone until unpinned (-1). */
 struct emu_pin {
@@ -658,7 +658,7 @@ static int emu_pin_set(void *data, u64 val)
 	mutex_unlock(&emu.lock);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(emu_pin_fops, emu_pin_get, emu_pin_set, "%lld\n");
+POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(emu_pin_fops, emu_pin_get, emu_pin_set, "%lld\n");
 
 static ssize_t emu_mode_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
@@ -723,7 +723,7 @@ static int emu_transfers_get(void *data, u64 *val)
 	mutex_unlock(&emu.lock);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(emu_transfers_fops, emu_transfers_get, NULL, "%llu\n");
+POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(emu_transfers_fops, emu_transfers_get, NULL, "%llu\n");
 
 static int emu_por_get(void *data, u64 *val)
 {
@@ -746,7 +746,7 @@ static int emu_por_set(void *data, u64 val)
 	mutex_unlock(&emu.lock);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(emu_por_fops, emu_por_get, emu_por_set, "%llu\n");
+POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(emu_por_fops, emu_por_get, emu_por_set, "%llu\n");
 
 static int emu_bound_get(void *data, u64 *val)
 {
@@ -760,13 +760,13 @@ static int emu_bind_set(void *data, u64 val)
 {
 	return val == 1 ? emu_bind() : -EINVAL;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(emu_bind_fops, emu_bound_get, emu_bind_set, "%llu\n");
+POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(emu_bind_fops, emu_bound_get, emu_bind_set, "%llu\n");
 
 static int emu_unbind_set(void *data, u64 val)
 {
 	return val == 1 ? emu_unbind() : -EINVAL;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(emu_unbind_fops, emu_bound_get, emu_unbind_set, "%llu\n");
+POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(emu_unbind_fops, emu_bound_get, emu_unbind_set, "%llu\n");
 
 static int emu_warn_set(void *data, u64 val)
 {
@@ -776,7 +776,7 @@ static int emu_warn_set(void *data, u64 val)
 	WARN(1, "max17042_emu: warning requested through debugfs\n");
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(emu_warn_fops, NULL, emu_warn_set, "%llu\n");
+POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(emu_warn_fops, NULL, emu_warn_set, "%llu\n");
 
 static void emu_debugfs_init(void)
 {
@@ -785,20 +785,20 @@ static void emu_debugfs_init(void)
 
 	emu.dir = dir;
 	for (i = 0; i < ARRAY_SIZE(emu_knobs); i++)
-		debugfs_create_file_unsafe(emu_knobs[i].name, 0600, dir, (void *)&emu_knobs[i],
-					   &emu_knob_fops);
+		powerpin_debugfs_create_attr(emu_knobs[i].name, 0600, dir, (void *)&emu_knobs[i],
+					     &emu_knob_fops);
 	for (i = 0; i < ARRAY_SIZE(emu_pins); i++)
-		debugfs_create_file_unsafe(emu_pins[i].name, 0600, dir, (void *)&emu_pins[i],
-					   &emu_pin_fops);
+		powerpin_debugfs_create_attr(emu_pins[i].name, 0600, dir, (void *)&emu_pins[i],
+					     &emu_pin_fops);
 	debugfs_create_file("mode", 0600, dir, NULL, &emu_mode_fops);
 	debugfs_create_file("registers", 0400, dir, NULL, &emu_registers_fops);
-	debugfs_create_file_unsafe("charge_uah", 0600, dir, NULL, &emu_charge_fops);
-	debugfs_create_file_unsafe("busy_ppm", 0400, dir, NULL, &emu_busy_fops);
-	debugfs_create_file_unsafe("transfers", 0400, dir, NULL, &emu_transfers_fops);
-	debugfs_create_file_unsafe("por", 0600, dir, NULL, &emu_por_fops);
-	debugfs_create_file_unsafe("bind", 0600, dir, NULL, &emu_bind_fops);
-	debugfs_create_file_unsafe("unbind", 0600, dir, NULL, &emu_unbind_fops);
-	debugfs_create_file_unsafe("warn", 0200, dir, NULL, &emu_warn_fops);
+	powerpin_debugfs_create_attr("charge_uah", 0600, dir, NULL, &emu_charge_fops);
+	powerpin_debugfs_create_attr("busy_ppm", 0400, dir, NULL, &emu_busy_fops);
+	powerpin_debugfs_create_attr("transfers", 0400, dir, NULL, &emu_transfers_fops);
+	powerpin_debugfs_create_attr("por", 0600, dir, NULL, &emu_por_fops);
+	powerpin_debugfs_create_attr("bind", 0600, dir, NULL, &emu_bind_fops);
+	powerpin_debugfs_create_attr("unbind", 0600, dir, NULL, &emu_unbind_fops);
+	powerpin_debugfs_create_attr("warn", 0200, dir, NULL, &emu_warn_fops);
 }
 
 static int __init emu_init(void)

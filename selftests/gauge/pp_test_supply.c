@@ -20,6 +20,8 @@
 #include <linux/module.h>
 #include <linux/power_supply.h>
 
+#include "emu_compat.h"
+
 #define PP_TEST_VOLTAGE_UV	3900000
 #define PP_TEST_CURRENT_UA	(-120000)
 #define PP_TEST_CAPACITY	55
@@ -52,7 +54,7 @@ static void pp_test_maybe_slow(void)
 		usleep_range(us, us + 50);
 }
 
-static const enum power_supply_property pp_test_props[] = {
+static POWERPIN_PSY_PROPERTIES_CONST enum power_supply_property pp_test_props[] = {
 	POWER_SUPPLY_PROP_PRESENT,
 	POWER_SUPPLY_PROP_VOLTAGE_NOW,
 	POWER_SUPPLY_PROP_CURRENT_NOW,

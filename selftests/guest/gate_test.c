@@ -451,7 +451,7 @@ TEST_F_TIMEOUT(gate, bpf_raw_tracepoint, 120)
 	long long s0, s1, c0;
 
 	if (access("/proc/sys/kernel/bpf_stats_enabled", F_OK))
-		SKIP(return, "no BPF raw tracepoints in this kernel (4.17+)");
+		SKIP(return, "no BPF raw tracepoints or their stats in this kernel (4.17+ and 5.1+, with CONFIG_BPF_SYSCALL)");
 	ASSERT_EQ(0, write_str("/proc/sys/kernel/bpf_stats_enabled", "1"));
 	park_sampler();
 	link = bpf_raw_tp_attach("powerpin_battery", &prog);
