@@ -195,6 +195,27 @@ static int split_long(struct pin_ranges *r, uint64_t page_size)
 	return 0;
 }
 
+/*
+ * Join neighbours in pin order that continue each other in the file: a
+ * range first seen over two samples (read across a sampling tick) is one
+ * entry, pinned in the same order as its two halves.
+ */
+static void join_in_order(struct pin_ranges *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nr; i++) {
+		struct pin_range *last = n ? &r->v[n - 1] : NULL;
+
+		if (last && r->v[i].offset == last->offset + last->length) {
+			last->length += r->v[i].length;
+			continue;
+		}
+		r->v[n++] = r->v[i];
+	}
+	r->nr = n;
+}
+
 int pinlist_normalize(const struct pin_ranges *in, uint64_t page_size,
 		      uint64_t file_size, bool by_rank, struct pin_ranges *out)
 {
@@ -254,6 +275,7 @@ int pinlist_normalize(const struct pin_ranges *in, uint64_t page_size,
 	tmp.nr = n;
 	if (tmp.nr)
 		qsort(tmp.v, tmp.nr, sizeof(*tmp.v), cmp_rank);
+	join_in_order(&tmp);
 split:
 	if (split_long(&tmp, page_size)) {
 		pin_ranges_free(&tmp);

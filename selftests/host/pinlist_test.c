@@ -192,6 +192,26 @@ TEST(normalize_by_rank_orders_by_first_touch)
 	pin_ranges_free(&out);
 }
 
+TEST(normalize_by_rank_joins_a_range_seen_over_two_samples)
+{
+	struct pin_ranges in = { 0 }, out = { 0 };
+
+	/* one range read across a sampling tick: halves at ranks 3 and 4 */
+	ASSERT_EQ(0, pin_ranges_add(&in, 65536, 8192, 3));
+	ASSERT_EQ(0, pin_ranges_add(&in, 73728, 8192, 4));
+	ASSERT_EQ(0, pin_ranges_add(&in, 0, 4096, 9));
+	/* continues the range above in the file, but comes later in order */
+	ASSERT_EQ(0, pin_ranges_add(&in, 4096, 4096, 5));
+	ASSERT_EQ(0, pinlist_normalize(&in, PS, UINT64_MAX, true, &out));
+	ASSERT_EQ(3, out.nr);
+	EXPECT_EQ(65536, out.v[0].offset);
+	EXPECT_EQ(16384, out.v[0].length);
+	EXPECT_EQ(4096, out.v[1].offset);
+	EXPECT_EQ(0, out.v[2].offset);
+	pin_ranges_free(&in);
+	pin_ranges_free(&out);
+}
+
 TEST(clip_and_subtract)
 {
 	struct pin_ranges a = { 0 }, b = { 0 }, out = { 0 };
