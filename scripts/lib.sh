@@ -54,6 +54,15 @@ guests() {
 	done <<<"$PP_MATRIX"
 }
 
+# tree_guests: the lines of the (narrowed) matrix whose guest kernel is
+# built from a tree (tree:linux-LINE, scripts/linux-tree)
+tree_guests() {
+	local arch kernel
+	while read -r arch kernel; do
+		[ "$(guest_source "$arch" "$kernel")" != "tree:linux-$kernel" ] || echo "$kernel"
+	done < <(guests)
+}
+
 in_list() {
 	local x=$1; shift
 	for y in "$@"; do [ "$x" = "$y" ] && return 0; done
