@@ -85,9 +85,13 @@ FIXTURE_SETUP(inst)
 	FILE *p = popen("scripts/kver 6.12", "r");
 
 	ASSERT_NE(NULL, p);
-	ASSERT_NE(NULL, fgets(self->kver, sizeof(self->kver), p));
+	if (!fgets(self->kver, sizeof(self->kver), p))
+		self->kver[0] = '\0';
 	pclose(p);
 	self->kver[strcspn(self->kver, "\n")] = '\0';
+	/* a matrix narrowed to other guests fetches no 6.12 kernel */
+	if (!self->kver[0])
+		SKIP(return, "no 6.12 guest kernel in the cache (scripts/deps with 6.12 in POWERPIN_KERNELS)");
 	snprintf(ko, sizeof(ko), "build/%s/powerpin.ko", self->kver);
 	if (access(ko, R_OK) || access("build/bin/powerpind", X_OK) ||
 	    access("build/bin/powerpin", X_OK))
