@@ -237,67 +237,11 @@ static inline int powerpin_supply_get_property(struct power_supply *psy,
 {
 	return power_supply_get_property(psy, psp, val);
 }
-
-static inline bool powerpin_supply_get(struct device *dev)
-{
-	get_device(dev);
-	return true;
-}
-
-static inline int powerpin_supply_track_init(void)
-{
-	return 0;
-}
-
-static inline void powerpin_supply_track_exit(void)
-{
-}
-
-static inline void powerpin_supply_put(struct device *dev)
-{
-	put_device(dev);
-}
-
-/*
- * Since 5.1 device_del() starts with device_lock(dev) + kill_device(), so
- * while the supply's own device lock is held, an unregister that has begun
- * waits in device_unregister() and the driver's data (freed only after
- * unregister returns) stays alive; once it has begun, use_cnt is 0 and
- * power_supply_get_property() answers -ENODEV without calling the driver.
- * The struct power_supply is the core's, alive as long as its device.
- */
-#ifdef POWERPIN_HAVE_KILL_DEVICE
-static inline struct power_supply *powerpin_supply_lock(struct device *dev)
-{
-	device_lock(dev);
-	return dev_get_drvdata(dev);
-}
-
-static inline void powerpin_supply_unlock(struct device *dev)
-{
-	device_unlock(dev);
-}
 #else
-/* see kmod/README.md, "Supply: lookup and lifetime" */
-#error "powerpin: no read fence against power_supply_unregister() here"
-#endif
-#else /* !POWERPIN_HAVE_PSY_DESC */
 /*
  * Before 4.1 (3.10): struct power_supply is the driver's own memory, with
  * the class device a pointer in it, no use count and no -ENODEV after
- * unregister.  Drivers unregister their supply from their remove(), which
- * runs with the device they are bound to (the supply's parent) locked: so
- * the fence is the parent's device lock, and under it a supply that is
- * still registered has a live driver behind it.
- *
- * The parent must be held to take that lock, and a class walk does not
- * keep it alive: the walk holds the supply's class list node, while
- * device_del() runs on and drops the supply's reference on its parent at
- * its end.  What runs before that drop is a class interface's remove_dev,
- * under the class mutex: powerpin_supply_get() (sampler.c) takes the
- * parent only for a supply that interface has not seen go, under the lock
- * remove_dev takes, and answers false for one that is going (or, for
- * a moment in device_add(), coming).
+ * unregister.
  */
 static inline struct device *powerpin_supply_dev(struct power_supply *psy)
 {
@@ -321,7 +265,65 @@ static inline int powerpin_supply_get_property(struct power_supply *psy,
 
 	return ret > 0 ? 0 : ret;
 }
+#endif /* POWERPIN_HAVE_PSY_DESC */
 
+/*
+ * Since 5.1 device_del() starts with device_lock(dev) + kill_device(), so
+ * while the supply's own device lock is held, an unregister that has begun
+ * waits in device_unregister() and the driver's data (freed only after
+ * unregister returns) stays alive; once it has begun, use_cnt is 0 and
+ * power_supply_get_property() answers -ENODEV without calling the driver.
+ * The struct power_supply is the core's, alive as long as its device.
+ */
+#ifdef POWERPIN_HAVE_KILL_DEVICE
+static inline bool powerpin_supply_get(struct device *dev)
+{
+	get_device(dev);
+	return true;
+}
+
+static inline int powerpin_supply_track_init(void)
+{
+	return 0;
+}
+
+static inline void powerpin_supply_track_exit(void)
+{
+}
+
+static inline void powerpin_supply_put(struct device *dev)
+{
+	put_device(dev);
+}
+
+static inline struct power_supply *powerpin_supply_lock(struct device *dev)
+{
+	device_lock(dev);
+	return dev_get_drvdata(dev);
+}
+
+static inline void powerpin_supply_unlock(struct device *dev)
+{
+	device_unlock(dev);
+}
+#else
+/*
+ * Before 5.1 device_del() takes no lock of the supply's own, and before
+ * 4.1 nothing in the core stops a read of a supply being unregistered.
+ * Drivers unregister their supply from their remove() or its devres, which
+ * run with the device they are bound to (the supply's parent) locked: so
+ * the fence is the parent's device lock, and under it a supply that is
+ * still registered has a live driver behind it.
+ *
+ * The parent must be held to take that lock, and a class walk does not
+ * keep it alive: the walk holds the supply's class list node, while
+ * device_del() runs on and drops the supply's reference on its parent at
+ * its end.  What runs before that drop is a class interface's remove_dev,
+ * under the class mutex: powerpin_supply_get() (sampler.c) takes the
+ * parent only for a supply that interface has not seen go, under the lock
+ * remove_dev takes, and answers false for one that is going (or, for
+ * a moment in device_add(), coming).
+ */
 bool powerpin_supply_get(struct device *dev);
 int powerpin_supply_track_init(void);
 void powerpin_supply_track_exit(void);
@@ -351,13 +353,13 @@ static inline void powerpin_supply_unlock(struct device *dev)
 	device_unlock(dev->parent);
 	/*
 	 * 3.10's mutexes go to whoever takes them first, not to the waiter
-	 * just woken: back-to-back reads (a slow gauge, a short period) would
-	 * keep a driver unbind waiting for as long as they last.  Stay off
-	 * the lock a moment.
+	 * just woken (4.10 added the hand-off): back-to-back reads (a slow
+	 * gauge, a short period) would keep a driver unbind waiting for as
+	 * long as they last.  Stay off the lock a moment.
 	 */
 	usleep_range(100, 200);
 }
-#endif /* POWERPIN_HAVE_PSY_DESC */
+#endif /* POWERPIN_HAVE_KILL_DEVICE */
 
 /* ---- trace events ------------------------------------------------------- */
 
@@ -401,10 +403,6 @@ static inline bool trace_event_ignore_this_pid(struct ftrace_event_file *file)
 	return false;
 }
 
-static inline bool bpf_prog_array_valid(struct ftrace_event_call *call)
-{
-	return false;
-}
 #else
 /* the tracing core's class reg, which the gate hands every call on to */
 static inline int powerpin_trace_event_reg(struct trace_event_call *call,
@@ -413,6 +411,22 @@ static inline int powerpin_trace_event_reg(struct trace_event_call *call,
 	return trace_event_reg(call, type, data);
 }
 #endif
+
+/*
+ * Whether a BPF program is attached to the event through perf: the call's
+ * program array (4.15 on), its one program before (4.1 to 4.14), none on
+ * 3.10, where BPF programs cannot attach to tracepoints.
+ */
+static inline bool powerpin_bpf_attached(struct trace_event_call *call)
+{
+#if defined(POWERPIN_HAVE_BPF_PROG_ARRAY_VALID)
+	return bpf_prog_array_valid(call);
+#elif defined(POWERPIN_HAVE_CALL_BPF_PROG)
+	return READ_ONCE(call->prog);
+#else
+	return false;
+#endif
+}
 
 /*
  * trace_<event>_enabled() says whether the tracepoint has probes.  Where
@@ -628,7 +642,11 @@ static inline int powerpin_copy_struct_from_user(void *dst, size_t ksize,
  * (shmem's swap entries) as values, marks read from the tree's tags.
  * Entries are only looked at, never dereferenced.
  */
+#ifdef POWERPIN_HAVE_I_PAGES
+#define powerpin_page_cache(mapping)	(&(mapping)->i_pages)
+#else
 #define powerpin_page_cache(mapping)	(&(mapping)->page_tree)
+#endif
 
 struct powerpin_xa_state {
 	struct radix_tree_root *root;
@@ -834,79 +852,40 @@ static inline int powerpin_nla_put_s64(struct sk_buff *skb, int type, s64 value,
 #endif
 }
 
-#ifndef POWERPIN_HAVE_GENL_REGISTER_MC_GROUP
-/* 4.10 on: the family carries its ops and groups; group numbers are its own. */
-#define POWERPIN_GENL_CONST	const
-#ifdef POWERPIN_HAVE_GENL_OP_POLICY
-/* netlink.c's tables, powerpin_genl_ops[] and powerpin_genl_mcgrps[] */
-#define POWERPIN_GENL_FAMILY_OPS					\
-	.maxattr = POWERPIN_ATTR_MAX,					\
-	.ops = powerpin_genl_ops,					\
-	.n_ops = ARRAY_SIZE(powerpin_genl_ops),				\
-	.mcgrps = powerpin_genl_mcgrps,					\
-	.n_mcgrps = ARRAY_SIZE(powerpin_genl_mcgrps)
-/* a command's attribute policy (5.10 on: its own, with its own maxattr) */
-#define POWERPIN_GENL_OP_POLICY(pol)					\
-	.policy = (pol),						\
-	.maxattr = POWERPIN_ATTR_MAX,
-#else
 /*
- * 5.2 to 5.9 (5.4): one policy for the whole family, every command's
- * attributes (netlink.c's POWERPIN_GENL_FAMILY_POLICY), validated
- * strictly by the core; each command refuses the attributes of the
- * others itself (powerpin_genl_check_op_attrs()).
+ * Generic netlink families, by kernel:
+ *   up to 3.12   ops and groups registered one by one, global group ids
+ *   3.13 to 4.9  ops and groups handed over at registration
+ *   4.10 on      the family carries its ops and groups
+ * and their attributes:
+ *   up to 5.1    parsed leniently by the core, each command's policy
+ *   5.2 to 5.9   validated strictly, one policy for the family
+ *   5.10 on      validated strictly, each command's own policy
+ * Where the core is lenient (unknown types, lengths other than the type's
+ * and trailing bytes pass, a short attribute gets -ERANGE), the family
+ * parses in its pre_doit, refuses what newer kernels' strict validation
+ * refuses, with -EINVAL, and then hands the attributes to the command
+ * (requests run one at a time under genl_mutex, so one table serves
+ * them all).
  */
-#define POWERPIN_GENL_FAMILY_OPS					\
-	.maxattr = POWERPIN_ATTR_MAX,					\
-	.policy = POWERPIN_GENL_FAMILY_POLICY,				\
-	.ops = powerpin_genl_ops,					\
-	.n_ops = ARRAY_SIZE(powerpin_genl_ops),				\
-	.mcgrps = powerpin_genl_mcgrps,					\
-	.n_mcgrps = ARRAY_SIZE(powerpin_genl_mcgrps)
-/* validate 0: strict validation (@pol is in the family's policy) */
-#define POWERPIN_GENL_OP_POLICY(pol)	.validate = 0 * sizeof(pol),
+#ifdef POWERPIN_HAVE_GENL_REGISTER_MC_GROUP
+/* lists link the ops and groups in, so they cannot be const */
+#define POWERPIN_GENL_CONST
+#else
+#define POWERPIN_GENL_CONST	const
 #endif
 
-static inline int powerpin_genl_register(struct genl_family *family,
-					 const struct genl_ops *ops, size_t n_ops,
-					 const struct genl_multicast_group *grps,
-					 size_t n_grps)
-{
-	return genl_register_family(family);
-}
+#ifndef POWERPIN_HAVE_GENL_STRICT
+/* why an attribute does not pass its command's policy */
+enum powerpin_genl_bad {
+	POWERPIN_GENL_ATTR_OK,
+	POWERPIN_GENL_ATTR_UNKNOWN,	/* type 0 or past the highest */
+	POWERPIN_GENL_ATTR_UNSUPPORTED,	/* NLA_UNSPEC: not for this command */
+	POWERPIN_GENL_ATTR_INVALID,	/* wrong length, unterminated string */
+};
 
-static inline bool powerpin_genl_has_listeners(struct genl_family *family,
-					       const struct genl_multicast_group *grps,
-					       unsigned int group)
-{
-	return genl_has_listeners(family, &init_net, group);
-}
-
-static inline void powerpin_genl_multicast(struct genl_family *family,
-					   const struct genl_multicast_group *grps,
-					   struct sk_buff *skb, unsigned int group)
-{
-	genlmsg_multicast(family, skb, 0, group, GFP_KERNEL);
-}
-#else
-/*
- * Up to 3.12: ops and groups are registered one by one and linked into
- * lists (so they cannot be const), and a group gets a global id.  The core
- * parses attributes leniently: unknown types, lengths other than the
- * type's and trailing bytes pass, a short attribute gets -ERANGE.  So the
- * family leaves parsing to its pre_doit, which refuses what newer kernels'
- * strict validation refuses, with -EINVAL, and then hands the attributes
- * to the command (requests run one at a time under genl_mutex, so one
- * table serves them all).
- */
-#define POWERPIN_GENL_CONST
-#define POWERPIN_GENL_FAMILY_OPS					\
-	.id = GENL_ID_GENERATE,						\
-	.pre_doit = powerpin_genl_strict_pre_doit
-#define POWERPIN_GENL_OP_POLICY(pol)	.policy = (pol),
-
-static inline int powerpin_genl_check_attr(const struct nlattr *nla,
-					   const struct nla_policy *policy)
+static inline enum powerpin_genl_bad
+powerpin_genl_check_attr(const struct nlattr *nla, const struct nla_policy *policy)
 {
 	static const u8 fixed_len[] = {
 		[NLA_U8] = 1, [NLA_U16] = 2, [NLA_U32] = 4, [NLA_U64] = 8,
@@ -916,50 +895,85 @@ static inline int powerpin_genl_check_attr(const struct nlattr *nla,
 	size_t str_len;
 
 	if (!type || type > POWERPIN_ATTR_MAX || !policy)
-		return -EINVAL;
+		return POWERPIN_GENL_ATTR_UNKNOWN;
 	pt = &policy[type];
 	switch (pt->type) {
 	case NLA_U8:
 	case NLA_U16:
 	case NLA_U32:
 	case NLA_U64:
-		return len == fixed_len[pt->type] ? 0 : -EINVAL;
+		if (len != fixed_len[pt->type])
+			return POWERPIN_GENL_ATTR_INVALID;
+		return POWERPIN_GENL_ATTR_OK;
 	case NLA_NUL_STRING:
 		str_len = strnlen(nla_data(nla), len);
 		if (str_len == (size_t)len || (pt->len && str_len > pt->len))
-			return -EINVAL;
-		return 0;
+			return POWERPIN_GENL_ATTR_INVALID;
+		return POWERPIN_GENL_ATTR_OK;
 	default:
-		return -EINVAL;		/* NLA_UNSPEC: not for this command */
+		return POWERPIN_GENL_ATTR_UNSUPPORTED;
 	}
 }
 
-static inline int powerpin_genl_strict_pre_doit(struct genl_ops *ops,
+/* -EINVAL, with the strict core's message where acks carry one (4.12) */
+static inline int powerpin_genl_refuse(struct genl_info *info,
+				       enum powerpin_genl_bad why)
+{
+	switch (why) {
+	case POWERPIN_GENL_ATTR_UNKNOWN:
+		POWERPIN_GENL_SET_ERR_MSG(info, "Unknown attribute type");
+		break;
+	case POWERPIN_GENL_ATTR_UNSUPPORTED:
+		POWERPIN_GENL_SET_ERR_MSG(info, "Unsupported attribute");
+		break;
+	default:
+		POWERPIN_GENL_SET_ERR_MSG(info, "Attribute failed policy validation");
+		break;
+	}
+	return -EINVAL;
+}
+
+static inline int powerpin_genl_strict_pre_doit(POWERPIN_GENL_CONST struct genl_ops *ops,
 						struct sk_buff *skb,
 						struct genl_info *info)
 {
 	static struct nlattr *attrs[POWERPIN_ATTR_MAX + 1];
+	enum powerpin_genl_bad why;
 	struct nlattr *nla;
-	int rem, ret;
+	int rem;
 
-	if (info->genlhdr->reserved)
+	if (info->genlhdr->reserved) {
+		POWERPIN_GENL_SET_ERR_MSG(info, "genlmsghdr.reserved field is not 0");
 		return -EINVAL;
+	}
 	memset(attrs, 0, sizeof(attrs));
 	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
-		ret = powerpin_genl_check_attr(nla, ops->policy);
-		if (ret)
-			return ret;
+		why = powerpin_genl_check_attr(nla, ops->policy);
+		if (why != POWERPIN_GENL_ATTR_OK)
+			return powerpin_genl_refuse(info, why);
 		attrs[nla_type(nla)] = nla;
 	}
 	/*
 	 * Bytes left over are refused; a final attribute without its padding
 	 * (rem < 0 after NLA_ALIGN) is accepted, as nla_parse() does.
 	 */
-	if (rem > 0)
+	if (rem > 0) {
+		POWERPIN_GENL_SET_ERR_MSG(info, "bytes leftover after parsing attributes");
 		return -EINVAL;
+	}
 	info->attrs = attrs;
 	return 0;
 }
+
+#define POWERPIN_GENL_OP_POLICY(pol)	.policy = (pol),
+#endif /* !POWERPIN_HAVE_GENL_STRICT */
+
+#if defined(POWERPIN_HAVE_GENL_REGISTER_MC_GROUP)
+#define POWERPIN_GENL_FAMILY_OPS					\
+	.id = GENL_ID_GENERATE,						\
+	.pre_doit = powerpin_genl_strict_pre_doit
+/* the family is on a list its unregistering writes */
+#define POWERPIN_GENL_FAMILY_RO
 
 static inline int powerpin_genl_register(struct genl_family *family,
 					 struct genl_ops *ops, size_t n_ops,
@@ -994,6 +1008,79 @@ static inline void powerpin_genl_multicast(struct genl_family *family,
 					   struct sk_buff *skb, unsigned int group)
 {
 	genlmsg_multicast(skb, 0, grps[group].id, GFP_KERNEL);
+}
+#else /* 3.13 on */
+#if defined(POWERPIN_HAVE_GENL_REGISTER_OPS_GROUPS)
+/* 3.13 to 4.9 */
+#define POWERPIN_GENL_FAMILY_OPS					\
+	.id = GENL_ID_GENERATE,						\
+	.maxattr = POWERPIN_ATTR_MAX,					\
+	.pre_doit = powerpin_genl_strict_pre_doit
+#define POWERPIN_GENL_FAMILY_RO
+
+static inline int powerpin_genl_register(struct genl_family *family,
+					 const struct genl_ops *ops, size_t n_ops,
+					 const struct genl_multicast_group *grps,
+					 size_t n_grps)
+{
+	return _genl_register_family_with_ops_grps(family, ops, n_ops, grps, n_grps);
+}
+#else
+/* 4.10 on: netlink.c's tables, powerpin_genl_ops[] and powerpin_genl_mcgrps[] */
+#define POWERPIN_GENL_FAMILY_TABLES					\
+	.maxattr = POWERPIN_ATTR_MAX,					\
+	.ops = powerpin_genl_ops,					\
+	.n_ops = ARRAY_SIZE(powerpin_genl_ops),				\
+	.mcgrps = powerpin_genl_mcgrps,					\
+	.n_mcgrps = ARRAY_SIZE(powerpin_genl_mcgrps)
+#define POWERPIN_GENL_FAMILY_RO		__ro_after_init
+#if !defined(POWERPIN_HAVE_GENL_STRICT)
+/* 4.10 to 5.1 */
+#define POWERPIN_GENL_FAMILY_OPS					\
+	POWERPIN_GENL_FAMILY_TABLES,					\
+	.pre_doit = powerpin_genl_strict_pre_doit
+#elif defined(POWERPIN_HAVE_GENL_OP_POLICY)
+/* 5.10 on: a command's attribute policy is its own, with its own maxattr */
+#define POWERPIN_GENL_FAMILY_OPS	POWERPIN_GENL_FAMILY_TABLES
+#define POWERPIN_GENL_OP_POLICY(pol)					\
+	.policy = (pol),						\
+	.maxattr = POWERPIN_ATTR_MAX,
+#else
+/*
+ * 5.2 to 5.9 (5.4): one policy for the whole family, every command's
+ * attributes (netlink.c's POWERPIN_GENL_FAMILY_POLICY), validated
+ * strictly by the core; each command refuses the attributes of the
+ * others itself (powerpin_genl_check_op_attrs()).
+ */
+#define POWERPIN_GENL_FAMILY_OPS					\
+	POWERPIN_GENL_FAMILY_TABLES,					\
+	.policy = POWERPIN_GENL_FAMILY_POLICY
+/* validate 0: strict validation (@pol is in the family's policy) */
+#define POWERPIN_GENL_OP_POLICY(pol)	.validate = 0 * sizeof(pol),
+#endif
+
+static inline int powerpin_genl_register(struct genl_family *family,
+					 const struct genl_ops *ops, size_t n_ops,
+					 const struct genl_multicast_group *grps,
+					 size_t n_grps)
+{
+	return genl_register_family(family);
+}
+#endif
+
+/* group numbers are the family's own (3.18 on: genl_has_listeners()) */
+static inline bool powerpin_genl_has_listeners(struct genl_family *family,
+					       const struct genl_multicast_group *grps,
+					       unsigned int group)
+{
+	return genl_has_listeners(family, &init_net, group);
+}
+
+static inline void powerpin_genl_multicast(struct genl_family *family,
+					   const struct genl_multicast_group *grps,
+					   struct sk_buff *skb, unsigned int group)
+{
+	genlmsg_multicast(family, skb, 0, group, GFP_KERNEL);
 }
 #endif
 
@@ -1048,7 +1135,7 @@ static inline int powerpin_genl_check_header(struct genl_info *info)
 static inline int powerpin_genl_check_op_attrs(struct genl_info *info,
 					       const struct nla_policy *policy)
 {
-#if !defined(POWERPIN_HAVE_GENL_OP_POLICY) && !defined(POWERPIN_HAVE_GENL_REGISTER_MC_GROUP)
+#if defined(POWERPIN_HAVE_GENL_STRICT) && !defined(POWERPIN_HAVE_GENL_OP_POLICY)
 	int type;
 
 	for (type = 1; type <= POWERPIN_ATTR_MAX; type++) {

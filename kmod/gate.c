@@ -224,7 +224,7 @@ static bool powerpin_perf_records(bool here)
 		if (!atomic_read(&powerpin_perf_users[i]))
 			continue;
 		users = true;
-		if (call && bpf_prog_array_valid(call))
+		if (call && powerpin_bpf_attached(call))
 			return true;
 	}
 	if (!users)

@@ -220,7 +220,7 @@ static POWERPIN_GENL_CONST struct genl_multicast_group powerpin_genl_mcgrps[] = 
 	[POWERPIN_MCGRP_EVENTS] = { .name = POWERPIN_GENL_MCGRP_EVENTS },
 };
 
-static struct genl_family powerpin_genl_family __ro_after_init = {
+static struct genl_family powerpin_genl_family POWERPIN_GENL_FAMILY_RO = {
 	.name = POWERPIN_GENL_NAME,
 	.version = POWERPIN_GENL_VERSION,
 	.module = THIS_MODULE,

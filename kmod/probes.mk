@@ -14,11 +14,11 @@
 # below would pick untested branches between them (3.13-4.0 the old
 # genetlink one; 4.1-5.0 have no supply read fence), so the line of the
 # kernel, the one thing a backport does not change, is checked first.
-pp_supported := $(if $(filter 3.10 5.4,$(VERSION).$(PATCHLEVEL)),y,$(shell \
+pp_supported := $(if $(filter 3.10 4.9 4.14 4.19 5.4,$(VERSION).$(PATCHLEVEL)),y,$(shell \
 	[ "$(VERSION)" -gt 5 ] 2>/dev/null || \
 	{ [ "$(VERSION)" -eq 5 ] && [ "$(PATCHLEVEL)" -ge 10 ]; } 2>/dev/null && echo y))
 ifneq ($(pp_supported),y)
-$(error powerpin: Linux $(VERSION).$(PATCHLEVEL) is not supported; supported: Linux 3.10, 5.4, and 5.10 or newer)
+$(error powerpin: Linux $(VERSION).$(PATCHLEVEL) is not supported; supported: Linux 3.10, 4.9, 4.14, 4.19, 5.4, and 5.10 or newer)
 endif
 
 pp_lp := [(]
@@ -51,7 +51,7 @@ ccflags-y += $(call pp_has,int xas_get_order$(pp_lp),include/linux/xarray.h,POWE
 # 6.1: genetlink checks reserved header fields from resv_start_op on
 ccflags-y += $(call pp_has,resv_start_op;,include/net/genetlink.h,POWERPIN_HAVE_GENL_RESV_START_OP)
 # 5.2 to 5.9: one attribute policy for the family, none in a command's
-# genl_ops (3.10's and 5.10's have one)
+# genl_ops (5.1's and older, and 5.10's, have one)
 ccflags-y += $(call pp_struct_has,genl_ops,const struct nla_policy,include/net/genetlink.h,POWERPIN_HAVE_GENL_OP_POLICY)
 # 3.15: netlink_capable() checks a request's sender and socket opener
 ccflags-y += $(call pp_has,bool netlink_capable$(pp_lp)const struct sk_buff,include/linux/netlink.h,POWERPIN_HAVE_NETLINK_CAPABLE_SKB)
@@ -66,10 +66,17 @@ ccflags-y += $(call pp_file,include/linux/trace_events.h,POWERPIN_HAVE_TRACE_EVE
 # outside the tracepoint-only union (absent from 3.10)
 ccflags-y += $(call pp_has,name[^a-z]+_enabled,include/linux/tracepoint.h,POWERPIN_HAVE_TRACE_ENABLED)
 ccflags-y += $(call pp_has,struct task_struct[[:space:]]+\*target;,include/linux/perf_event.h,POWERPIN_HAVE_PERF_HW_TARGET)
+# BPF programs on an event through perf: the call's program array (4.15),
+# one program before it (absent from 3.10)
+ccflags-y += $(call pp_has,bool bpf_prog_array_valid,include/linux/trace_events.h,POWERPIN_HAVE_BPF_PROG_ARRAY_VALID)
+ccflags-y += $(call pp_has,struct bpf_prog[[:space:]]+\*prog;,include/linux/trace_events.h,POWERPIN_HAVE_CALL_BPF_PROG)
 # tracepoint reg hooks return an errno (void on 3.10)
 ccflags-y += $(call pp_has,int $(pp_lp)\*regfunc$(pp_rp),include/linux/tracepoint*.h,POWERPIN_HAVE_TP_REGFUNC_INT)
-# the page cache is an xarray from 4.20, a radix tree before
-ccflags-y += $(call pp_file,include/linux/xarray.h,POWERPIN_HAVE_XARRAY)
+# the page cache is an xarray from 4.20, a radix tree before (4.19 has a
+# linux/xarray.h already, with its lock macros only)
+ccflags-y += $(call pp_has,struct xa_state \{,include/linux/xarray.h,POWERPIN_HAVE_XARRAY)
+# 4.17 renamed the mapping's page_tree to i_pages
+ccflags-y += $(call pp_has,[[:space:]]i_pages;,include/linux/fs.h,POWERPIN_HAVE_I_PAGES)
 # headers split out of linux/sched.h (4.11), linux/time.h (3.17) and
 # linux/kernel.h (linux/minmax.h, 5.10)
 ccflags-y += $(call pp_file,include/linux/sched/signal.h,POWERPIN_HAVE_SCHED_SIGNAL_H)
@@ -96,9 +103,13 @@ ccflags-y += $(call pp_has,d_real_inode,include/linux/dcache.h,POWERPIN_HAVE_D_R
 ccflags-y += $(call pp_has,int[[:space:]]+s_stack_depth;,include/linux/fs.h,POWERPIN_HAVE_S_STACK_DEPTH)
 ccflags-y += $(call pp_has,int[[:space:]]+s_stack_depth;,include/linux/fs/super_types.h,POWERPIN_HAVE_S_STACK_DEPTH)
 ccflags-y += $(call pp_file,include/linux/mmap_lock.h,POWERPIN_HAVE_MMAP_LOCK)
-# generic netlink: ops and groups registered one by one (up to 3.12; from
-# 4.10 the family holds them), 64-bit attributes with a pad (4.7)
+# generic netlink: ops and groups registered one by one (up to 3.12) or
+# handed over at registration (3.13 to 4.9; from 4.10 the family holds
+# them), the core's strict attribute validation (5.2), 64-bit attributes
+# with a pad (4.7)
 ccflags-y += $(call pp_has,genl_register_mc_group,include/net/genetlink.h,POWERPIN_HAVE_GENL_REGISTER_MC_GROUP)
+ccflags-y += $(call pp_has,_genl_register_family_with_ops_grps,include/net/genetlink.h,POWERPIN_HAVE_GENL_REGISTER_OPS_GROUPS)
+ccflags-y += $(call pp_has,GENL_DONT_VALIDATE_STRICT,include/net/genetlink.h,POWERPIN_HAVE_GENL_STRICT)
 ccflags-y += $(call pp_has,nla_put_u64_64bit,include/net/netlink.h,POWERPIN_HAVE_NLA_PUT_64BIT)
 # 3.10's params core (its one lock: __kernel_param_lock()) appends a newline
 # to what a parameter's getter prints; the newest leave that to the getter
@@ -108,3 +119,9 @@ ccflags-y += $(call pp_has,void __kernel_param_lock,include/linux/moduleparam.h,
 # the function's attributes (__copy), so gcc 9 and newer warn about every
 # module's __init and __exit functions there.
 ccflags-y += $(if $(shell grep -qsE '__copy$(pp_lp)initfn$(pp_rp)' $(srctree)/include/linux/module.h $(srctree)/include/linux/init.h && echo y),,-Wno-missing-attributes)
+
+# 4.14's timer_setup() (the transition to timer callbacks that take the
+# timer) casts the callback to the old type in the header itself, so gcc 8
+# and newer warn (-Wcast-function-type, in W=1) in every file that
+# includes linux/timer.h.
+ccflags-y += $(if $(shell grep -qsE '$(pp_lp)TIMER_FUNC_TYPE$(pp_rp)callback' $(srctree)/include/linux/timer.h && echo y),-Wno-cast-function-type)

@@ -150,9 +150,9 @@ static void powerpin_set_state(u32 state)
 
 /* ---- supply lookup ------------------------------------------------------ */
 
-#ifndef POWERPIN_HAVE_PSY_DESC
+#ifndef POWERPIN_HAVE_KILL_DEVICE
 /*
- * 3.10 (compat.h): the supplies whose parent is still held by their own
+ * Before 5.1 (compat.h): the supplies whose parent is still held by their own
  * registration, as a class interface on power_supply_class sees them come
  * and go.  remove_dev runs in device_del() before its put_device(parent),
  * and takes powerpin_psy_mutex: a supply found here under that mutex has

@@ -508,7 +508,7 @@ TEST_F_TIMEOUT(life, parentless_supply_unloaded_during_read, 120)
 	ASSERT_EQ(0, uname(&u));
 	snprintf(cmd, sizeof(cmd), "build/%s/pp_test_supply.ko", u.release);
 	if (access(cmd, F_OK))
-		SKIP(return, "no parentless test battery for this kernel (before 4.1 the sampler reads no parentless supply)");
+		SKIP(return, "no parentless test battery for this kernel (before 5.1 the sampler reads no parentless supply)");
 	snprintf(cmd, sizeof(cmd), "insmod build/%s/pp_test_supply.ko", u.release);
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, access(PSY_DIR "/pp_test_battery", F_OK));
