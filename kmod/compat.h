@@ -764,21 +764,6 @@ static inline unsigned int powerpin_xas_order(struct powerpin_xa_state *xas)
 }
 
 /*
- * The inode whose page cache holds @file's data: overlayfs (and any file
- * system with d_real) reads and maps the real upper or lower file, never
- * the overlay inode's own, empty mapping.
- */
-static inline struct inode *powerpin_data_inode(struct file *file)
-{
-#ifdef POWERPIN_HAVE_D_REAL_INODE
-	return d_real_inode(file->f_path.dentry);
-#else
-	/* no overlayfs before 3.18: a file's own inode holds its pages */
-	return file_inode(file);
-#endif
-}
-
-/*
  * Whether @file's file system is stacked on others (overlayfs, FUSE with
  * passthrough, ecryptfs), so that its reads and mappings may use another
  * file's page cache.  s_stack_depth came with overlayfs (3.18); before it
@@ -792,6 +777,26 @@ static inline bool powerpin_file_is_stacked(const struct file *file)
 	return false;
 #endif
 }
+
+/*
+ * The inode whose page cache holds @file's data: overlayfs (and any file
+ * system with d_real) reads and maps the real upper or lower file, never
+ * the overlay inode's own, empty mapping.  Before 4.19 an overlayfs open
+ * gives a file of the real inode itself (only its path is the overlay's):
+ * that inode holds the data, where d_real_inode() of the path would name
+ * the upper file after a copy-up, for a file opened on the lower one
+ * before it too.
+ */
+static inline struct inode *powerpin_data_inode(struct file *file)
+{
+#ifdef POWERPIN_HAVE_D_REAL_INODE
+	if (powerpin_file_is_stacked(file))
+		return d_real_inode(file->f_path.dentry);
+#endif
+	/* no overlayfs before 3.18: a file's own inode holds its pages */
+	return file_inode(file);
+}
+
 
 /* mmap_read_lock() (5.8) wraps the mmap_sem that older kernels name. */
 static inline void powerpin_mmap_read_lock(struct mm_struct *mm)
@@ -863,7 +868,7 @@ static inline int powerpin_nla_put_s64(struct sk_buff *skb, int type, s64 value,
  *   5.10 on      validated strictly, each command's own policy
  * Where the core is lenient (unknown types, lengths other than the type's
  * and trailing bytes pass, a short attribute gets -ERANGE), the family
- * parses in its pre_doit, refuses what newer kernels' strict validation
+ * has no maxattr, so the core parses nothing, and it parses in its pre_doit, refuses what newer kernels' strict validation
  * refuses, with -EINVAL, and then hands the attributes to the command
  * (requests run one at a time under genl_mutex, so one table serves
  * them all).
@@ -1014,7 +1019,6 @@ static inline void powerpin_genl_multicast(struct genl_family *family,
 /* 3.13 to 4.9 */
 #define POWERPIN_GENL_FAMILY_OPS					\
 	.id = GENL_ID_GENERATE,						\
-	.maxattr = POWERPIN_ATTR_MAX,					\
 	.pre_doit = powerpin_genl_strict_pre_doit
 #define POWERPIN_GENL_FAMILY_RO
 
@@ -1028,7 +1032,6 @@ static inline int powerpin_genl_register(struct genl_family *family,
 #else
 /* 4.10 on: netlink.c's tables, powerpin_genl_ops[] and powerpin_genl_mcgrps[] */
 #define POWERPIN_GENL_FAMILY_TABLES					\
-	.maxattr = POWERPIN_ATTR_MAX,					\
 	.ops = powerpin_genl_ops,					\
 	.n_ops = ARRAY_SIZE(powerpin_genl_ops),				\
 	.mcgrps = powerpin_genl_mcgrps,					\
@@ -1041,7 +1044,9 @@ static inline int powerpin_genl_register(struct genl_family *family,
 	.pre_doit = powerpin_genl_strict_pre_doit
 #elif defined(POWERPIN_HAVE_GENL_OP_POLICY)
 /* 5.10 on: a command's attribute policy is its own, with its own maxattr */
-#define POWERPIN_GENL_FAMILY_OPS	POWERPIN_GENL_FAMILY_TABLES
+#define POWERPIN_GENL_FAMILY_OPS					\
+	POWERPIN_GENL_FAMILY_TABLES,					\
+	.maxattr = POWERPIN_ATTR_MAX
 #define POWERPIN_GENL_OP_POLICY(pol)					\
 	.policy = (pol),						\
 	.maxattr = POWERPIN_ATTR_MAX,
@@ -1054,6 +1059,7 @@ static inline int powerpin_genl_register(struct genl_family *family,
  */
 #define POWERPIN_GENL_FAMILY_OPS					\
 	POWERPIN_GENL_FAMILY_TABLES,					\
+	.maxattr = POWERPIN_ATTR_MAX,					\
 	.policy = POWERPIN_GENL_FAMILY_POLICY
 /* validate 0: strict validation (@pol is in the family's policy) */
 #define POWERPIN_GENL_OP_POLICY(pol)	.validate = 0 * sizeof(pol),

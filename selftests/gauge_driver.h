@@ -5,17 +5,18 @@
  * model and compare with sysfs or the trace.
  *
  * Linux 5.11 changed two conversions (the series that also added
- * CHARGE_TERM_CURRENT; the drivers of 3.10.105 and Debian's 5.10, 6.1, 6.12
- * and 7.2 were read):
+ * CHARGE_TERM_CURRENT; the drivers of 3.10.105, 4.9.124, 4.14.5, 4.19.72,
+ * 5.4.59 and Debian's 5.10, 6.1, 6.12 and 7.2 were read):
  *  - CURRENT_NOW, CURRENT_AVG: before, raw * (1562500 / r_sns), the
  *    quotient truncated first (156 uA per bit at 10 mOhm, not 156.25);
  *    since, raw * 1562500 / r_sns;
  *  - CHARGE_COUNTER: before, QH * 1000 / 2, unsigned and ignoring r_sns;
  *    since, sign-extended QH * 5000000 / r_sns.
- * 3.10's driver has no CHARGE_NOW and no TIME_TO_EMPTY_NOW, 5.4's (read
- * too, with the 5.10 conversions) no TIME_TO_EMPTY_NOW.
- * r_sns is the driver's default 10000 micro-ohm: the guest has no device
- * tree or platform data for the chip.
+ * 3.10's and 4.9's drivers have no CHARGE_NOW and none before 5.10 has
+ * TIME_TO_EMPTY_NOW; 4.9's to 5.4's convert as 5.10's.
+ * r_sns is 10000 micro-ohm: the driver's default where the guest has no
+ * device tree or platform data for the chip, and the emulator's platform
+ * data where the driver needs some (before 4.15).
  */
 #ifndef POWERPIN_GAUGE_DRIVER_H
 #define POWERPIN_GAUGE_DRIVER_H
@@ -27,6 +28,22 @@
 #include <sys/utsname.h>
 
 #define GAUGE_R_SNS_UOHM	10000LL
+
+/* the lines whose drivers were read, as above */
+#define GAUGE_CHECKED_LINES	"3.10, 4.9, 4.14, 4.19, 5.4, 5.10, 6.1, 6.12 and 7.2"
+
+static inline bool gauge_conversions_checked(const char *release)
+{
+	static const char *const lines[] = {
+		"3.10.", "4.9.", "4.14.", "4.19.", "5.4.", "5.10.", "6.1.", "6.12.", "7.2.",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (!strncmp(release, lines[i], strlen(lines[i])))
+			return true;
+	return false;
+}
 
 /* Is the running kernel at least @major.@minor? */
 static inline bool gauge_kernel_at_least(int major, int minor)
@@ -53,7 +70,8 @@ static inline bool gauge_driver_has(const char *prop)
 {
 	if (!strcmp(prop, "time_to_empty_now"))
 		return gauge_kernel_at_least(5, 10);
-	if (gauge_kernel_at_least(4, 0))
+	/* CHARGE_NOW came between 4.9 and 4.14 (3.10's and 4.9's lack it) */
+	if (gauge_kernel_at_least(4, 14))
 		return true;
 	return strcmp(prop, "charge_now");
 }

@@ -36,11 +36,12 @@ i2c_new_client_device(struct i2c_adapter *adap, struct i2c_board_info const *inf
 #endif
 
 /*
- * Until 4.1, max17042_battery refuses to bind without platform data (later
+ * Until 4.15, max17042_battery refuses to bind without platform data where
+ * the kernel has device trees (arm, arm64) and the client no node (later
  * kernels fall back to defaults): give it the defaults it would pick, the
  * current sense on and the datasheet's 10 mOhm sense resistor.
  */
-#ifndef POWERPIN_HAVE_PSY_DESC
+#ifdef POWERPIN_MAX17042_NEEDS_PDATA
 #include <linux/power/max17042_battery.h>
 static inline void *powerpin_max17042_pdata(void)
 {
@@ -115,8 +116,14 @@ static inline int __sysfs_match_string(const char * const *array, size_t n,
  * backported to 5.10.y and 6.1.y).  Before, simple_attr_write() takes
  * "lots" for 0 and cuts 64-bit values (3.10, 5.4), or, once it parses
  * strictly, refuses negative values: simple attributes then, written through a parser
- * as strict as the newest kernels', and created with debugfs_create_file(),
- * whose proxy makes them removal-safe from 4.7 (3.10 has none).
+ * as strict as the newest kernels'.  They are created without the proxy
+ * that guards a file's every read and write against its removal (where
+ * the kernel has debugfs_create_file_unsafe(), 4.7): the files go only
+ * when the module does, which an open one keeps loaded (the fops' owner),
+ * and from 4.7 to 4.14 that guard is one SRCU read section for all of
+ * debugfs, which removing any debugfs file waits for: a bind or unbind
+ * written through it, which adds and removes the gauge's regmap files,
+ * would wait for itself.
  */
 #ifdef DEFINE_DEBUGFS_ATTRIBUTE_SIGNED
 #define POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(fops, get, set, fmt)		\
@@ -187,7 +194,11 @@ static const struct file_operations __fops = {				\
 	POWERPIN_DEBUGFS_ATTRIBUTE(fops, get, set, fmt, false)
 #define POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(fops, get, set, fmt)	\
 	POWERPIN_DEBUGFS_ATTRIBUTE(fops, get, set, fmt, true)
+#ifdef POWERPIN_HAVE_DEBUGFS_CREATE_FILE_UNSAFE
+#define powerpin_debugfs_create_attr	debugfs_create_file_unsafe
+#else
 #define powerpin_debugfs_create_attr	debugfs_create_file
+#endif
 #endif
 
 /*
