@@ -651,7 +651,12 @@ static inline int powerpin_copy_struct_from_user(void *dst, size_t ksize,
 struct powerpin_xa_state {
 	struct radix_tree_root *root;
 	struct radix_tree_iter iter;
-	void **slot;			/* NULL: look up again from next */
+	/* NULL: look up again from next; RCU pointers from 4.11 */
+#ifdef POWERPIN_HAVE_RADIX_RCU_SLOTS
+	void __rcu **slot;
+#else
+	void **slot;
+#endif
 	unsigned long next;
 	unsigned long xa_index;		/* index of the entry returned last */
 };
@@ -797,7 +802,6 @@ static inline struct inode *powerpin_data_inode(struct file *file)
 	return file_inode(file);
 }
 
-
 /* mmap_read_lock() (5.8) wraps the mmap_sem that older kernels name. */
 static inline void powerpin_mmap_read_lock(struct mm_struct *mm)
 {
@@ -868,10 +872,10 @@ static inline int powerpin_nla_put_s64(struct sk_buff *skb, int type, s64 value,
  *   5.10 on      validated strictly, each command's own policy
  * Where the core is lenient (unknown types, lengths other than the type's
  * and trailing bytes pass, a short attribute gets -ERANGE), the family
- * has no maxattr, so the core parses nothing, and it parses in its pre_doit, refuses what newer kernels' strict validation
- * refuses, with -EINVAL, and then hands the attributes to the command
- * (requests run one at a time under genl_mutex, so one table serves
- * them all).
+ * has no maxattr, so the core parses nothing: it parses in its pre_doit,
+ * refuses what newer kernels' strict validation refuses, with -EINVAL,
+ * and then hands the attributes to the command (requests run one at a
+ * time under genl_mutex, so one table serves them all).
  */
 #ifdef POWERPIN_HAVE_GENL_REGISTER_MC_GROUP
 /* lists link the ops and groups in, so they cannot be const */

@@ -75,6 +75,8 @@ ccflags-y += $(call pp_has,int $(pp_lp)\*regfunc$(pp_rp),include/linux/tracepoin
 # the page cache is an xarray from 4.20, a radix tree before (4.19 has a
 # linux/xarray.h already, with its lock macros only)
 ccflags-y += $(call pp_has,struct xa_state \{,include/linux/xarray.h,POWERPIN_HAVE_XARRAY)
+# the radix tree's slots are RCU pointers (4.11)
+ccflags-y += $(call pp_has,void __rcu \*\*radix_tree_next_chunk,include/linux/radix-tree.h,POWERPIN_HAVE_RADIX_RCU_SLOTS)
 # 4.17 renamed the mapping's page_tree to i_pages
 ccflags-y += $(call pp_has,[[:space:]]i_pages;,include/linux/fs.h,POWERPIN_HAVE_I_PAGES)
 # headers split out of linux/sched.h (4.11), linux/time.h (3.17) and
