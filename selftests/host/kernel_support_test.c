@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The module builds only for the kernels it supports (Linux 3.10, 4.4, 4.9,
- * 4.14, 4.19, 5.4, and 5.10 or newer): kmod/probes.mk, which kmod/Kbuild and the gauge emulator's
- * Kbuild include, stops any other with one line naming the supported set,
- * before a probe picks an untested branch.  Checked by evaluating
+ * 4.14, 4.19, 5.4, and 5.10 or newer): kmod/probes.mk, which kmod/Kbuild
+ * and the gauge emulator's Kbuild include, stops any other with one line
+ * naming the supported set, before a probe picks an untested branch.  Checked by evaluating
  * probes.mk alone with the kernel Makefile's VERSION and PATCHLEVEL.
  */
 #include <stdio.h>
