@@ -977,13 +977,19 @@ static inline int powerpin_genl_strict_pre_doit(POWERPIN_GENL_CONST struct genl_
 #define POWERPIN_GENL_OP_POLICY(pol)	.policy = (pol),
 #endif /* !POWERPIN_HAVE_GENL_STRICT */
 
-#if defined(POWERPIN_HAVE_GENL_REGISTER_MC_GROUP)
+#if defined(POWERPIN_HAVE_GENL_REGISTER_MC_GROUP) || \
+	defined(POWERPIN_HAVE_GENL_REGISTER_OPS_GROUPS)
+/*
+ * Up to 4.9: the family asks for an id, and it is on a list its
+ * unregistering writes (so not __ro_after_init)
+ */
 #define POWERPIN_GENL_FAMILY_OPS					\
 	.id = GENL_ID_GENERATE,						\
 	.pre_doit = powerpin_genl_strict_pre_doit
-/* the family is on a list its unregistering writes */
 #define POWERPIN_GENL_FAMILY_RO
+#endif
 
+#if defined(POWERPIN_HAVE_GENL_REGISTER_MC_GROUP)
 static inline int powerpin_genl_register(struct genl_family *family,
 					 struct genl_ops *ops, size_t n_ops,
 					 struct genl_multicast_group *grps,
@@ -1021,11 +1027,6 @@ static inline void powerpin_genl_multicast(struct genl_family *family,
 #else /* 3.13 on */
 #if defined(POWERPIN_HAVE_GENL_REGISTER_OPS_GROUPS)
 /* 3.13 to 4.9 */
-#define POWERPIN_GENL_FAMILY_OPS					\
-	.id = GENL_ID_GENERATE,						\
-	.pre_doit = powerpin_genl_strict_pre_doit
-#define POWERPIN_GENL_FAMILY_RO
-
 static inline int powerpin_genl_register(struct genl_family *family,
 					 const struct genl_ops *ops, size_t n_ops,
 					 const struct genl_multicast_group *grps,
