@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Feature probes: interfaces that differ between the kernels we build for
-# (Linux 3.10, 4.9 to 4.19, 5.4, and 5.10 to the newest), found in the
+# (Linux 3.10, 4.4 to 4.19, 5.4, and 5.10 to the newest), found in the
 # headers we build against (never from version numbers, which vendor and distribution
 # backports make unreliable).  Each defines POWERPIN_HAVE_* (or POWERPIN_*) for
 # kmod/compat.h, the only file of the module that reads them.  Included by
@@ -10,15 +10,15 @@
 # (parentheses in patterns are written $(pp_lp) and $(pp_rp); a file name
 # may be a glob)
 # The kernels supported are the ones built and tested: Linux 3.10 (the
-# Nexus 6's), 4.9, 4.14 and 4.19 (Android's lines before GKI), 5.4
+# Nexus 6's), 4.4, 4.9, 4.14 and 4.19 (Android's lines before GKI), 5.4
 # (Android 11 and 12's GKI) and 5.10 or newer.  The probes below were never
 # run on the lines between them, so the line of the kernel, the one thing
 # a backport does not change, is checked first.
-pp_supported := $(if $(filter 3.10 4.9 4.14 4.19 5.4,$(VERSION).$(PATCHLEVEL)),y,$(shell \
+pp_supported := $(if $(filter 3.10 4.4 4.9 4.14 4.19 5.4,$(VERSION).$(PATCHLEVEL)),y,$(shell \
 	[ "$(VERSION)" -gt 5 ] 2>/dev/null || \
 	{ [ "$(VERSION)" -eq 5 ] && [ "$(PATCHLEVEL)" -ge 10 ]; } 2>/dev/null && echo y))
 ifneq ($(pp_supported),y)
-$(error powerpin: Linux $(VERSION).$(PATCHLEVEL) is not supported; supported: Linux 3.10, 4.9, 4.14, 4.19, 5.4, and 5.10 or newer)
+$(error powerpin: Linux $(VERSION).$(PATCHLEVEL) is not supported; supported: Linux 3.10, 4.4, 4.9, 4.14, 4.19, 5.4, and 5.10 or newer)
 endif
 
 pp_lp := [(]
