@@ -1079,12 +1079,19 @@ static inline int powerpin_genl_register(struct genl_family *family,
 }
 #endif
 
-/* group numbers are the family's own (3.18 on: genl_has_listeners()) */
+/*
+ * group numbers are the family's own (3.18 on: genl_has_listeners(), which
+ * takes the genetlink socket on 3.18 and its namespace from 3.19)
+ */
 static inline bool powerpin_genl_has_listeners(struct genl_family *family,
 					       const struct genl_multicast_group *grps,
 					       unsigned int group)
 {
+#ifdef POWERPIN_HAVE_GENL_HAS_LISTENERS_SK
+	return genl_has_listeners(family, init_net.genl_sock, group);
+#else
 	return genl_has_listeners(family, &init_net, group);
+#endif
 }
 
 static inline void powerpin_genl_multicast(struct genl_family *family,
