@@ -63,6 +63,10 @@ ccflags-y += $(call pp_has,struct power_supply_desc,include/linux/power_supply.h
 # 4.2 renamed ftrace_event_{call,file,class} to trace_event_* (and the
 # header to linux/trace_events.h)
 ccflags-y += $(call pp_file,include/linux/trace_events.h,POWERPIN_HAVE_TRACE_EVENTS_H)
+# before it: ftrace_event_name() (3.15: the call's name shares a union
+# with its tracepoint) and event triggers (3.14)
+ccflags-y += $(call pp_has,^ftrace_event_name$(pp_lp),include/linux/ftrace_event.h,POWERPIN_HAVE_FTRACE_EVENT_NAME)
+ccflags-y += $(call pp_has,FTRACE_EVENT_FL_TRIGGER_MODE[[:space:]]*=,include/linux/ftrace_event.h,POWERPIN_HAVE_FTRACE_EVENT_TRIGGERS)
 # trace_<event>_enabled() (absent from 3.10), a perf event's target task
 # outside the tracepoint-only union (absent from 3.10)
 ccflags-y += $(call pp_has,name[^a-z]+_enabled,include/linux/tracepoint.h,POWERPIN_HAVE_TRACE_ENABLED)
