@@ -365,8 +365,9 @@ static inline void powerpin_supply_unlock(struct device *dev)
 
 /*
  * 4.2 renamed the event types (ftrace_event_* before) and 4.1 added
- * trace_event_name(); 3.10 has no event triggers (3.14), pid filters (4.4)
- * or BPF, and its tracepoint reg hooks return nothing.
+ * trace_event_name(); 3.10 has no event triggers (3.14), neither has any
+ * kernel before 4.4 pid filters, and 3.10's tracepoint reg hooks return
+ * nothing.
  */
 #ifndef POWERPIN_HAVE_TRACE_EVENTS_H
 #define trace_event_call		ftrace_event_call
@@ -374,8 +375,13 @@ static inline void powerpin_supply_unlock(struct device *dev)
 #define trace_event_class		ftrace_event_class
 #define EVENT_FILE_FL_ENABLED		FTRACE_EVENT_FL_ENABLED
 #define EVENT_FILE_FL_SOFT_DISABLED	FTRACE_EVENT_FL_SOFT_DISABLED
+#ifdef POWERPIN_HAVE_FTRACE_EVENT_TRIGGERS
+#define EVENT_FILE_FL_TRIGGER_MODE	FTRACE_EVENT_FL_TRIGGER_MODE
+#define EVENT_FILE_FL_TRIGGER_COND	FTRACE_EVENT_FL_TRIGGER_COND
+#else
 #define EVENT_FILE_FL_TRIGGER_MODE	0
 #define EVENT_FILE_FL_TRIGGER_COND	0
+#endif
 #define EVENT_FILE_FL_PID_FILTER	0
 
 /* the tracing core's class reg, which the gate hands every call on to */
@@ -393,9 +399,17 @@ static inline int powerpin_trace_event_reg(struct ftrace_event_call *call,
  */
 #define ftrace_event_reg		trace_event_reg
 
+/*
+ * From 3.15 the call's name shares a union with its tracepoint, which
+ * ftrace_event_name() looks through; 3.10's call has the name alone.
+ */
 static inline const char *trace_event_name(struct ftrace_event_call *call)
 {
+#ifdef POWERPIN_HAVE_FTRACE_EVENT_NAME
+	return ftrace_event_name(call);
+#else
 	return call->name;
+#endif
 }
 
 static inline bool trace_event_ignore_this_pid(struct ftrace_event_file *file)
@@ -1079,12 +1093,19 @@ static inline int powerpin_genl_register(struct genl_family *family,
 }
 #endif
 
-/* group numbers are the family's own (3.18 on: genl_has_listeners()) */
+/*
+ * group numbers are the family's own (3.18 on: genl_has_listeners(), which
+ * takes the genetlink socket on 3.18 and its namespace from 3.19)
+ */
 static inline bool powerpin_genl_has_listeners(struct genl_family *family,
 					       const struct genl_multicast_group *grps,
 					       unsigned int group)
 {
+#ifdef POWERPIN_HAVE_GENL_HAS_LISTENERS_SK
+	return genl_has_listeners(family, init_net.genl_sock, group);
+#else
 	return genl_has_listeners(family, &init_net, group);
+#endif
 }
 
 static inline void powerpin_genl_multicast(struct genl_family *family,

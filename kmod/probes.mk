@@ -1,28 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Feature probes: interfaces that differ between the kernels we build for
-# (Linux 3.10, 4.4 to 4.19, 5.4, and 5.10 to the newest), found in the
+# (Linux 3.10, 3.18, 4.4 to 4.19, 5.4, and 5.10 to the newest), found in the
 # headers we build against (never from version numbers, which vendor and distribution
 # backports make unreliable).  Each defines POWERPIN_HAVE_* (or POWERPIN_*) for
 # kmod/compat.h, the only file of the module that reads them.  Included by
 # kmod/Kbuild and selftests/gauge/Kbuild (the gauge emulator uses compat.h
 # too, and probes what only it uses itself, for its emu_compat.h).
-# (parentheses in patterns are written $(pp_lp) and $(pp_rp); a file name
-# may be a glob)
+# (parentheses in patterns are written $(pp_lp) and $(pp_rp), commas
+# $(pp_comma); a file name may be a glob)
 # The kernels supported are the ones built and tested: Linux 3.10 (the
-# Nexus 6's), 4.4, 4.9, 4.14 and 4.19 (Android's lines before GKI), 5.4
+# Nexus 6's), 3.18, 4.4, 4.9, 4.14 and 4.19 (Android's lines before GKI), 5.4
 # (Android 11 and 12's GKI) and 5.10 or newer.  The probes below were never
 # run on the lines between them, so the line of the kernel, the one thing
 # a backport does not change, is checked first.
-pp_supported := $(if $(filter 3.10 4.4 4.9 4.14 4.19 5.4,$(VERSION).$(PATCHLEVEL)),y,$(shell \
+pp_supported := $(if $(filter 3.10 3.18 4.4 4.9 4.14 4.19 5.4,$(VERSION).$(PATCHLEVEL)),y,$(shell \
 	[ "$(VERSION)" -gt 5 ] 2>/dev/null || \
 	{ [ "$(VERSION)" -eq 5 ] && [ "$(PATCHLEVEL)" -ge 10 ]; } 2>/dev/null && echo y))
 ifneq ($(pp_supported),y)
-$(error powerpin: Linux $(VERSION).$(PATCHLEVEL) is not supported; supported: Linux 3.10, 4.4, 4.9, 4.14, 4.19, 5.4, and 5.10 or newer)
+$(error powerpin: Linux $(VERSION).$(PATCHLEVEL) is not supported; supported: Linux 3.10, 3.18, 4.4, 4.9, 4.14, 4.19, 5.4, and 5.10 or newer)
 endif
 
 pp_lp := [(]
 pp_rp := [)]
+pp_comma := ,
 pp_has = $(shell grep -qsE '$(1)' $(srctree)/$(2) && echo -D$(3))
 pp_file = $(if $(wildcard $(srctree)/$(1)),-D$(2))
 # struct $(1)'s definition (up to its first closing brace) has $(2)
@@ -62,6 +63,10 @@ ccflags-y += $(call pp_has,struct power_supply_desc,include/linux/power_supply.h
 # 4.2 renamed ftrace_event_{call,file,class} to trace_event_* (and the
 # header to linux/trace_events.h)
 ccflags-y += $(call pp_file,include/linux/trace_events.h,POWERPIN_HAVE_TRACE_EVENTS_H)
+# before it: ftrace_event_name() (3.15: the call's name shares a union
+# with its tracepoint) and event triggers (3.14)
+ccflags-y += $(call pp_has,^ftrace_event_name$(pp_lp),include/linux/ftrace_event.h,POWERPIN_HAVE_FTRACE_EVENT_NAME)
+ccflags-y += $(call pp_has,FTRACE_EVENT_FL_TRIGGER_MODE[[:space:]]*=,include/linux/ftrace_event.h,POWERPIN_HAVE_FTRACE_EVENT_TRIGGERS)
 # trace_<event>_enabled() (absent from 3.10), a perf event's target task
 # outside the tracepoint-only union (absent from 3.10)
 ccflags-y += $(call pp_has,name[^a-z]+_enabled,include/linux/tracepoint.h,POWERPIN_HAVE_TRACE_ENABLED)
@@ -113,6 +118,9 @@ ccflags-y += $(call pp_has,genl_register_mc_group,include/net/genetlink.h,POWERP
 ccflags-y += $(call pp_has,_genl_register_family_with_ops_grps,include/net/genetlink.h,POWERPIN_HAVE_GENL_REGISTER_OPS_GROUPS)
 ccflags-y += $(call pp_has,GENL_DONT_VALIDATE_STRICT,include/net/genetlink.h,POWERPIN_HAVE_GENL_STRICT)
 ccflags-y += $(call pp_has,nla_put_u64_64bit,include/net/netlink.h,POWERPIN_HAVE_NLA_PUT_64BIT)
+# 3.18's genl_has_listeners() takes the genetlink socket (the namespace
+# from 3.19; the line is its second parameter's)
+ccflags-y += $(call pp_has,struct sock \*sk$(pp_comma) unsigned int group$(pp_rp),include/net/genetlink.h,POWERPIN_HAVE_GENL_HAS_LISTENERS_SK)
 # 3.10's params core (its one lock: __kernel_param_lock()) appends a newline
 # to what a parameter's getter prints; the newest leave that to the getter
 ccflags-y += $(call pp_has,void __kernel_param_lock,include/linux/moduleparam.h,POWERPIN_PARAM_SHOW_ADDS_NEWLINE)

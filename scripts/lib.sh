@@ -36,6 +36,7 @@ x86_64 6.12 debian:bookworm:linux-image-6.12-amd64
 x86_64 7.2 debian:sid:linux-image-amd64
 arm64 6.1 debian:bookworm:linux-image-arm64
 armhf 6.1 debian:bookworm:linux-image-armmp
+arm64 3.18 tree:linux-3.18
 armhf 3.10 tree:linux-3.10
 arm64 4.4 tree:linux-4.4
 arm64 4.9 tree:linux-4.9

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module builds only for the kernels it supports (Linux 3.10, 4.4,
- * 4.9, 4.14, 4.19, 5.4, and 5.10 or newer): kmod/probes.mk, which kmod/Kbuild
+ * The module builds only for the kernels it supports (Linux 3.10, 3.18,
+ * 4.4, 4.9, 4.14, 4.19, 5.4, and 5.10 or newer): kmod/probes.mk, which kmod/Kbuild
  * and the gauge emulator's Kbuild include, stops any other with one line
  * naming the supported set, before a probe picks an untested branch.  Checked by evaluating
  * probes.mk alone with the kernel Makefile's VERSION and PATCHLEVEL.
@@ -13,7 +13,7 @@
 #include <kselftest_harness.h>
 
 #define PROBES	"kmod/probes.mk"
-#define SUPPORTED "supported: Linux 3.10, 4.4, 4.9, 4.14, 4.19, 5.4, and 5.10 or newer"
+#define SUPPORTED "supported: Linux 3.10, 3.18, 4.4, 4.9, 4.14, 4.19, 5.4, and 5.10 or newer"
 
 /* Evaluate probes.mk for kernel @ver.@patch: 0 accepted, 1 refused, -1. */
 static int probes_verdict(int ver, int patch, char *out, size_t len)
@@ -38,7 +38,7 @@ static int probes_verdict(int ver, int patch, char *out, size_t len)
 
 TEST(supported_kernels_build)
 {
-	static const int ok[][2] = { { 3, 10 }, { 4, 4 }, { 4, 9 }, { 4, 14 },
+	static const int ok[][2] = { { 3, 10 }, { 3, 18 }, { 4, 4 }, { 4, 9 }, { 4, 14 },
 				     { 4, 19 }, { 5, 4 }, { 5, 10 }, { 5, 15 },
 				     { 6, 1 }, { 6, 6 }, { 6, 12 }, { 7, 2 },
 				     { 10, 0 } };
@@ -54,7 +54,7 @@ TEST(supported_kernels_build)
 
 TEST(unsupported_kernels_are_refused_in_one_line)
 {
-	static const int bad[][2] = { { 2, 6 }, { 3, 4 }, { 3, 13 }, { 3, 18 },
+	static const int bad[][2] = { { 2, 6 }, { 3, 4 }, { 3, 13 }, { 3, 17 }, { 3, 19 },
 				      { 4, 1 }, { 4, 3 }, { 4, 5 }, { 4, 20 }, { 5, 0 },
 				      { 5, 3 }, { 5, 5 }, { 5, 9 } };
 	char out[512], want[64];
