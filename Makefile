@@ -122,11 +122,15 @@ deps:
 # Kbuild writes objects next to the sources, so each kernel gets a shadow tree
 # of symlinks under build/ and the two kernels never share an object file.
 KBUILD_DIR ?= $(TOP)/build/kmod-$(KVER)
+# where the guests load the modules from (scripts/static-checks' builds go
+# elsewhere); each is renamed into place, since a guest may be loading it
+KO_DIR ?= $(TOP)/build/$(KVER)
 modules:
 	@test -f $(KDIR)/Makefile || { echo "powerpin: no kernel headers for $(KVER) at $(KDIR): install linux-headers-$(KVER), set KVER= or KDIR=, or make install MODULE=no for userspace only" >&2; exit 1; }
 	@$(TOP)/scripts/shadow-tree $(TOP) $(KBUILD_DIR)
 	+$(KMAKE) M=$(KBUILD_DIR) $(KBUILD_ARGS) CONFIG_POWERPIN_SELFTESTS=m POWERPIN_VERSION=$(VERSION) $(if $(W),W=$(W)) $(if $(C),C=$(C)) modules
-	@mkdir -p $(TOP)/build/$(KVER) && cp $(KBUILD_DIR)/kmod/powerpin.ko $(KBUILD_DIR)/selftests/gauge/*.ko $(TOP)/build/$(KVER)/
+	@mkdir -p $(KO_DIR) && for ko in $(KBUILD_DIR)/kmod/powerpin.ko $(KBUILD_DIR)/selftests/gauge/*.ko; do \
+		n=$(KO_DIR)/$$(basename $$ko); cp $$ko $$n.new && mv -f $$n.new $$n || exit 1; done
 
 # ---- userspace --------------------------------------------------------------
 userspace: $(BINS) $(AGENT)
