@@ -33,6 +33,11 @@ const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
  * found from the end of the data rather than by reading up to it.
  */
 struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
+/*
+ * The same: the size of CPU @cpu's data in the file, or -1 for a CPU the
+ * file's data does not have (see dat_incomplete_cpu()).
+ */
+off_t tracecmd_get_cpu_file_size(struct tracecmd_input *handle, int cpu);
 /* The same: the trace clock named by the file's TRACECLOCK option, or NULL. */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 /* The same: the text of the file's UNAME option, or NULL. */
@@ -781,6 +786,16 @@ int trace_kernel_parse(const char *s, struct trace_kernel_info *k)
  * data, and tracecmd_iterate_events() returns success.  So check that each
  * CPU's stream got to that CPU's last record.  Returns the first CPU that
  * did not, or -1.
+ *
+ * Only for the CPUs the handle has data of: a version 7 file lists in its
+ * BUFFER option only the CPUs that recorded something (libtracecmd's
+ * writer skips the empty ones), so when the last CPUs were idle through
+ * the capture the handle has fewer CPUs than the CPUCOUNT option (the
+ * tep's count, r->nr_cpus).  tracecmd_read_cpu_last() does not check its
+ * @cpu (libtracecmd 1.3.1): past the handle's array it reads a neighbour's
+ * memory as that CPU's pages and reallocates or writes through it (32-bit
+ * powerpin aborted in realloc() on such a capture).  Such a CPU has no
+ * records: none may have come from it either.
  */
 static int dat_incomplete_cpu(struct tracecmd_input *handle, const struct dat_reader *r)
 {
@@ -788,6 +803,11 @@ static int dat_incomplete_cpu(struct tracecmd_input *handle, const struct dat_re
 	int cpu, bad = -1;
 
 	for (cpu = 0; cpu < r->nr_cpus && bad < 0; cpu++) {
+		if (tracecmd_get_cpu_file_size(handle, cpu) <= 0) {
+			if (r->last_offset[cpu] != 0)
+				bad = cpu;
+			continue;
+		}
 		last = tracecmd_read_cpu_last(handle, cpu);
 		if (last ? last->offset != r->last_offset[cpu] : r->last_offset[cpu] != 0)
 			bad = cpu;
