@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,6 +57,52 @@ static inline int pin_run(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* How many pages of the first @bytes of @fd are in the page cache (-1: error). */
+static inline long pin_resident(int fd, off_t bytes)
+{
+	long ps = sysconf(_SC_PAGESIZE), n = 0;
+	unsigned long i, pages = (bytes + ps - 1) / ps;
+	unsigned char *vec;
+	void *map;
+
+	if (!pages)
+		return 0;
+	map = mmap(NULL, pages * ps, PROT_READ, MAP_SHARED, fd, 0);
+	vec = malloc(pages);
+	if (map == MAP_FAILED || !vec || mincore(map, pages * ps, vec))
+		n = -1;
+	for (i = 0; n >= 0 && i < pages; i++)
+		n += vec[i] & 1;
+	if (map != MAP_FAILED)
+		munmap(map, pages * ps);
+	free(vec);
+	return n;
+}
+
+/*
+ * Flush the first @bytes of @fd and drop them from the cache, and see that they
+ * are gone: POSIX_FADV_DONTNEED skips a page another CPU still holds (in its
+ * LRU batch, or under a reader that has not let go yet), so a busy machine
+ * can leave a few behind; ask again, for up to a second.
+ */
+static inline int pin_drop(int fd, off_t bytes)
+{
+	long left = -1;
+
+	for (int i = 0; i < 50 && left; i++) {
+		if (i)
+			usleep(20000);
+		if (fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+			return -1;
+		left = pin_resident(fd, bytes);
+		if (left < 0)
+			return -1;
+	}
+	if (left)
+		fprintf(stderr, "# %ld pages stay in the cache after POSIX_FADV_DONTNEED\n", left);
+	return left ? -1 : 0;
+}
+
 /* Write @pages pages of data, flush them and drop them from the cache. */
 static inline int pin_make_evicted(const char *path, unsigned long pages, mode_t mode)
 {
@@ -71,7 +118,7 @@ static inline int pin_make_evicted(const char *path, unsigned long pages, mode_t
 		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
 			goto err;
 	}
-	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+	if (pin_drop(fd, (off_t)pages * sizeof(buf)))
 		goto err;
 	close(fd);
 	return 0;
@@ -84,12 +131,13 @@ err:
 static inline int pin_evict(const char *path)
 {
 	int fd = open(path, O_RDONLY), ret;
+	struct stat st;
 
 	if (fd < 0)
 		return -1;
-	ret = fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	ret = fstat(fd, &st) ? -1 : pin_drop(fd, st.st_size);
 	close(fd);
-	return ret ? -1 : 0;
+	return ret;
 }
 
 /* Bring [off, off + len) into the cache and nothing else (no readahead). */
