@@ -282,7 +282,7 @@ PREFIX  ?= /usr/local
 MODULE  ?= yes
 INSTALL_KVER = $(if $(filter no,$(MODULE)),none,$(KVER))
 install: userspace $(if $(filter no,$(MODULE)),,modules)
-	$(TOP)/scripts/install install "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
+	POWERPIN_KO_DIR="$(KO_DIR)" $(TOP)/scripts/install install "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
 
 uninstall:
 	$(TOP)/scripts/install uninstall "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
