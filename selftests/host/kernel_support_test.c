@@ -8,6 +8,8 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <kselftest_harness.h>
@@ -72,6 +74,56 @@ TEST(unsupported_kernels_are_refused_in_one_line)
 		EXPECT_EQ(NULL, strchr(out, '\n') == out + strlen(out) - 1 ?
 			  NULL : strchr(out, '\n')) TH_LOG("not one line: %s", out);
 	}
+}
+
+/*
+ * uapi/linux/powerpin.h builds with the oldest headers it meets: the
+ * module's on 3.10.40 (the Nexus 6's tree, whose <linux/const.h> has
+ * _AC() and _AT() but no _BITUL()), and userspace's.  A C file that uses
+ * every flag is compiled with that const.h ahead of the host's headers.
+ */
+TEST(uapi_header_builds_with_3_10_40_headers)
+{
+	static const char old_const[] =
+		"#ifndef _LINUX_CONST_H\n#define _LINUX_CONST_H\n"
+		"#define __AC(X,Y) (X##Y)\n#define _AC(X,Y) __AC(X,Y)\n"
+		"#define _AT(T,X) ((T)(X))\n#endif\n";
+	static const char use[] =
+		"#include <linux/const.h>\n#include <linux/powerpin.h>\n"
+		"unsigned long flags = POWERPIN_SAMPLE_REPEATED | POWERPIN_SAMPLE_MISSING |\n"
+		"	POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN | POWERPIN_SAMPLE_LATE;\n"
+		"_Static_assert(POWERPIN_SAMPLE_LATE == 16, \"bit 4\");\n";
+	char dir[] = "/tmp/pp-uapi-XXXXXX", path[128], cmd[512], out[2048];
+	size_t n;
+	FILE *f;
+
+	if (access("uapi/linux/powerpin.h", R_OK))
+		SKIP(return, "run from the project's top directory");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/linux", dir);
+	ASSERT_EQ(0, mkdir(path, 0700));
+	snprintf(path, sizeof(path), "%s/linux/const.h", dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs(old_const, f);
+	ASSERT_EQ(0, fclose(f));
+	snprintf(path, sizeof(path), "%s/use.c", dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs(use, f);
+	ASSERT_EQ(0, fclose(f));
+	/* -std=gnu89 as the 3.10 kernel builds; -Werror: no implicit _BITUL */
+	snprintf(cmd, sizeof(cmd),
+		 "cc -std=gnu89 -Wall -Werror -fsyntax-only -I%s -Iuapi %s 2>&1; echo rc=$?",
+		 dir, path);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	pclose(f);
+	EXPECT_NE(NULL, strstr(out, "rc=0")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
 }
 
 TEST_HARNESS_MAIN

@@ -10,24 +10,29 @@
 #ifndef _UAPI_LINUX_POWERPIN_H
 #define _UAPI_LINUX_POWERPIN_H
 
-#include <linux/const.h>
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
 /* ---- 1. powerpin:powerpin_battery event flags ------------------------- */
 
+/*
+ * One bit of the flags: not _BITUL(), which <linux/const.h> got in 3.13
+ * (3.10.40's, the Nexus 6's, lacks it; 3.10.105 has it from a backport).
+ */
+#define __POWERPIN_BIT(nr)		(1UL << (nr))
+
 /* voltage_uv, current_ua and charge_uah all equal the previous sample's */
-#define POWERPIN_SAMPLE_REPEATED	_BITUL(0)
+#define POWERPIN_SAMPLE_REPEATED	__POWERPIN_BIT(0)
 /* at least one property is not provided by the supply (value reported as 0) */
-#define POWERPIN_SAMPLE_MISSING		_BITUL(1)
+#define POWERPIN_SAMPLE_MISSING		__POWERPIN_BIT(1)
 /* at least one property read failed (value reported as 0) */
-#define POWERPIN_SAMPLE_READ_ERROR	_BITUL(2)
+#define POWERPIN_SAMPLE_READ_ERROR	__POWERPIN_BIT(2)
 /* the driver answered -EAGAIN (still initialising) for some property */
-#define POWERPIN_SAMPLE_AGAIN		_BITUL(3)
+#define POWERPIN_SAMPLE_AGAIN		__POWERPIN_BIT(3)
 /* one or more deadlines were missed since the previous sample, or the
  * system was suspended (tasks frozen) since then
  */
-#define POWERPIN_SAMPLE_LATE		_BITUL(4)
+#define POWERPIN_SAMPLE_LATE		__POWERPIN_BIT(4)
 
 /* ---- 2. residency ioctl ------------------------------------------------ */
 
