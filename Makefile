@@ -36,7 +36,7 @@ KDIR    ?= $(if $(wildcard $(CACHE)/kernel-$(KVER)/build/Makefile),$(CACHE)/kern
 # with the tree's own compiler; any other with ARCH=, CROSS_COMPILE= and CC=
 # for the host (an ARM tree is cross-built)
 KROOT   := $(if $(wildcard $(CACHE)/kernel-$(KVER)/buildroot/usr/src/linux-headers-$(KVER)/Makefile),$(CACHE)/kernel-$(KVER)/buildroot)
-KBUILD_ARGS := $(if $(KROOT),,$(shell $(TOP)/scripts/kbuild-args $(KDIR)))
+KBUILD_ARGS := $(if $(KROOT),,$(shell CROSS_COMPILE=$(CROSS_COMPILE) ARCH=$(ARCH) $(TOP)/scripts/kbuild-args $(KDIR)))
 KMAKE   := $(if $(KROOT),$(TOP)/scripts/in-root $(KROOT) $(TOP) make -C /usr/src/linux-headers-$(KVER),$(MAKE) -C $(KDIR))
 KSRC    := $(CACHE)/ksrc
 KSELFTEST := $(KSRC)/tools/testing/selftests

@@ -8,11 +8,12 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <kselftest_harness.h>
+
+#include "cmd_helpers.h"
 
 #define PROBES	"kmod/probes.mk"
 #define SUPPORTED "supported: Linux 3.10, 3.18, 4.4, 4.9, 4.14, 4.19, 5.4, and 5.10 or newer"
@@ -84,18 +85,7 @@ TEST(unsupported_kernels_are_refused_in_one_line)
  */
 TEST(uapi_header_builds_with_3_10_40_headers)
 {
-	static const char old_const[] =
-		"#ifndef _LINUX_CONST_H\n#define _LINUX_CONST_H\n"
-		"#define __AC(X,Y) (X##Y)\n#define _AC(X,Y) __AC(X,Y)\n"
-		"#define _AT(T,X) ((T)(X))\n#endif\n";
-	static const char use[] =
-		"#include <linux/const.h>\n#include <linux/powerpin.h>\n"
-		"unsigned long flags = POWERPIN_SAMPLE_REPEATED | POWERPIN_SAMPLE_MISSING |\n"
-		"	POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN | POWERPIN_SAMPLE_LATE;\n"
-		"_Static_assert(POWERPIN_SAMPLE_LATE == 16, \"bit 4\");\n";
-	char dir[] = "/tmp/pp-uapi-XXXXXX", path[128], cmd[512], out[2048];
-	size_t n;
-	FILE *f;
+	char dir[] = "/tmp/pp-uapi-XXXXXX", path[128], out[4096];
 
 	if (access("uapi/linux/powerpin.h", R_OK))
 		SKIP(return, "run from the project's top directory");
@@ -103,27 +93,59 @@ TEST(uapi_header_builds_with_3_10_40_headers)
 	snprintf(path, sizeof(path), "%s/linux", dir);
 	ASSERT_EQ(0, mkdir(path, 0700));
 	snprintf(path, sizeof(path), "%s/linux/const.h", dir);
-	f = fopen(path, "w");
-	ASSERT_NE(NULL, f);
-	fputs(old_const, f);
-	ASSERT_EQ(0, fclose(f));
+	put_file(path, "#ifndef _LINUX_CONST_H\n#define _LINUX_CONST_H\n"
+		       "#define __AC(X,Y) (X##Y)\n#define _AC(X,Y) __AC(X,Y)\n"
+		       "#define _AT(T,X) ((T)(X))\n#endif\n");
 	snprintf(path, sizeof(path), "%s/use.c", dir);
-	f = fopen(path, "w");
-	ASSERT_NE(NULL, f);
-	fputs(use, f);
-	ASSERT_EQ(0, fclose(f));
+	put_file(path, "#include <linux/const.h>\n#include <linux/powerpin.h>\n"
+		       "unsigned long flags = POWERPIN_SAMPLE_REPEATED | POWERPIN_SAMPLE_MISSING |\n"
+		       "	POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN | POWERPIN_SAMPLE_LATE;\n"
+		       "_Static_assert(POWERPIN_SAMPLE_LATE == 16, \"bit 4\");\n");
 	/* -std=gnu89 as the 3.10 kernel builds; -Werror: no implicit _BITUL */
-	snprintf(cmd, sizeof(cmd),
-		 "cc -std=gnu89 -Wall -Werror -fsyntax-only -I%s -Iuapi %s 2>&1; echo rc=$?",
+	snprintf(out, sizeof(out), "cc -std=gnu89 -Wall -Werror -fsyntax-only -I%s -Iuapi %s 2>&1",
 		 dir, path);
-	f = popen(cmd, "r");
-	ASSERT_NE(NULL, f);
-	n = fread(out, 1, sizeof(out) - 1, f);
-	out[n] = '\0';
-	pclose(f);
-	EXPECT_NE(NULL, strstr(out, "rc=0")) TH_LOG("%s", out);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	EXPECT_EQ(0, system(cmd));
+	EXPECT_EQ(0, run_cmd(out, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh("rm -rf %s", dir));
+}
+
+/*
+ * The module is built by the compiler its kernel was built with: a
+ * CROSS_COMPILE the user gives (arm-eabi-, Google's prebuilt for a stock
+ * Nexus 6 kernel) reaches the kernel's make, as does a tree's own
+ * CONFIG_CROSS_COMPILE whose compiler exists; only without either does
+ * Debian's cross compiler stand in.  Checked on the make arguments of a
+ * fake ARM tree (a .config alone).
+ */
+TEST(arm_module_build_keeps_the_users_compiler)
+{
+	char dir[] = "/tmp/pp-kdir-XXXXXX", path[128], cmd[1024], out[1024];
+	static const char show[] = "make -s -f Makefile -f /dev/stdin show";
+
+	if (access("scripts/kbuild-args", X_OK))
+		SKIP(return, "run from the project's top directory");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/.config", dir);
+	put_file(path, "CONFIG_ARM=y\n");
+	/* the script alone, from the environment */
+	snprintf(cmd, sizeof(cmd), "CROSS_COMPILE=arm-eabi- scripts/kbuild-args %s", dir);
+	EXPECT_STREQ("ARCH=arm CROSS_COMPILE=arm-eabi-", line_of(cmd, out, sizeof(out)));
+	/* through make modules' command line, as kmod/README.md says */
+	snprintf(cmd, sizeof(cmd), "echo 'show: ; @echo $(KBUILD_ARGS)' | "
+		 "%s KDIR=%s ARCH=arm CROSS_COMPILE=arm-eabi- 2>&1", show, dir);
+	EXPECT_STREQ("ARCH=arm CROSS_COMPILE=arm-eabi-", line_of(cmd, out, sizeof(out)));
+	/* a tree that names an installed compiler in its .config */
+	put_file(path, "CONFIG_ARM=y\nCONFIG_CROSS_COMPILE=\"arm-linux-gnueabi-\"\n");
+	snprintf(cmd, sizeof(cmd), "env -u CROSS_COMPILE PATH=%s:$PATH scripts/kbuild-args %s", dir, dir);
+	snprintf(path, sizeof(path), "%s/arm-linux-gnueabi-gcc", dir);
+	put_file(path, "#!/bin/sh\necho 12.2.0\n");
+	ASSERT_EQ(0, chmod(path, 0755));
+	EXPECT_STREQ("ARCH=arm CROSS_COMPILE=arm-linux-gnueabi-", line_of(cmd, out, sizeof(out)));
+	/* none: Debian's */
+	snprintf(path, sizeof(path), "%s/.config", dir);
+	put_file(path, "CONFIG_ARM=y\n");
+	snprintf(cmd, sizeof(cmd), "env -u CROSS_COMPILE scripts/kbuild-args %s", dir);
+	EXPECT_STREQ("ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf-", line_of(cmd, out, sizeof(out)));
+	EXPECT_EQ(0, sh("rm -rf %s", dir));
 }
 
 TEST_HARNESS_MAIN
