@@ -268,6 +268,33 @@ static inline int powerpin_supply_get_property(struct power_supply *psy,
 #endif /* POWERPIN_HAVE_PSY_DESC */
 
 /*
+ * A vendor kernel's fuel gauge (the Nexus 6's max170xx_battery) has the
+ * type POWER_SUPPLY_TYPE_BMS, which mainline never had; its charger
+ * registers a "battery" of type Battery that forwards the gauge's readings.
+ */
+#ifdef POWERPIN_HAVE_PSY_TYPE_BMS
+static inline bool powerpin_have_gauge_type(void)
+{
+	return true;
+}
+
+static inline bool powerpin_supply_type_is_gauge(enum power_supply_type type)
+{
+	return type == POWER_SUPPLY_TYPE_BMS;
+}
+#else
+static inline bool powerpin_have_gauge_type(void)
+{
+	return false;
+}
+
+static inline bool powerpin_supply_type_is_gauge(enum power_supply_type type)
+{
+	return false;
+}
+#endif
+
+/*
  * Since 5.1 device_del() starts with device_lock(dev) + kill_device(), so
  * while the supply's own device lock is held, an unregister that has begun
  * waits in device_unregister() and the driver's data (freed only after

@@ -34,6 +34,8 @@ struct powerpin_status {
 	bool supply_present;
 	char supply[POWERPIN_SUPPLY_NAME_MAX];		/* configured */
 	char supply_bound[POWERPIN_SUPPLY_NAME_MAX];	/* in use */
+	/* the named supply is refused: it forwards this gauge's readings */
+	char supply_forwards[POWERPIN_SUPPLY_NAME_MAX];
 	u32 period_us;
 	u64 samples;
 	u64 read_errors;

@@ -58,6 +58,9 @@ ccflags-y += $(call pp_struct_has,genl_ops,const struct nla_policy,include/net/g
 ccflags-y += $(call pp_has,bool netlink_capable$(pp_lp)const struct sk_buff,include/linux/netlink.h,POWERPIN_HAVE_NETLINK_CAPABLE_SKB)
 
 # ---- Linux 3.10 (Nexus 6) and the kernels between -------------------------
+# Qualcomm-era vendor kernels (the Nexus 6's) add a supply type for the fuel
+# gauge, POWER_SUPPLY_TYPE_BMS, beside the charger's forwarding "battery"
+ccflags-y += $(call pp_has,POWER_SUPPLY_TYPE_BMS,include/linux/power_supply.h,POWERPIN_HAVE_PSY_TYPE_BMS)
 # 4.1 split struct power_supply into the driver's desc and the core's device
 ccflags-y += $(call pp_has,struct power_supply_desc,include/linux/power_supply.h,POWERPIN_HAVE_PSY_DESC)
 # 4.2 renamed ftrace_event_{call,file,class} to trace_event_* (and the

@@ -107,6 +107,7 @@ struct powerpin_capture {
 	unsigned int supply_gen;
 	char supply[POWERPIN_SUPPLY_NAME_MAX];	/* configured ("" = first battery) */
 	char bound[POWERPIN_SUPPLY_NAME_MAX];	/* supply read last, "" if none */
+	char forwards[POWERPIN_SUPPLY_NAME_MAX];	/* refused: its gauge, "" if not */
 	ktime_t next;			/* first deadline not yet sampled or missed */
 	ktime_t last_written;		/* when the last sample had been written */
 	bool have_written;		/* last_written is of this capture */
@@ -240,14 +241,24 @@ void powerpin_supply_track_exit(void)
 struct powerpin_lookup {
 	const char *name;		/* "" = the first system battery */
 	struct device *dev;		/* found: powerpin_supply_get() */
+	struct device *battery;		/* first battery, held while a gauge may follow */
 	bool busy;			/* a candidate could not answer yet */
+	/* the named supply forwards this gauge's readings: refused */
+	char gauge[POWERPIN_SUPPLY_NAME_MAX];
+};
+
+enum powerpin_supply_kind {
+	PP_KIND_OTHER,		/* not a present system battery */
+	PP_KIND_BATTERY,	/* type Battery */
+	PP_KIND_GAUGE,		/* a vendor kernel's fuel gauge (type BMS) */
 };
 
 /*
  * The power_supply core's own rule (power_supply_is_system_supplied()): a
  * supply whose SCOPE is Device powers a peripheral (a HID mouse's battery),
- * not the system.  Returns 1 for a present system battery, 0 for anything
- * else, -EAGAIN when the supply cannot tell yet (registering, or its driver
+ * not the system.  Returns the kind of a present system battery (a vendor
+ * kernel's BMS fuel gauge counts as one), PP_KIND_OTHER for anything else,
+ * -EAGAIN when the supply cannot tell yet (registering, or its driver
  * still initialising).  Called under the supply's lock: a supply that
  * answers is registered and stays so until the lock is dropped, so its
  * desc (the driver's) may be looked at.
@@ -255,25 +266,31 @@ struct powerpin_lookup {
 static int powerpin_supply_kind(struct power_supply *psy)
 {
 	union power_supply_propval val = {};
-	int ret;
+	enum power_supply_type type;
+	int ret, kind;
 
 	ret = powerpin_supply_get_property(psy, POWER_SUPPLY_PROP_SCOPE, &val);
 	if (ret == -ENODEV)
-		return 0;		/* going away */
+		return PP_KIND_OTHER;	/* going away */
 	if (ret == -EAGAIN)
 		return -EAGAIN;
-	if (powerpin_supply_type(psy) != POWER_SUPPLY_TYPE_BATTERY)
-		return 0;
+	type = powerpin_supply_type(psy);
+	if (powerpin_supply_type_is_gauge(type))
+		kind = PP_KIND_GAUGE;
+	else if (type == POWER_SUPPLY_TYPE_BATTERY)
+		kind = PP_KIND_BATTERY;
+	else
+		return PP_KIND_OTHER;
 	if (!ret && val.intval == POWER_SUPPLY_SCOPE_DEVICE)
-		return 0;
+		return PP_KIND_OTHER;
 	val.intval = 1;
 	ret = powerpin_supply_get_property(psy, POWER_SUPPLY_PROP_PRESENT, &val);
 	if (ret == -EAGAIN)
 		return -EAGAIN;
 	if (ret == -ENODEV)
-		return 0;
+		return PP_KIND_OTHER;
 	/* a supply without PRESENT is there; a bay without a battery is not */
-	return ret || val.intval;
+	return ret || val.intval ? kind : PP_KIND_OTHER;
 }
 
 static int powerpin_system_battery(struct device *dev)
@@ -282,15 +299,73 @@ static int powerpin_system_battery(struct device *dev)
 	int ret;
 
 	psy = powerpin_supply_lock(dev);
-	ret = psy ? powerpin_supply_kind(psy) : 0;
+	ret = psy ? powerpin_supply_kind(psy) : PP_KIND_OTHER;
 	powerpin_supply_unlock(dev);
 	return ret;
+}
+
+/* A vendor gauge other than @data (the supply being looked up): its name. */
+static int powerpin_match_gauge(struct device *dev, void *data)
+{
+	struct powerpin_lookup *lookup = data;
+	int kind;
+
+	if (dev == lookup->dev || !dev_get_drvdata(dev) || !powerpin_supply_get(dev))
+		return 0;
+	kind = powerpin_system_battery(dev);
+	if (kind == PP_KIND_GAUGE)
+		powerpin_strscpy(lookup->gauge, dev_name(dev), sizeof(lookup->gauge));
+	powerpin_supply_put(dev);
+	return kind == PP_KIND_GAUGE;
+}
+
+/*
+ * On a kernel with vendor gauges, a Battery beside a gauge is the
+ * charger's (shamu's smb135x "battery"), whose driver calls the gauge's
+ * get_property() for voltage, current and charge without the gauge's lock:
+ * reading it would read the gauge outside the fence that keeps an unbind
+ * of the gauge's driver from freeing what the read uses.  Such a supply is
+ * refused (its gauge named); the gauge itself is read instead in
+ * first-battery mode.  Finds out with @lookup->dev held, nothing locked.
+ */
+static bool powerpin_forwards_gauge(struct powerpin_lookup *lookup)
+{
+	if (!powerpin_have_gauge_type() ||
+	    powerpin_system_battery(lookup->dev) != PP_KIND_BATTERY)
+		return false;
+	return powerpin_for_each_supply(lookup, powerpin_match_gauge);
+}
+
+/* First-battery mode: is @dev (held) the one?  1 stops the walk. */
+static int powerpin_match_first_battery(struct device *dev,
+					struct powerpin_lookup *lookup)
+{
+	int kind = powerpin_system_battery(dev);
+
+	if (kind != PP_KIND_BATTERY && kind != PP_KIND_GAUGE)
+		powerpin_supply_put(dev);
+	/* busy: retried at the next deadline, never passed over */
+	if (kind == -EAGAIN) {
+		lookup->busy = true;
+		return 1;
+	}
+	if (kind == PP_KIND_OTHER)
+		return 0;
+	/* a vendor gauge registered later wins over a (forwarding) Battery */
+	if (kind == PP_KIND_BATTERY && powerpin_have_gauge_type()) {
+		if (lookup->battery)
+			powerpin_supply_put(dev);
+		else
+			lookup->battery = dev;
+		return 0;
+	}
+	lookup->dev = dev;
+	return 1;
 }
 
 static int powerpin_match_supply(struct device *dev, void *data)
 {
 	struct powerpin_lookup *lookup = data;
-	int battery;
 
 	if (!dev_get_drvdata(dev))
 		return 0;
@@ -305,35 +380,39 @@ static int powerpin_match_supply(struct device *dev, void *data)
 		lookup->busy = !lookup->name[0];
 		return lookup->busy;
 	}
-	if (!lookup->name[0]) {
-		battery = powerpin_system_battery(dev);
-		if (battery != 1)
-			powerpin_supply_put(dev);
-		/* busy: retried at the next deadline, never passed over */
-		if (battery == -EAGAIN) {
-			lookup->busy = true;
-			return 1;
-		}
-		if (!battery)
-			return 0;
-	}
+	if (!lookup->name[0])
+		return powerpin_match_first_battery(dev, lookup);
 	lookup->dev = dev;
 	return 1;
 }
 
 /*
  * Find a supply by name ("" = the first present system battery, in
- * registration order) and hold its device (powerpin_supply_get()): no use
- * count.  NULL if there is none, or if the first battery cannot be chosen
- * yet (@busy).  Let go with powerpin_supply_put().
+ * registration order; a vendor kernel's gauge before any Battery) and hold
+ * its device (powerpin_supply_get()): no use count.  NULL if there is
+ * none, if the first battery cannot be chosen yet (@busy), or if the named
+ * supply forwards a gauge's readings (@gauge, when given, names that
+ * gauge; "" otherwise).  Let go with powerpin_supply_put().
  */
-static struct device *powerpin_find_supply(const char *name, bool *busy)
+static struct device *powerpin_find_supply(const char *name, bool *busy, char *gauge)
 {
 	struct powerpin_lookup lookup = { .name = name };
 
 	powerpin_for_each_supply(&lookup, powerpin_match_supply);
+	if (lookup.battery) {
+		if (lookup.dev || lookup.busy)
+			powerpin_supply_put(lookup.battery);
+		else
+			lookup.dev = lookup.battery;
+	}
+	if (lookup.dev && name[0] && powerpin_forwards_gauge(&lookup)) {
+		powerpin_supply_put(lookup.dev);
+		lookup.dev = NULL;
+	}
 	if (busy)
 		*busy = lookup.busy;
+	if (gauge)
+		powerpin_strscpy(gauge, lookup.gauge, POWERPIN_SUPPLY_NAME_MAX);
 	return lookup.dev;
 }
 
@@ -372,6 +451,26 @@ static void powerpin_supply_found(struct powerpin_capture *run,
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 	if (powerpin_listener)
 		powerpin_listener->supply_found(run->bound);
+}
+
+/*
+ * The named supply forwards @gauge's readings (powerpin_forwards_gauge()):
+ * said once in the kernel log and kept in the status until it changes.
+ */
+static void powerpin_supply_refused(struct powerpin_capture *run, const char *gauge)
+{
+	unsigned long irqflags;
+
+	if (!strcmp(run->forwards, gauge))
+		return;
+	powerpin_strscpy(run->forwards, gauge, sizeof(run->forwards));
+	spin_lock_irqsave(&powerpin_lock, irqflags);
+	powerpin_strscpy(powerpin_stats.supply_forwards, gauge,
+			 sizeof(powerpin_stats.supply_forwards));
+	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+	if (gauge[0])
+		pr_warn("%s is not read: it forwards the fuel gauge %s outside that driver's lock (set supply=%s)\n",
+			run->supply, gauge, gauge);
 }
 
 /* ---- one sample ---------------------------------------------------------- */
@@ -532,7 +631,8 @@ static bool powerpin_take_sample(struct powerpin_capture *run)
 	bool present, busy;
 	u64 t0;
 
-	dev = powerpin_find_supply(run->supply, &busy);
+	dev = powerpin_find_supply(run->supply, &busy, name);
+	powerpin_supply_refused(run, dev ? "" : name);
 	if (!dev) {
 		/* a busy first battery is not lost: it is retried */
 		if (!busy)
@@ -638,8 +738,10 @@ static void powerpin_apply_config(struct powerpin_capture *run)
 	}
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 
-	if (supply_changed)
+	if (supply_changed) {
 		powerpin_supply_lost(run);
+		powerpin_supply_refused(run, "");
+	}
 	if (period_us != run->period_us) {
 		run->period_us = period_us;
 		run->period_ns = (u64)period_us * NSEC_PER_USEC;
@@ -956,6 +1058,7 @@ static int powerpin_status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "supply %s\n", st.supply);
 	seq_printf(m, "supply_bound %s\n", st.supply_bound);
 	seq_printf(m, "supply_present %d\n", st.supply_present);
+	seq_printf(m, "supply_forwards %s\n", st.supply_forwards);
 	seq_printf(m, "period_us %u\n", st.period_us);
 	seq_printf(m, "samples %llu\n", st.samples);
 	seq_printf(m, "read_errors %llu\n", st.read_errors);

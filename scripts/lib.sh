@@ -38,6 +38,7 @@ arm64 6.1 debian:bookworm:linux-image-arm64
 armhf 6.1 debian:bookworm:linux-image-armmp
 arm64 3.18 tree:linux-3.18
 armhf 3.10 tree:linux-3.10
+armhf 3.10-shamu tree:linux-3.10-shamu
 arm64 4.4 tree:linux-4.4
 arm64 4.9 tree:linux-4.9
 arm64 4.14 tree:linux-4.14
@@ -217,8 +218,11 @@ demo_kernel() {
 # No archive has these kernels: scripts/linux-tree LINE builds the guest from
 # a tree the user already has, with what scripts/linux-LINE.d/ holds (board,
 # config, patches).
-# ltree_var LINE: the variable that names LINE's tree (POWERPIN_LINUX_4_9)
-ltree_var() { echo "POWERPIN_LINUX_${1//./_}"; }
+# A line is a version (4.9), or a version and a vendor tree of it
+# (3.10-shamu: the Nexus 6's own source, beside vanilla 3.10).
+# ltree_var LINE: the variable that names LINE's tree (POWERPIN_LINUX_4_9,
+# POWERPIN_LINUX_3_10_SHAMU)
+ltree_var() { local v=${1//[.-]/_}; echo "POWERPIN_LINUX_${v^^}"; }
 ltree_src_default() { echo "$PP_CACHE/linux-$1-src"; }
 # ltree_d LINE: the project's directory for LINE
 ltree_d() { echo "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/linux-$1.d"; }
@@ -234,14 +238,19 @@ ltree_board() {
 	awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print; found = 1 } END { exit !found }' \
 		"$(ltree_d "$1")/board"
 }
-# ltree_tree LINE: LINE's source tree (its Makefile says that version), or fail
+# ltree_tree LINE: LINE's source tree (its Makefile says that version, and
+# a vendor line's tree has the file its board file names as "require"), or
+# fail
 ltree_tree() {
-	local var t v p
+	local var t v p req
 	var=$(ltree_var "$1")
 	t=${!var:-$(ltree_src_default "$1")}
-	v=${1%%.*} p=${1#*.}
+	v=${1%%.*} p=${1#*.} p=${p%%-*}
 	[ -f "$t/Makefile" ] && grep -qx "VERSION = $v" "$t/Makefile" &&
 		grep -qx "PATCHLEVEL = $p" "$t/Makefile" || return 1
+	if req=$(ltree_board "$1" require 2>/dev/null); then
+		[ -e "$t/$req" ] || return 1
+	fi
 	(cd "$t" && pwd -P)
 }
 # ltree_why_not LINE: one line saying why there is no LINE tree
@@ -249,7 +258,8 @@ ltree_why_not() {
 	local var
 	var=$(ltree_var "$1")
 	if [ -n "${!var:-}" ]; then
-		echo "$var=${!var} is not a Linux $1 source tree"
+		echo "$var=${!var} is not a Linux $1 source tree$(ltree_board "$1" require 2>/dev/null |
+			sed 's/^/ (it has no /; s/$/)/')"
 	else
 		echo "set $var=DIR or put a tree at $(ltree_src_default "$1")"
 	fi

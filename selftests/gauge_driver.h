@@ -14,6 +14,10 @@
  *    since, sign-extended QH * 5000000 / r_sns.
  * 3.10's and 4.9's drivers have no CHARGE_NOW and none before 5.10 has
  * TIME_TO_EMPTY_NOW; 4.9's to 5.4's convert as 5.10's.
+ * The Nexus 6's vendor driver (shamu's 3.10.40, a gauge of type BMS)
+ * converts as 3.10's, but rounds CAPACITY up when RepSOC has a fraction
+ * (at most 100) and passes TEMP through its board's conversion table, which
+ * the emulator gives as the identity from -40 to 90 degC (clamped there).
  * r_sns is 10000 micro-ohm: the driver's default where the guest has no
  * device tree or platform data for the chip, and the emulator's platform
  * data where the driver needs some (before 4.15).
@@ -84,6 +88,45 @@ static inline bool gauge_driver_has(const char *prop)
 static inline bool gauge_tte_ffff_is_enodata(void)
 {
 	return gauge_kernel_at_least(6, 13);
+}
+
+/* Is the gauge's driver the Nexus 6's vendor one (its supply is a BMS)? */
+static inline bool gauge_driver_is_vendor(void)
+{
+	static int vendor = -1;
+	char type[16] = "";
+	FILE *f;
+
+	if (vendor < 0) {
+		f = fopen("/sys/class/power_supply/max170xx_battery/type", "r");
+		if (f) {
+			if (!fgets(type, sizeof(type), f))
+				type[0] = '\0';
+			fclose(f);
+		}
+		vendor = !strncmp(type, "BMS", 3);
+	}
+	return vendor;
+}
+
+/* RepSOC register -> CAPACITY (%) */
+static inline long long gauge_capacity_pct(uint32_t raw)
+{
+	long long pct = (raw & 0xffff) >> 8;
+
+	if (gauge_driver_is_vendor() && (raw & 0xff))
+		pct = pct + 1 > 100 ? 100 : pct + 1;
+	return pct;
+}
+
+/* TEMP register -> deci-degC */
+static inline long long gauge_temp_decic(uint32_t raw)
+{
+	long long t = (int16_t)raw * 10 / 256;
+
+	if (gauge_driver_is_vendor())
+		t = t < -400 ? -400 : t > 900 ? 900 : t;
+	return t;
 }
 
 /* Current, AvgCurrent register -> uA */

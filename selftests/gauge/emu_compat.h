@@ -41,8 +41,57 @@ i2c_new_client_device(struct i2c_adapter *adap, struct i2c_board_info const *inf
  * kernels fall back to defaults): give it the defaults it would pick, the
  * current sense on and the datasheet's 10 mOhm sense resistor.
  */
-#ifdef POWERPIN_MAX17042_NEEDS_PDATA
+#if defined(POWERPIN_MAX17042_VENDOR_PDATA) || defined(POWERPIN_MAX17042_NEEDS_PDATA)
 #include <linux/power/max17042_battery.h>
+#endif
+#ifdef POWERPIN_MAX17042_VENDOR_PDATA
+/*
+ * The Nexus 6's vendor driver (shamu, 3.10.40) dereferences more of its
+ * platform data than mainline's: config_data (design capacity, the
+ * revision it compares with the chip's to decide on a re-initialisation),
+ * a temperature conversion table and the temperature thresholds.  These
+ * are shamu's device-tree values (apq8084-moto-common.dtsi: 10 mOhm,
+ * design_cap 7766 half-mAh, 45/60/0/-20 degC), the table the identity from
+ * -40 to 90 degC, and the revision 0 the emulator's CFG_REV bits read, so
+ * the driver is ready at once, as after a warm boot.  No POR init: its
+ * model-lock check reads back zeros only a real chip gives.
+ */
+#define POWERPIN_EMU_TCNV_START	(-40)
+#define POWERPIN_EMU_TCNV_LEN	131
+static inline void *powerpin_max17042_pdata(void)
+{
+	static s16 tcnv_dc[POWERPIN_EMU_TCNV_LEN];
+	static struct max17042_temp_conv tcnv = {
+		.start = POWERPIN_EMU_TCNV_START,
+		.result = tcnv_dc,
+		.num_result = POWERPIN_EMU_TCNV_LEN,
+	};
+	static struct max17042_config_data config = {
+		.revision = 0,
+		.config = 0x0254,
+		.full_soc_thresh = 0x6200,
+		.design_cap = 7766,
+		.fullcap = 7766,
+		.fullcapnom = 7766,
+	};
+	static struct max17042_platform_data pdata = {
+		.config_data = &config,
+		.tcnv = &tcnv,
+		.enable_current_sense = true,
+		.r_sns = 10000,
+		.warm_temp_c = 45,
+		.hot_temp_c = 60,
+		.cool_temp_c = 0,
+		.cold_temp_c = -20,
+		.hotspot_thrs_c = 50,
+	};
+	int i;
+
+	for (i = 0; i < POWERPIN_EMU_TCNV_LEN; i++)
+		tcnv_dc[i] = (POWERPIN_EMU_TCNV_START + i) * 10;
+	return &pdata;
+}
+#elif defined(POWERPIN_MAX17042_NEEDS_PDATA)
 static inline void *powerpin_max17042_pdata(void)
 {
 	/* the driver keeps the pointer for as long as it is bound */

@@ -127,6 +127,7 @@ static struct {
 	s64 cpu_busy_ua;
 	s64 refresh_us;
 	s64 fail_every;
+	s64 again_transfers;
 	s64 latency_us;
 	s64 temp_decic;
 	s64 r_int_uohm;
@@ -454,6 +455,12 @@ static int emu_xfer(struct i2c_adapter *adap, struct i2c_msg *msgs, int num)
 		ret = -EIO;
 		goto out;
 	}
+	/* a burst of -EAGAIN, as a gauge re-initialising answers */
+	if (emu.again_transfers > 0) {
+		emu.again_transfers--;
+		ret = -EAGAIN;
+		goto out;
+	}
 	emu_advance(ktime_get_ns());
 	for (i = 0; i < num; i++) {
 		if (msgs[i].flags & I2C_M_RD)
@@ -522,6 +529,110 @@ static int emu_unbind(void)
 	return ret;
 }
 
+/* ---- a vendor charger's forwarding battery ------------------------------------ */
+
+#if defined(POWERPIN_HAVE_PSY_TYPE_BMS) && !defined(POWERPIN_HAVE_PSY_DESC)
+/*
+ * On a vendor kernel whose gauge is of type BMS (the Nexus 6's), the
+ * charger driver (smb135x) registers "battery", of type Battery, and
+ * answers voltage, current, charge, capacity and temperature by calling
+ * the gauge's get_property() directly, holding none of the gauge's locks.
+ * The emulator registers the same on request (debugfs forward), its
+ * parent the emulator's adapter.  3.10's power_supply API: the supply is
+ * this memory, registered and unregistered under emu.client_lock.
+ */
+#include <linux/power_supply.h>
+
+static int emu_forward_get_property(struct power_supply *psy,
+				    enum power_supply_property psp,
+				    union power_supply_propval *val)
+{
+	struct power_supply *gauge;
+	int ret;
+
+	switch (psp) {
+	case POWER_SUPPLY_PROP_PRESENT:
+		val->intval = 1;
+		return 0;
+	case POWER_SUPPLY_PROP_VOLTAGE_NOW:
+	case POWER_SUPPLY_PROP_CURRENT_NOW:
+	case POWER_SUPPLY_PROP_CHARGE_COUNTER:
+	case POWER_SUPPLY_PROP_CAPACITY:
+	case POWER_SUPPLY_PROP_TEMP:
+		/* 3.10's lookup holds the device; smb135x keeps the pointer */
+		gauge = power_supply_get_by_name("max170xx_battery");
+		if (!gauge)
+			return -ENODATA;
+		ret = gauge->get_property(gauge, psp, val);
+		put_device(gauge->dev);
+		return ret;
+	default:
+		return -EINVAL;
+	}
+}
+
+static enum power_supply_property emu_forward_props[] = {
+	POWER_SUPPLY_PROP_PRESENT,
+	POWER_SUPPLY_PROP_VOLTAGE_NOW,
+	POWER_SUPPLY_PROP_CURRENT_NOW,
+	POWER_SUPPLY_PROP_CHARGE_COUNTER,
+	POWER_SUPPLY_PROP_CAPACITY,
+	POWER_SUPPLY_PROP_TEMP,
+};
+
+static struct power_supply emu_forward_psy = {
+	.name = "battery",
+	.type = POWER_SUPPLY_TYPE_BATTERY,
+	.properties = emu_forward_props,
+	.num_properties = ARRAY_SIZE(emu_forward_props),
+	.get_property = emu_forward_get_property,
+};
+static bool emu_forwarding;
+
+static int emu_forward(bool on)
+{
+	int ret = 0;
+
+	mutex_lock(&emu.client_lock);
+	if (on && !emu_forwarding)
+		ret = power_supply_register(&emu_adapter.dev, &emu_forward_psy);
+	else if (!on && emu_forwarding)
+		power_supply_unregister(&emu_forward_psy);
+	if (!ret)
+		emu_forwarding = on;
+	mutex_unlock(&emu.client_lock);
+	return ret;
+}
+
+static int emu_forward_get(void *data, u64 *val)
+{
+	mutex_lock(&emu.client_lock);
+	*val = emu_forwarding;
+	mutex_unlock(&emu.client_lock);
+	return 0;
+}
+
+static int emu_forward_set(void *data, u64 val)
+{
+	return val > 1 ? -EINVAL : emu_forward(val);
+}
+POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(emu_forward_fops, emu_forward_get, emu_forward_set, "%llu\n");
+
+static void emu_forward_debugfs(struct dentry *dir)
+{
+	powerpin_debugfs_create_attr("forward", 0600, dir, NULL, &emu_forward_fops);
+}
+#else
+static int emu_forward(bool on)
+{
+	return 0;
+}
+
+static void emu_forward_debugfs(struct dentry *dir)
+{
+}
+#endif
+
 /* ---- debugfs controls -------------------------------------------------------- */
 
 struct emu_knob {
@@ -540,6 +651,7 @@ static const struct emu_knob emu_knobs[] = {
 	{ "cpu_busy_ua", &emu.cpu_busy_ua, -EMU_CURRENT_MAX_UA, EMU_CURRENT_MAX_UA },
 	{ "refresh_us", &emu.refresh_us, 0, U32_MAX },
 	{ "fail_every", &emu.fail_every, 0, INT_MAX },
+	{ "again_transfers", &emu.again_transfers, 0, INT_MAX },
 	{ "latency_us", &emu.latency_us, 0, 10000000 },
 	{ "temp_decic", &emu.temp_decic, -1280, 1270 },
 	{ "r_int_uohm", &emu.r_int_uohm, 0, 10000000 },
@@ -799,6 +911,7 @@ static void emu_debugfs_init(void)
 	powerpin_debugfs_create_attr("bind", 0600, dir, NULL, &emu_bind_fops);
 	powerpin_debugfs_create_attr("unbind", 0600, dir, NULL, &emu_unbind_fops);
 	powerpin_debugfs_create_attr("warn", 0200, dir, NULL, &emu_warn_fops);
+	emu_forward_debugfs(dir);
 }
 
 static int __init emu_init(void)
@@ -842,6 +955,7 @@ static void __exit emu_exit(void)
 {
 	/* controls first (waits for running handlers), then client, then adapter */
 	debugfs_remove_recursive(emu.dir);
+	emu_forward(false);
 	emu_unbind();
 	i2c_del_adapter(&emu_adapter);
 }
