@@ -148,4 +148,29 @@ TEST(arm_module_build_keeps_the_users_compiler)
 	EXPECT_EQ(0, sh("rm -rf %s", dir));
 }
 
+/*
+ * A tree that lacks what the module needs stops the build in one line that
+ * names every missing option (kmod/requires.mk), before any compiler
+ * error; a tree with all of them passes the check.
+ */
+TEST(missing_kernel_options_are_named_in_one_line)
+{
+	static const char cmd[] = "make -s -f kmod/requires.mk srctree=/shamu %s 2>&1";
+	char line[512], out[1024];
+
+	if (access("kmod/requires.mk", R_OK))
+		SKIP(return, "run from the project's top directory");
+	snprintf(line, sizeof(line), cmd, "CONFIG_NET=y");
+	EXPECT_NE(0, run_cmd(line, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "powerpin: the kernel at /shamu lacks what the module needs: "
+				    "CONFIG_EVENT_TRACING (trace events, which any tracer selects: "
+				    "CONFIG_ENABLE_DEFAULT_TRACERS=y), CONFIG_POWER_SUPPLY (")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "CONFIG_NET")) TH_LOG("%s", out);
+	EXPECT_EQ(strlen(out) - 1, strcspn(out, "\n")) TH_LOG("not one line: %s", out);
+	snprintf(line, sizeof(line), cmd, "CONFIG_NET=y CONFIG_POWER_SUPPLY=m CONFIG_EVENT_TRACING=y");
+	run_cmd(line, out, sizeof(out));
+	EXPECT_EQ(NULL, strstr(out, "lacks")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "No targets")) TH_LOG("%s", out);
+}
+
 TEST_HARNESS_MAIN
