@@ -15,6 +15,7 @@ int cmd_pinlist(int argc, char **argv);
 int cmd_pin(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_modcheck(int argc, char **argv);
 
 /*
  * report --perf (cmd_report_perf.c): energy per function from @perfdata

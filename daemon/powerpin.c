@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "pin",     cmd_pin,     "capture a workload's pages; pin a pinlist" },
 	{ "flame",   cmd_flame,   "allocation flame graphs from a Java allocation log" },
 	{ "profile", cmd_profile, "measure the CPU power profile, write power_profile.xml" },
+	{ "modcheck", cmd_modcheck, "check that a powerpin.ko matches the kernel before insmod" },
 };
 
 static void usage(FILE *out)

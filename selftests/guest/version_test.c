@@ -3,11 +3,14 @@
  * Versions in the guest: the module built from this tree and the tools
  * report the same version, `powerpin status` shows both and says nothing
  * more, and the same CLI built as another version warns, in text and JSON.
+ * `powerpin modcheck` says the module built for the guest's kernel (the one
+ * the rig loaded) matches it, and one claimed for another release does not.
  * Runs as root from the repo root with powerpin.ko loaded.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include <kselftest_harness.h>
@@ -100,6 +103,23 @@ TEST(mismatch_warns)
 		 mod);
 	EXPECT_NE(NULL, strstr(out, want));
 	EXPECT_NE(NULL, strstr(err, "warning"));
+}
+
+TEST(modcheck_matches_the_loaded_module)
+{
+	char cmd[256], out[2048], err[1024];
+	struct utsname u;
+
+	ASSERT_EQ(0, uname(&u));
+	snprintf(cmd, sizeof(cmd), POWERPIN " modcheck build/%s/powerpin.ko", u.release);
+	EXPECT_EQ(0, run(cmd, out, sizeof(out), err, sizeof(err))) TH_LOG("%s%s", out, err);
+	EXPECT_NE(NULL, strstr(out, "\nmatches (insmod's vermagic check passes")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), POWERPIN " modcheck build/%s/powerpin.ko --release %s-other --kernel-version '%s'",
+		 u.release, u.release, u.version);
+	EXPECT_EQ(1, run(cmd, out, sizeof(out), err, sizeof(err))) TH_LOG("%s%s", out, err);
+	EXPECT_NE(NULL, strstr(out, "differs release: ")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "differs SMP")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "differs preemption")) TH_LOG("%s", out);
 }
 
 TEST_HARNESS_MAIN
