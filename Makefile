@@ -122,9 +122,12 @@ deps:
 # Kbuild writes objects next to the sources, so each kernel gets a shadow tree
 # of symlinks under build/ and the two kernels never share an object file.
 KBUILD_DIR ?= $(TOP)/build/kmod-$(KVER)
+# relative to where make runs, not to the kernel tree Kbuild runs in
+override KBUILD_DIR := $(abspath $(KBUILD_DIR))
 # where the guests load the modules from (scripts/static-checks' builds go
 # elsewhere); each is renamed into place, since a guest may be loading it
 KO_DIR ?= $(TOP)/build/$(KVER)
+override KO_DIR := $(abspath $(KO_DIR))
 modules:
 	@test -f $(KDIR)/Makefile || { echo "powerpin: no kernel headers for $(KVER) at $(KDIR): install linux-headers-$(KVER), set KVER= or KDIR=, or make install MODULE=no for userspace only" >&2; exit 1; }
 	@$(TOP)/scripts/shadow-tree $(TOP) $(KBUILD_DIR)
