@@ -348,10 +348,17 @@ static int on_ctrl(struct pp_genl *g, struct nlmsghdr *nlh)
 		g->family = -1;
 		ev.kind = PP_EVENT_FAMILY_GONE;
 		emit(g, &ev);
-	} else if (gh->cmd == CTRL_CMD_NEWFAMILY && g->family < 0) {
+	} else if ((gh->cmd == CTRL_CMD_NEWFAMILY || gh->cmd == CTRL_CMD_NEWMCAST_GRP) &&
+		   g->family < 0) {
+		/*
+		 * Up to 3.12 a family's multicast groups are registered after
+		 * the family, each with its own notification: on a preemptible
+		 * kernel (the Nexus 6's) this runs in between, finds no group
+		 * yet, and the group's notification tries again.
+		 */
 		if (pp_resolve(g) ||
 		    nl_socket_add_membership(g->ev, g->grp))
-			return NL_OK;	/* gone again already */
+			return NL_OK;	/* not all there yet, or gone again */
 		ev.kind = PP_EVENT_FAMILY_BACK;
 		emit(g, &ev);
 	}
