@@ -42,13 +42,15 @@ struct profile_opts {
 	bool quiet;
 	const char *output;
 	const char *json;
+	enum profile_xml_format format;
 };
 
 static void profile_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: powerpin profile [--steps N] [--duration SECONDS] [--settle SECONDS]\n"
-		"                        [-o FILE] [--json FILE] [--dry-run] [-q]\n\n"
+		"                        [-o FILE] [--json FILE] [--format auto|5|6|9|14]\n"
+		"                        [--dry-run] [-q]\n\n"
 		"Measure the CPU power profile from the fuel gauge: all CPUs idle, then 1..N\n"
 		"CPUs spinning (each thread pinned to its CPU), for every cpufreq policy at\n"
 		"every available frequency (pinned through the userspace governor or\n"
@@ -66,6 +68,11 @@ static void profile_usage(FILE *out)
 		"  -o, --output FILE       power_profile.xml (default); \"-\" is stdout, the\n"
 		"                          table then goes to stderr\n"
 		"  -j, --json FILE         also the steps and the fit as JSON (\"-\": stdout)\n"
+		"  -f, --format auto|5|6|9|14\n"
+		"                          the power_profile.xml keys of Android 5 (5.1 and\n"
+		"                          earlier), 6 (6.0-8.1), 9 (9-13) or 14 (14 and later);\n"
+		"                          auto (default): from ro.build.version.sdk in\n"
+		"                          /system/build.prop, 9 where there is none\n"
 		"      --dry-run           print the plan and its total time; touch nothing\n"
 		"  -q, --quiet             no progress line (it is shown only when stderr is a\n"
 		"                          terminal)\n"
@@ -136,6 +143,7 @@ static int profile_parse(int argc, char **argv, struct profile_opts *o)
 		{ "settle", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -146,7 +154,7 @@ static int profile_parse(int argc, char **argv, struct profile_opts *o)
 	*o = (struct profile_opts){ .rounds = 2, .duration_s = 5, .settle_s = -1,
 				    .output = "power_profile.xml" };
 	opterr = 0;
-	while (!bad && (c = getopt_long(argc, argv, ":n:d:s:o:j:qh", opts, NULL)) != -1) {
+	while (!bad && (c = getopt_long(argc, argv, ":n:d:s:o:j:f:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			bad = parse_rounds(optarg, &o->rounds);
@@ -165,6 +173,13 @@ static int profile_parse(int argc, char **argv, struct profile_opts *o)
 				return 2;
 			}
 			*(c == 'o' ? &o->output : &o->json) = optarg;
+			break;
+		case 'f':
+			if (profile_format_parse(optarg, &o->format)) {
+				fprintf(stderr, "powerpin profile: invalid --format '%s': expected 5, 6, 9, 14 or auto\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'D':
 			o->dry_run = true;
@@ -807,7 +822,7 @@ static int analyse(const struct profile_opts *o, const struct profile_topology *
 	struct profile_fit f = { 0 };
 	struct profile_result r = {
 		.topo = t, .plan = plan, .measures = m, .cols = cols, .fit = &f,
-		.supply = supply, .rechecks = rc,
+		.supply = supply, .rechecks = rc, .format = o->format,
 	};
 	int ret = -1;
 
@@ -830,6 +845,32 @@ out:
 	return ret;
 }
 
+/*
+ * --format auto: the device's Android from ro.build.version.sdk, 9 off
+ * Android; then whether the topology fits the format.  0, or -1 after a
+ * message.
+ */
+static int resolve_format(struct profile_opts *o, const struct profile_topology *t)
+{
+	char err[256];
+	int sdk;
+
+	if (o->format == PROFILE_XML_AUTO) {
+		sdk = profile_android_sdk(SYSROOT);
+		if (sdk < 0) {
+			fprintf(stderr, "powerpin profile: cannot read ro.build.version.sdk from /system/build.prop: %s (choose with --format)\n",
+				strerror(errno));
+			return -1;
+		}
+		o->format = sdk ? profile_format_for_sdk(sdk) : PROFILE_XML_9;
+	}
+	if (profile_format_check(t, o->format, err, sizeof(err))) {
+		fprintf(stderr, "powerpin profile: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	static struct profile_topology topo;
@@ -847,12 +888,16 @@ int cmd_profile(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	if (resolve_format(&o, &topo))
+		return 1;
 	if (profile_plan_build(&topo, o.rounds, o.duration_s, o.settle_s, &plan)) {
 		fprintf(stderr, "powerpin profile: out of memory\n");
 		return 1;
 	}
 	if (o.dry_run) {
 		profile_plan_print(stdout, &topo, &plan);
+		printf("writes power_profile.xml with the keys of %s\n",
+		       profile_format_describe(o.format));
 		profile_plan_free(&plan);
 		return fflush(stdout) ? 1 : 0;
 	}

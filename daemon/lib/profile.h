@@ -163,6 +163,45 @@ struct profile_recheck {
 	double first_spread_ma;
 };
 
+/*
+ * The power_profile.xml keys each Android version reads
+ * (com.android.internal.os.PowerProfile, docs/profile.md):
+ *   5: up to 5.1 (SDK 22): cpu.speeds, cpu.active per speed, cpu.awake;
+ *      cpu.idle means suspend there.  One cluster.
+ *   6: 6.0 to 8.1 (SDK 23-27): cpu.clusters.cores, cpu.speeds.clusterN,
+ *      cpu.active.clusterN per speed, cpu.awake; cpu.idle means suspend.
+ *   9: 9 to 13 (SDK 28-33): cpu.clusters.cores, cpu.core_speeds.clusterN,
+ *      cpu.core_power.clusterN, cpu.cluster_power.clusterN, cpu.idle (awake).
+ *  14: 14 and later (SDK 34+): 9's keys plus cpu.scaling_policy_power.policyN
+ *      and cpu.scaling_step_power.policyN, N the policy's number.
+ */
+enum profile_xml_format {
+	PROFILE_XML_AUTO = 0,
+	PROFILE_XML_5 = 5,
+	PROFILE_XML_6 = 6,
+	PROFILE_XML_9 = 9,
+	PROFILE_XML_14 = 14,
+};
+
+/* "5", "6", "9", "14" or "auto" into @f; 0, or -1 with errno EINVAL. */
+int profile_format_parse(const char *s, enum profile_xml_format *f);
+/* The format Android of SDK level @sdk (>= 1) reads. */
+enum profile_xml_format profile_format_for_sdk(int sdk);
+/* "Android 6.0 to 8.1 (SDK 23-27)" */
+const char *profile_format_describe(enum profile_xml_format f);
+/*
+ * ro.build.version.sdk from @sysroot/system/build.prop: the SDK level, 0
+ * when there is no build.prop (not Android), or -1 with errno (EINVAL: no
+ * or a bad ro.build.version.sdk; another errno: unreadable).
+ */
+int profile_android_sdk(const char *sysroot);
+/*
+ * Whether @t can be written as @f: 0, or -1 with a message in @err (the
+ * format of Android 5.1 and earlier has one cluster).
+ */
+int profile_format_check(const struct profile_topology *t, enum profile_xml_format f,
+			 char *err, size_t errlen);
+
 /* Everything the writers need, in mA with discharge positive. */
 struct profile_result {
 	const struct profile_topology *topo;
@@ -176,6 +215,7 @@ struct profile_result {
 	const char *supply;
 	const struct profile_recheck *rechecks;	/* one per step, or NULL: none */
 	double first_residual_rms_ma;	/* the first fit's, when steps were re-measured */
+	enum profile_xml_format format;	/* of the XML; AUTO: 9 */
 };
 
 /* Step @i's measured minus modelled current, mA discharge positive. */

@@ -135,23 +135,88 @@ static void xml_comment_name(FILE *out, const char *s)
 		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' ? *s : '_', out);
 }
 
+/* A coefficient by kind, 0 when the model has no such term (a 1-CPU cluster's). */
+static double coef_or_0(const struct profile_result *r, enum profile_column_kind kind, int c,
+			int f)
+{
+	int j = profile_find_column(r, kind, c, f);
+
+	return j < 0 ? 0.0 : profile_coef_ma(r, j);
+}
+
+static void xml_speeds(FILE *out, const char *name, const struct profile_cluster *cl)
+{
+	int f;
+
+	fprintf(out, "  <array name=\"%s\">\n", name);
+	for (f = 0; f < cl->nfreqs; f++)
+		fprintf(out, "    <value>%u</value>\n", cl->freqs_khz[f]);
+	fprintf(out, "  </array>\n");
+}
+
+/*
+ * One cluster's per-speed currents as @name.  @with_cluster: before
+ * Android 9 there is no cluster term; each speed's value is then what one
+ * core of the cluster running alone draws (core + cluster).
+ */
+static void xml_powers(FILE *out, const char *name, const struct profile_result *r, int c,
+		       bool with_cluster)
+{
+	double add = with_cluster ? coef_or_0(r, PROFILE_COL_CLUSTER, c, -1) : 0;
+	int f;
+
+	fprintf(out, "  <array name=\"%s\">\n", name);
+	for (f = 0; f < r->topo->cluster[c].nfreqs; f++)
+		fprintf(out, "    <value>%.1f</value>\n",
+			coef_or_0(r, PROFILE_COL_CORE, c, f) + add);
+	fprintf(out, "  </array>\n");
+}
+
+/* The policy number Android 14+ keys a cluster by: policyN's N, else its first CPU. */
+static int policy_number(const struct profile_cluster *cl)
+{
+	int n;
+
+	return sscanf(cl->policy, "policy%d", &n) == 1 ? n : cl->cpus[0];
+}
+
 static void xml_cluster(FILE *out, const struct profile_result *r, int c)
 {
 	const struct profile_cluster *cl = &r->topo->cluster[c];
-	int j, f;
+	char name[64];
 
-	j = profile_find_column(r, PROFILE_COL_CLUSTER, c, -1);
-	fprintf(out, "  <item name=\"cpu.cluster_power.cluster%d\">%.1f</item>\n", c,
-		j < 0 ? 0.0 : profile_coef_ma(r, j));
-	fprintf(out, "  <array name=\"cpu.core_speeds.cluster%d\">\n", c);
-	for (f = 0; f < cl->nfreqs; f++)
-		fprintf(out, "    <value>%u</value>\n", cl->freqs_khz[f]);
-	fprintf(out, "  </array>\n  <array name=\"cpu.core_power.cluster%d\">\n", c);
-	for (f = 0; f < cl->nfreqs; f++) {
-		j = profile_find_column(r, PROFILE_COL_CORE, c, f);
-		fprintf(out, "    <value>%.1f</value>\n", profile_coef_ma(r, j));
+	if (r->format == PROFILE_XML_6) {
+		snprintf(name, sizeof(name), "cpu.speeds.cluster%d", c);
+		xml_speeds(out, name, cl);
+		snprintf(name, sizeof(name), "cpu.active.cluster%d", c);
+		xml_powers(out, name, r, c, true);
+		return;
 	}
-	fprintf(out, "  </array>\n");
+	fprintf(out, "  <item name=\"cpu.cluster_power.cluster%d\">%.1f</item>\n", c,
+		coef_or_0(r, PROFILE_COL_CLUSTER, c, -1));
+	snprintf(name, sizeof(name), "cpu.core_speeds.cluster%d", c);
+	xml_speeds(out, name, cl);
+	snprintf(name, sizeof(name), "cpu.core_power.cluster%d", c);
+	xml_powers(out, name, r, c, false);
+	if (r->format != PROFILE_XML_14)
+		return;
+	fprintf(out, "  <item name=\"cpu.scaling_policy_power.policy%d\">%.1f</item>\n",
+		policy_number(cl), coef_or_0(r, PROFILE_COL_CLUSTER, c, -1));
+	snprintf(name, sizeof(name), "cpu.scaling_step_power.policy%d", policy_number(cl));
+	xml_powers(out, name, r, c, false);
+}
+
+/* The idle items: cpu.idle is awake-idle from Android 9 on, suspend before. */
+static void xml_idle(FILE *out, const struct profile_result *r)
+{
+	double idle = coef_or_0(r, PROFILE_COL_IDLE, -1, -1);
+
+	if (r->format == PROFILE_XML_5 || r->format == PROFILE_XML_6) {
+		fprintf(out, "  <!-- cpu.idle (suspend before Android 9) is not measured: keep the device's -->\n"
+			"  <item name=\"cpu.awake\">%.1f</item>\n", idle);
+		return;
+	}
+	fprintf(out, "  <item name=\"cpu.idle\">%.1f</item>\n", idle);
 }
 
 void profile_write_xml(FILE *out, const struct profile_result *r)
@@ -161,12 +226,20 @@ void profile_write_xml(FILE *out, const struct profile_result *r)
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
 		"<!-- Measured by powerpin profile from the fuel gauge of ");
 	xml_comment_name(out, r->supply);
-	fprintf(out, ": currents in mA.%s -->\n<device name=\"Android\">\n",
-		r->topo->cpufreq ? "" : " No cpufreq: one unknown speed (0) per cluster.");
+	fprintf(out, ": currents in mA.%s", r->topo->cpufreq ? "" :
+		" No cpufreq: one unknown speed (0) per cluster.");
+	if (r->format != PROFILE_XML_AUTO)
+		fprintf(out, " Keys of %s.", profile_format_describe(r->format));
+	fprintf(out, " -->\n<device name=\"Android\">\n");
 	if (r->capacity_mah > 0)
 		fprintf(out, "  <item name=\"battery.capacity\">%.0f</item>\n", r->capacity_mah);
-	fprintf(out, "  <item name=\"cpu.idle\">%.1f</item>\n",
-		profile_coef_ma(r, profile_find_column(r, PROFILE_COL_IDLE, -1, -1)));
+	xml_idle(out, r);
+	if (r->format == PROFILE_XML_5) {
+		xml_speeds(out, "cpu.speeds", &r->topo->cluster[0]);
+		xml_powers(out, "cpu.active", r, 0, true);
+		fprintf(out, "</device>\n");
+		return;
+	}
 	fprintf(out, "  <array name=\"cpu.clusters.cores\">\n");
 	for (c = 0; c < r->topo->nclusters; c++)
 		fprintf(out, "    <value>%d</value>\n", r->topo->cluster[c].ncpus);

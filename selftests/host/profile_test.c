@@ -473,6 +473,141 @@ TEST_F(sysfs, out_of_bounds_steps_are_measured_again)
 	profile_plan_free(&plan);
 }
 
+/* ---- the XML of each Android version ------------------------------------ */
+
+/* The fit of the fake calibration, written as @format into a malloc'ed string. */
+static char *xml_as(const struct profile_topology *t, enum profile_xml_format format)
+{
+	static struct profile_column cols[PROFILE_MAX_COLUMNS];
+	struct profile_measure m[14];
+	struct profile_plan plan;
+	struct profile_fit fit;
+	char *text = NULL;
+	size_t size = 0;
+	int ncols;
+	FILE *f;
+
+	if (profile_plan_build(t, 2, 4, 1, &plan) || plan.nsteps > 14)
+		return NULL;
+	ncols = profile_columns(t, cols);
+	fake_measure(t, &plan, m, cols, ncols);
+	if (fit_result(&plan, m, cols, ncols, &fit))
+		return NULL;
+	struct profile_result r = {
+		.topo = t, .plan = &plan, .measures = m, .cols = cols, .ncols = ncols,
+		.fit = &fit, .sign = -1, .capacity_mah = 3000, .supply = "bat", .format = format,
+	};
+	f = open_memstream(&text, &size);
+	profile_write_xml(f, &r);
+	fclose(f);
+	profile_fit_free(&fit);
+	profile_plan_free(&plan);
+	return text;
+}
+
+/*
+ * Android 6.0 to 8.1 (PowerProfile of M-O): cpu.speeds.clusterN and
+ * cpu.active.clusterN, no cluster term (a core alone: core + cluster),
+ * cpu.awake for the awake-idle current, cpu.idle (suspend) left out.
+ */
+TEST_F(sysfs, xml_for_android_6_to_8)
+{
+	char *text = xml_as(&self->t, PROFILE_XML_6);
+
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+		"<!-- Measured by powerpin profile from the fuel gauge of bat: currents in mA. "
+		"Keys of Android 6.0 to 8.1 (SDK 23-27). -->\n"
+		"<device name=\"Android\">\n"
+		"  <item name=\"battery.capacity\">3000</item>\n"
+		"  <!-- cpu.idle (suspend before Android 9) is not measured: keep the device's -->\n"
+		"  <item name=\"cpu.awake\">80.0</item>\n"
+		"  <array name=\"cpu.clusters.cores\">\n    <value>2</value>\n    <value>1</value>\n  </array>\n"
+		"  <array name=\"cpu.speeds.cluster0\">\n    <value>300000</value>\n    <value>600000</value>\n  </array>\n"
+		"  <array name=\"cpu.active.cluster0\">\n    <value>112.0</value>\n    <value>232.0</value>\n  </array>\n"
+		"  <array name=\"cpu.speeds.cluster1\">\n    <value>1000000</value>\n    <value>2000000</value>\n  </array>\n"
+		"  <array name=\"cpu.active.cluster1\">\n    <value>350.0</value>\n    <value>700.0</value>\n  </array>\n"
+		"</device>\n", text);
+	free(text);
+}
+
+/* Android 14+: 9's keys and the scaling policy's, keyed by policy number. */
+TEST_F(sysfs, xml_for_android_14)
+{
+	char *text = xml_as(&self->t, PROFILE_XML_14), *nine = xml_as(&self->t, PROFILE_XML_9);
+
+	ASSERT_NE(NULL, text);
+	ASSERT_NE(NULL, nine);
+	EXPECT_NE(NULL, strstr(text, "  <item name=\"cpu.cluster_power.cluster0\">12.0</item>\n"));
+	EXPECT_NE(NULL, strstr(text, "  <item name=\"cpu.scaling_policy_power.policy0\">12.0</item>\n"
+			       "  <array name=\"cpu.scaling_step_power.policy0\">\n"
+			       "    <value>100.0</value>\n    <value>220.0</value>\n  </array>\n"));
+	EXPECT_NE(NULL, strstr(text, "  <item name=\"cpu.scaling_policy_power.policy2\">0.0</item>\n"
+			       "  <array name=\"cpu.scaling_step_power.policy2\">\n"
+			       "    <value>350.0</value>\n    <value>700.0</value>\n  </array>\n"));
+	/* 9 to 13: what the command wrote before, with the version named */
+	EXPECT_EQ(NULL, strstr(nine, "scaling"));
+	EXPECT_NE(NULL, strstr(nine, "Keys of Android 9 to 13 (SDK 28-33). -->\n"));
+	EXPECT_STREQ(strstr(want_xml, "<device"), strstr(nine, "<device"));
+	free(text);
+	free(nine);
+}
+
+/* Android 5.1 and earlier: one cluster, cpu.speeds and cpu.active. */
+TEST_F(sysfs, xml_for_android_5)
+{
+	struct profile_topology one = self->t;
+	char err[256], *text;
+
+	EXPECT_EQ(-1, profile_format_check(&self->t, PROFILE_XML_5, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "has one CPU cluster; this device has 2 (use --format 6 or later)"));
+	EXPECT_EQ(0, profile_format_check(&self->t, PROFILE_XML_6, err, sizeof(err)));
+	one.nclusters = 1;
+	ASSERT_EQ(0, profile_format_check(&one, PROFILE_XML_5, err, sizeof(err)));
+	text = xml_as(&one, PROFILE_XML_5);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "<device name=\"Android\">\n"
+			       "  <item name=\"battery.capacity\">3000</item>\n"
+			       "  <!-- cpu.idle (suspend before Android 9) is not measured: keep the device's -->\n"
+			       "  <item name=\"cpu.awake\">80.0</item>\n"
+			       "  <array name=\"cpu.speeds\">\n    <value>300000</value>\n    <value>600000</value>\n  </array>\n"
+			       "  <array name=\"cpu.active\">\n    <value>112.0</value>\n    <value>232.0</value>\n  </array>\n"
+			       "</device>\n")) TH_LOG("%s", text);
+	EXPECT_EQ(NULL, strstr(text, "clusters"));
+	free(text);
+}
+
+/* The version from /system/build.prop; --format's names. */
+TEST_F(sysfs, android_version)
+{
+	static const struct { const char *prop; int sdk; enum profile_xml_format f; } props[] = {
+		{ "ro.build.version.release=5.1.1\nro.build.version.sdk=22\n", 22, PROFILE_XML_5 },
+		{ "# shamu 7.1.1\nro.build.version.sdk = 25\n", 25, PROFILE_XML_6 },
+		{ "ro.build.version.sdk=27\nro.build.version.sdk=28\n", 28, PROFILE_XML_9 },
+		{ "ro.build.version.sdk=34", 34, PROFILE_XML_14 },
+	};
+	enum profile_xml_format f;
+	unsigned int i;
+
+	/* no build.prop: not Android */
+	EXPECT_EQ(0, profile_android_sdk(self->root));
+	for (i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+		put(self->root, "system/build.prop", props[i].prop);
+		EXPECT_EQ(props[i].sdk, profile_android_sdk(self->root)) TH_LOG("%u", i);
+		EXPECT_EQ((int)props[i].f, (int)profile_format_for_sdk(props[i].sdk));
+	}
+	put(self->root, "system/build.prop", "ro.build.version.sdk=Q\n");
+	EXPECT_EQ(-1, profile_android_sdk(self->root));
+	EXPECT_EQ(EINVAL, errno);
+	put(self->root, "system/build.prop", "ro.product.model=Nexus 6\n");
+	EXPECT_EQ(-1, profile_android_sdk(self->root));
+	EXPECT_EQ(0, profile_format_parse("14", &f));
+	EXPECT_EQ(PROFILE_XML_14, (int)f);
+	EXPECT_EQ(0, profile_format_parse("auto", &f));
+	EXPECT_EQ(PROFILE_XML_AUTO, (int)f);
+	EXPECT_EQ(-1, profile_format_parse("8", &f));
+}
+
 /* ---- the capture reader ------------------------------------------------- */
 
 TEST(capture_reader_takes_the_marked_windows)
@@ -518,7 +653,7 @@ TEST(capture_reader_takes_the_marked_windows)
 TEST(dry_run_prints_the_plan_and_touches_nothing)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	char out[16384], want[128], cmd[256];
+	char out[16384], want[256], cmd[256];
 	int lines = 0;
 	char *p;
 
@@ -534,7 +669,8 @@ TEST(dry_run_prints_the_plan_and_touches_nothing)
 		lines++;
 	EXPECT_EQ(1 + ncpus, lines);
 	EXPECT_NE(NULL, strstr(out, "step 1/"));
-	snprintf(want, sizeof(want), "total: %ld steps of 3.0 s (the first 0.6 s of each discarded): %ld s\n0\n",
+	snprintf(want, sizeof(want), "total: %ld steps of 3.0 s (the first 0.6 s of each discarded): %ld s\n"
+		 "writes power_profile.xml with the keys of Android 9 to 13 (SDK 28-33)\n0\n",
 		 1 + ncpus, 3 * (1 + ncpus));
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
 }
@@ -544,7 +680,8 @@ TEST(bad_options_one_line_exit_2)
 	static const char *const bad[] = {
 		"--steps 0", "--steps x", "--duration -1", "--duration", "-d 1",
 		"--settle 4.5 -d 5", "--bogus", "-x", "extra", "-o ''",
-		"-o - --json -", "-o a.xml --json a.xml",
+		"-o - --json -", "-o a.xml --json a.xml", "--format 7", "--format ''",
+		"--format",
 	};
 	char cmd[256], out[4096];
 	unsigned int i;
