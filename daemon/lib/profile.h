@@ -286,25 +286,32 @@ int profile_read_capture(const char *path, int nsteps, struct profile_measure *m
 			 char *err, size_t errlen);
 
 /*
- * A power_profile.xml read back (report --model): the CPU items only.  The
- * reader takes any AOSP file: <item name=...> and <array name=...> of
- * <value>s, comments, other items ignored.
+ * A power_profile.xml read back (report --model): the CPU items only, of
+ * any Android version's keys (enum profile_xml_format), normalised to the
+ * Android 9+ model.  The reader takes any AOSP file: <item name=...> and
+ * <array name=...> of <value>s, comments, other items ignored; an empty
+ * <value></value> or <item></item> is skipped, as PowerProfile skips it.
  */
+#define PROFILE_MODEL_ALL_CPUS	65536	/* cores of 5.1's one cluster: every CPU */
+
 struct profile_model {
-	double idle_ma;				/* cpu.idle, 0 if absent */
-	double suspend_ma;			/* cpu.suspend, 0 if absent */
+	enum profile_xml_format format;		/* whose keys the file has */
+	double idle_ma;		/* awake, CPUs idle: cpu.idle from 9 on, cpu.awake before */
+	double suspend_ma;	/* cpu.suspend from 9 on, cpu.idle before */
+	double active_ma;	/* cpu.active (9+): once while any CPU runs */
 	int nclusters;
 	int cores[PROFILE_MAX_CLUSTERS];
-	double cluster_ma[PROFILE_MAX_CLUSTERS];
+	double cluster_ma[PROFILE_MAX_CLUSTERS];	/* once while any of its cores runs */
 	int nspeeds[PROFILE_MAX_CLUSTERS];
 	unsigned int speeds_khz[PROFILE_MAX_CLUSTERS][PROFILE_MAX_FREQS];
-	double core_ma[PROFILE_MAX_CLUSTERS][PROFILE_MAX_FREQS];
+	double core_ma[PROFILE_MAX_CLUSTERS][PROFILE_MAX_FREQS];	/* per busy core */
 };
 
 /*
  * Parse @text (NUL-terminated).  Returns 0, or -1 with a message in @err:
- * no <device name="Android">, a value that is not a number, no
- * cpu.clusters.cores, or a cluster whose core_power has no value.
+ * no <device name="Android">, a value that is not a number, no CPU power
+ * keys of any version, no cpu.clusters.cores where the keys need it, or a
+ * cluster without per-speed power.
  */
 int profile_model_parse(const char *text, struct profile_model *m, char *err, size_t errlen);
 
@@ -314,6 +321,8 @@ int profile_model_parse(const char *text, struct profile_model *m, char *err, si
  * of CPU time costs when the capture does not say at which frequency.
  */
 double profile_model_core_ma(const struct profile_model *m);
+/* What the device draws awake with every CPU idle: suspend + idle. */
+double profile_model_base_ma(const struct profile_model *m);
 
 /* charge_full_design, else charge_full of @supply, in mAh; -1 if neither. */
 double profile_capacity_mah(const char *sysroot, const char *supply);
