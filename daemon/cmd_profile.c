@@ -28,11 +28,22 @@
 #include "profile.h"
 #include "record.h"
 
-#define SYSROOT		"/"
+/*
+ * Where /sys, /proc and /system are: "/", or for the tests a fake tree
+ * named by POWERPIN_PROFILE_SYSROOT (docs/profile.md).
+ */
+#define SYSROOT		profile_sysroot()
 /* the measured part of a step holds at least this many gauge refreshes */
 #define MIN_REFRESHES	5
 /* "re-measuring step 4 of 9 (residual +23.5 mA)" */
 #define LABEL_LEN	128
+
+static const char *profile_sysroot(void)
+{
+	const char *root = getenv("POWERPIN_PROFILE_SYSROOT");
+
+	return root && *root ? root : "/";
+}
 
 struct profile_opts {
 	int rounds;
@@ -884,8 +895,8 @@ int cmd_profile(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (profile_topology_read(SYSROOT, &topo)) {
-		fprintf(stderr, "powerpin profile: cannot read the CPUs under /sys/devices/system/cpu: %s\n",
-			strerror(errno));
+		fprintf(stderr, "powerpin profile: cannot read the CPUs under %s/sys/devices/system/cpu: %s\n",
+			strcmp(SYSROOT, "/") ? SYSROOT : "", strerror(errno));
 		return 1;
 	}
 	if (resolve_format(&o, &topo))

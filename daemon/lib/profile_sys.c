@@ -103,14 +103,27 @@ static int cmp_uint(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The relative path of @file of policy @policy: "policyN" lives under
+ * cpu/cpufreq/ (Linux 4.3 and later), "cpuN" is the older layout of 3.10
+ * and 3.18, cpu/cpuN/cpufreq/ (a link to the policy's owner on the
+ * policy's other CPUs).
+ */
+static void policy_rel(char *buf, size_t len, const char *policy, const char *file)
+{
+	if (!strncmp(policy, "policy", 6))
+		snprintf(buf, len, CPU_DIR "/cpufreq/%s/%s", policy, file);
+	else
+		snprintf(buf, len, CPU_DIR "/%s/cpufreq/%s", policy, file);
+}
+
 /* scaling_available_frequencies of policy @c->policy, ascending. */
 static int read_freqs(const char *root, struct profile_cluster *c)
 {
 	char rel[512], buf[4096], *p, *end;
 	unsigned long f;
 
-	snprintf(rel, sizeof(rel), CPU_DIR "/cpufreq/%s/scaling_available_frequencies",
-		 c->policy);
+	policy_rel(rel, sizeof(rel), c->policy, "scaling_available_frequencies");
 	if (read_value(root, rel, buf, sizeof(buf)))
 		return -1;
 	for (p = buf, c->nfreqs = 0;; p = end) {
@@ -146,7 +159,7 @@ static int read_policy(const char *root, const char *name, const int *online, in
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->policy, sizeof(c->policy), "%s", name);
-	snprintf(rel, sizeof(rel), CPU_DIR "/cpufreq/%s/related_cpus", name);
+	policy_rel(rel, sizeof(rel), name, "related_cpus");
 	if (read_value(root, rel, buf, sizeof(buf)))
 		return -1;
 	n = parse_cpulist(buf, cpus, PROFILE_MAX_CPUS);
@@ -164,7 +177,7 @@ static int read_policy(const char *root, const char *name, const int *online, in
 		c->nfreqs = 1;
 		c->freqs_khz[0] = 0;
 	}
-	snprintf(rel, sizeof(rel), CPU_DIR "/cpufreq/%s/scaling_available_governors", name);
+	policy_rel(rel, sizeof(rel), name, "scaling_available_governors");
 	c->userspace = !read_value(root, rel, buf, sizeof(buf)) && strstr(buf, "userspace");
 	return 0;
 }
@@ -209,6 +222,45 @@ static int read_policies(const char *root, const int *online, int nonline,
 	return 0;
 }
 
+static bool in_cluster(const struct profile_topology *t, int cpu)
+{
+	int c, i;
+
+	for (c = 0; c < t->nclusters; c++)
+		for (i = 0; i < t->cluster[c].ncpus; i++)
+			if (t->cluster[c].cpus[i] == cpu)
+				return true;
+	return false;
+}
+
+/*
+ * Linux 3.10 and 3.18 have no cpufreq/policyN: each online CPU's policy is
+ * at cpuN/cpufreq, the same one for every CPU of related_cpus.  Read them
+ * in CPU order, each policy once (as "cpuN", N its first online CPU).
+ */
+static int read_cpu_policies(const char *root, const int *online, int nonline,
+			     struct profile_topology *t)
+{
+	char name[32];
+	int i, ret;
+
+	for (i = 0; i < nonline; i++) {
+		if (in_cluster(t, online[i]))
+			continue;
+		if (t->nclusters == PROFILE_MAX_CLUSTERS)
+			return errno = E2BIG, -1;
+		snprintf(name, sizeof(name), "cpu%d", online[i]);
+		ret = read_policy(root, name, online, nonline, &t->cluster[t->nclusters]);
+		if (ret < 0 && errno == ENOENT)
+			continue;		/* no cpufreq for this CPU */
+		if (ret < 0)
+			return -1;
+		if (ret == 0)
+			t->nclusters++;
+	}
+	return 0;
+}
+
 int profile_topology_read(const char *sysroot, struct profile_topology *t)
 {
 	int online[PROFILE_MAX_CPUS];
@@ -222,6 +274,8 @@ int profile_topology_read(const char *sysroot, struct profile_topology *t)
 	if (t->ncpus <= 0)
 		return t->ncpus ? -1 : (errno = ENOENT, -1);
 	if (read_policies(sysroot, online, t->ncpus, t))
+		return -1;
+	if (!t->nclusters && read_cpu_policies(sysroot, online, t->ncpus, t))
 		return -1;
 	t->cpufreq = t->nclusters > 0;
 	if (t->cpufreq)
@@ -252,7 +306,7 @@ static int policy_read(const char *root, const char *policy, const char *file, c
 {
 	char rel[512];
 
-	snprintf(rel, sizeof(rel), CPU_DIR "/cpufreq/%s/%s", policy, file);
+	policy_rel(rel, sizeof(rel), policy, file);
 	return read_value(root, rel, buf, len);
 }
 
@@ -261,7 +315,7 @@ static int policy_write(const char *root, const char *policy, const char *file,
 {
 	char rel[512];
 
-	snprintf(rel, sizeof(rel), CPU_DIR "/cpufreq/%s/%s", policy, file);
+	policy_rel(rel, sizeof(rel), policy, file);
 	return write_value(root, rel, val);
 }
 

@@ -473,6 +473,112 @@ TEST_F(sysfs, out_of_bounds_steps_are_measured_again)
 	profile_plan_free(&plan);
 }
 
+/* ---- cpufreq as Linux 3.10 and 3.18 lay it out -------------------------- */
+
+/*
+ * No cpufreq/policyN before Linux 4.3: each CPU's policy is at
+ * cpuN/cpufreq (on the policy's other CPUs a link to the same directory;
+ * here a copy).  A 3.18-shaped tree: CPUs 0-1 share a policy, CPU 2 has
+ * its own with the userspace governor, CPU 3 is offline (its directory
+ * gone, as 3.10 removes it).
+ */
+static void old_policy(const char *root, int cpu, const char *related, const char *freqs,
+		       const char *governors)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/related_cpus", cpu);
+	put(root, rel, related);
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_frequencies", cpu);
+	put(root, rel, freqs);
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_governors", cpu);
+	put(root, rel, governors);
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
+	put(root, rel, "interactive\n");
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_min_freq", cpu);
+	put(root, rel, "300000\n");
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_max_freq", cpu);
+	put(root, rel, "2649600\n");
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_setspeed", cpu);
+	put(root, rel, "<unsupported>\n");
+}
+
+TEST(cpufreq_in_the_3_10_layout)
+{
+	char root[] = "/tmp/ppsys310.XXXXXX", cmd[128], buf[64];
+	struct profile_freq_saved *saved;
+	struct profile_topology t;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	put(root, "sys/devices/system/cpu/online", "0-2\n");
+	old_policy(root, 0, "0 1\n", "300000 422400 652800 \n", "interactive performance\n");
+	old_policy(root, 1, "0 1\n", "300000 422400 652800 \n", "interactive performance\n");
+	old_policy(root, 2, "2\n", "300000 2649600\n", "interactive userspace\n");
+	ASSERT_EQ(0, profile_topology_read(root, &t));
+	EXPECT_EQ(3, t.ncpus);
+	EXPECT_TRUE(t.cpufreq);
+	ASSERT_EQ(2, t.nclusters);
+	EXPECT_STREQ("cpu0", t.cluster[0].policy);
+	EXPECT_EQ(2, t.cluster[0].ncpus);
+	EXPECT_EQ(1, t.cluster[0].cpus[1]);
+	ASSERT_EQ(3, t.cluster[0].nfreqs);
+	EXPECT_EQ(652800, (int)t.cluster[0].freqs_khz[2]);
+	EXPECT_FALSE(t.cluster[0].userspace);
+	EXPECT_STREQ("cpu2", t.cluster[1].policy);
+	EXPECT_EQ(2, t.cluster[1].cpus[0]);
+	EXPECT_TRUE(t.cluster[1].userspace);
+	/* pinned and put back through cpuN/cpufreq */
+	saved = profile_freq_save(root, &t);
+	ASSERT_NE(NULL, saved);
+	ASSERT_EQ(0, profile_freq_set(root, &t, 0, 1));
+	EXPECT_STREQ("422400", get(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq", buf, sizeof(buf)));
+	EXPECT_STREQ("422400", get(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq", buf, sizeof(buf)));
+	ASSERT_EQ(0, profile_freq_set(root, &t, 1, 1));
+	EXPECT_STREQ("userspace", get(root, "sys/devices/system/cpu/cpu2/cpufreq/scaling_governor", buf, sizeof(buf)));
+	EXPECT_STREQ("2649600", get(root, "sys/devices/system/cpu/cpu2/cpufreq/scaling_setspeed", buf, sizeof(buf)));
+	ASSERT_EQ(0, profile_freq_restore(root, saved));
+	profile_freq_free(saved);
+	EXPECT_STREQ("300000", get(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq", buf, sizeof(buf)));
+	EXPECT_STREQ("2649600", get(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq", buf, sizeof(buf)));
+	EXPECT_STREQ("interactive", get(root, "sys/devices/system/cpu/cpu2/cpufreq/scaling_governor", buf, sizeof(buf)));
+	/* the command on the same tree, Android 7.1's build.prop beside it */
+	if (!access(POWERPIN, X_OK)) {
+		char out[16384], line[512];
+
+		put(root, "system/build.prop", "ro.build.version.release=7.1.1\nro.build.version.sdk=25\n");
+		snprintf(line, sizeof(line), "POWERPIN_PROFILE_SYSROOT=%s " POWERPIN
+			 " profile --dry-run --steps 1 -d 3 2>&1", root);
+		ASSERT_EQ(0, run_cmd(line, out, sizeof(out))) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "cluster 0: 2 CPUs, cpu0, 3 frequencies, pinned by scaling_min_freq = scaling_max_freq\n")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "cluster 1: 1 CPU, cpu2, 2 frequencies, pinned by the userspace governor\n"));
+		EXPECT_NE(NULL, strstr(out, "writes power_profile.xml with the keys of Android 6.0 to 8.1 (SDK 23-27)\n"));
+		/* 5.1's keys have one cluster: refused before anything runs */
+		put(root, "system/build.prop", "ro.build.version.sdk=22\n");
+		EXPECT_EQ(1, run_cmd(line, out, sizeof(out)));
+		EXPECT_STREQ("powerpin profile: the power_profile.xml of Android 5.1 and earlier (SDK 22 and below) "
+			     "has one CPU cluster; this device has 2 (use --format 6 or later)\n", out);
+		put(root, "system/build.prop", "ro.build.version.sdk=\n");
+		EXPECT_EQ(1, run_cmd(line, out, sizeof(out)));
+		EXPECT_STREQ("powerpin profile: cannot read ro.build.version.sdk from /system/build.prop: "
+			     "Invalid argument (choose with --format)\n", out);
+		strcat(line, " --format 14");
+		ASSERT_EQ(0, run_cmd(line, out, sizeof(out))) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "writes power_profile.xml with the keys of Android 14 and later (SDK 34 and above)\n"));
+	}
+	/* a CPU without cpufreq is left out; none at all: one speed */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/devices/system/cpu/cpu2/cpufreq", root);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, profile_topology_read(root, &t));
+	EXPECT_EQ(1, t.nclusters);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/devices/system/cpu/cpu[01]/cpufreq", root);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, profile_topology_read(root, &t));
+	EXPECT_FALSE(t.cpufreq);
+	EXPECT_EQ(3, t.cluster[0].ncpus);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	system(cmd);
+}
+
 /* ---- the XML of each Android version ------------------------------------ */
 
 /* The fit of the fake calibration, written as @format into a malloc'ed string. */
