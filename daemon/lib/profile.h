@@ -29,8 +29,18 @@ struct profile_cluster {
 	int ncpus;
 	int cpus[PROFILE_MAX_CPUS];	/* online CPUs of the policy, ascending */
 	int nfreqs;
-	unsigned int freqs_khz[PROFILE_MAX_FREQS];	/* ascending */
+	unsigned int freqs_khz[PROFILE_MAX_FREQS];	/* ascending, each once */
 	bool userspace;			/* the userspace governor is available */
+	/*
+	 * The speeds as Android counts them (CpuScalingPolicyReader, and
+	 * time_in_state's order): scaling_available_frequencies in the file's
+	 * order, then scaling_boost_frequencies; each an index of freqs_khz.
+	 * 0 entries: freqs_khz as it is.
+	 */
+	int nandroid;
+	unsigned char android_freq[PROFILE_MAX_FREQS];
+	int nrelated;			/* CPUs of related_cpus, online or not */
+	int first_related;		/* the lowest of them */
 };
 
 struct profile_topology {

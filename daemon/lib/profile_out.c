@@ -34,6 +34,12 @@ int profile_find_column(const struct profile_result *r, enum profile_column_kind
 	return -1;
 }
 
+/* Cores as Android counts them: every CPU of related_cpus, online or not. */
+static int cluster_cores(const struct profile_cluster *cl)
+{
+	return cl->nrelated > cl->ncpus ? cl->nrelated : cl->ncpus;
+}
+
 /* What the fitted model says of step @i, in mA discharge positive. */
 static double model_ma(const struct profile_result *r, int i)
 {
@@ -123,6 +129,11 @@ void profile_write_table(FILE *out, const struct profile_result *r)
 		r->fit->residual_rms / 1000, r->fit->max_residual / 1000, r->fit->n,
 		r->fit->p, r->fit->dof);
 	table_rechecks(out, r);
+	for (j = 0; j < r->topo->nclusters; j++)
+		if (cluster_cores(&r->topo->cluster[j]) > r->topo->cluster[j].ncpus)
+			fprintf(out, "cluster %d (%s): %d of its %d CPUs online; the others were not measured (cpu.clusters.cores counts them)\n",
+				j, r->topo->cluster[j].policy, r->topo->cluster[j].ncpus,
+				cluster_cores(&r->topo->cluster[j]));
 	if (r->capacity_mah > 0)
 		fprintf(out, "battery.capacity: %.0f mAh (%s)\n", r->capacity_mah, r->supply);
 }
@@ -144,13 +155,25 @@ static double coef_or_0(const struct profile_result *r, enum profile_column_kind
 	return j < 0 ? 0.0 : profile_coef_ma(r, j);
 }
 
+/* How many speeds Android counts for @cl, and the index of its @i-th. */
+static int android_speeds(const struct profile_cluster *cl)
+{
+	return cl->nandroid ? cl->nandroid : cl->nfreqs;
+}
+
+static int android_freq(const struct profile_cluster *cl, int i)
+{
+	return cl->nandroid ? cl->android_freq[i] : i;
+}
+
+/* The cluster's speeds in Android's order (file order, boost last). */
 static void xml_speeds(FILE *out, const char *name, const struct profile_cluster *cl)
 {
-	int f;
+	int i;
 
 	fprintf(out, "  <array name=\"%s\">\n", name);
-	for (f = 0; f < cl->nfreqs; f++)
-		fprintf(out, "    <value>%u</value>\n", cl->freqs_khz[f]);
+	for (i = 0; i < android_speeds(cl); i++)
+		fprintf(out, "    <value>%u</value>\n", cl->freqs_khz[android_freq(cl, i)]);
 	fprintf(out, "  </array>\n");
 }
 
@@ -162,13 +185,14 @@ static void xml_speeds(FILE *out, const char *name, const struct profile_cluster
 static void xml_powers(FILE *out, const char *name, const struct profile_result *r, int c,
 		       bool with_cluster)
 {
+	const struct profile_cluster *cl = &r->topo->cluster[c];
 	double add = with_cluster ? coef_or_0(r, PROFILE_COL_CLUSTER, c, -1) : 0;
-	int f;
+	int i;
 
 	fprintf(out, "  <array name=\"%s\">\n", name);
-	for (f = 0; f < r->topo->cluster[c].nfreqs; f++)
+	for (i = 0; i < android_speeds(cl); i++)
 		fprintf(out, "    <value>%.1f</value>\n",
-			coef_or_0(r, PROFILE_COL_CORE, c, f) + add);
+			coef_or_0(r, PROFILE_COL_CORE, c, android_freq(cl, i)) + add);
 	fprintf(out, "  </array>\n");
 }
 
@@ -177,7 +201,9 @@ static int policy_number(const struct profile_cluster *cl)
 {
 	int n;
 
-	return sscanf(cl->policy, "policy%d", &n) == 1 ? n : cl->cpus[0];
+	if (sscanf(cl->policy, "policy%d", &n) == 1)
+		return n;
+	return cl->nrelated ? cl->first_related : cl->cpus[0];
 }
 
 static void xml_cluster(FILE *out, const struct profile_result *r, int c)
@@ -204,6 +230,23 @@ static void xml_cluster(FILE *out, const struct profile_result *r, int c)
 		policy_number(cl), coef_or_0(r, PROFILE_COL_CLUSTER, c, -1));
 	snprintf(name, sizeof(name), "cpu.scaling_step_power.policy%d", policy_number(cl));
 	xml_powers(out, name, r, c, false);
+}
+
+/* A comment naming the CPUs counted but offline, so not measured. */
+static void xml_offline(FILE *out, const struct profile_result *r)
+{
+	int c, n = 0;
+
+	for (c = 0; c < r->topo->nclusters; c++)
+		n += cluster_cores(&r->topo->cluster[c]) - r->topo->cluster[c].ncpus;
+	if (!n)
+		return;
+	fprintf(out, "  <!-- cpu.clusters.cores counts every CPU of related_cpus; %d of them were offline, not measured:", n);
+	for (c = 0; c < r->topo->nclusters; c++)
+		if (cluster_cores(&r->topo->cluster[c]) > r->topo->cluster[c].ncpus)
+			fprintf(out, " cluster %d (%s) %d of %d", c, r->topo->cluster[c].policy,
+				r->topo->cluster[c].ncpus, cluster_cores(&r->topo->cluster[c]));
+	fprintf(out, " online -->\n");
 }
 
 /* The idle items: cpu.idle is awake-idle from Android 9 on, suspend before. */
@@ -240,10 +283,12 @@ void profile_write_xml(FILE *out, const struct profile_result *r)
 		fprintf(out, "</device>\n");
 		return;
 	}
+	/* as Android counts cores: every CPU of related_cpus, online or not */
 	fprintf(out, "  <array name=\"cpu.clusters.cores\">\n");
 	for (c = 0; c < r->topo->nclusters; c++)
-		fprintf(out, "    <value>%d</value>\n", r->topo->cluster[c].ncpus);
+		fprintf(out, "    <value>%d</value>\n", cluster_cores(&r->topo->cluster[c]));
 	fprintf(out, "  </array>\n");
+	xml_offline(out, r);
 	for (c = 0; c < r->topo->nclusters; c++)
 		xml_cluster(out, r, c);
 	fprintf(out, "</device>\n");
@@ -276,6 +321,9 @@ static void json_clusters(FILE *out, const struct profile_result *r)
 		fputs("], \"speeds_khz\": [", out);
 		for (i = 0; i < cl->nfreqs; i++)
 			fprintf(out, "%s%u", i ? ", " : "", cl->freqs_khz[i]);
+		fprintf(out, "], \"cores\": %d, \"android_speeds_khz\": [", cluster_cores(cl));
+		for (i = 0; i < android_speeds(cl); i++)
+			fprintf(out, "%s%u", i ? ", " : "", cl->freqs_khz[android_freq(cl, i)]);
 		fputs("]}", out);
 	}
 	fputs("\n  ],\n", out);

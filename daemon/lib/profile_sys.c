@@ -117,26 +117,56 @@ static void policy_rel(char *buf, size_t len, const char *policy, const char *fi
 		snprintf(buf, len, CPU_DIR "/%s/cpufreq/%s", policy, file);
 }
 
-/* scaling_available_frequencies of policy @c->policy, ascending. */
-static int read_freqs(const char *root, struct profile_cluster *c)
+/* The kHz values of @file of @c's policy appended to @khz[*n]; -1 with errno. */
+static int read_freq_file(const char *root, const struct profile_cluster *c, const char *file,
+			  unsigned int *khz, int *n)
 {
 	char rel[512], buf[4096], *p, *end;
 	unsigned long f;
 
-	policy_rel(rel, sizeof(rel), c->policy, "scaling_available_frequencies");
+	policy_rel(rel, sizeof(rel), c->policy, file);
 	if (read_value(root, rel, buf, sizeof(buf)))
 		return -1;
-	for (p = buf, c->nfreqs = 0;; p = end) {
+	for (p = buf;; p = end) {
 		f = strtoul(p, &end, 10);
 		if (end == p)
 			break;
-		if (c->nfreqs == PROFILE_MAX_FREQS)
+		if (*n == PROFILE_MAX_FREQS)
 			return errno = E2BIG, -1;
-		c->freqs_khz[c->nfreqs++] = f;
+		khz[(*n)++] = f;
 	}
-	if (!c->nfreqs)
+	return 0;
+}
+
+/*
+ * scaling_available_frequencies and scaling_boost_frequencies (where the
+ * policy has it): freqs_khz ascending, each once, and Android's order.
+ */
+static int read_freqs(const char *root, struct profile_cluster *c)
+{
+	unsigned int khz[PROFILE_MAX_FREQS];
+	int n = 0, i, j;
+
+	if (read_freq_file(root, c, "scaling_available_frequencies", khz, &n))
+		return -1;
+	if (read_freq_file(root, c, "scaling_boost_frequencies", khz, &n) && errno != ENOENT)
+		return -1;
+	if (!n)
 		return errno = ENOENT, -1;
-	qsort(c->freqs_khz, c->nfreqs, sizeof(c->freqs_khz[0]), cmp_uint);
+	memcpy(c->freqs_khz, khz, n * sizeof(khz[0]));
+	qsort(c->freqs_khz, n, sizeof(c->freqs_khz[0]), cmp_uint);
+	for (i = j = 0; i < n; i++)
+		if (!j || c->freqs_khz[j - 1] != c->freqs_khz[i])
+			c->freqs_khz[j++] = c->freqs_khz[i];
+	c->nfreqs = j;
+	/* each a binary search: n log n over the whole list */
+	for (i = 0; i < n; i++) {
+		unsigned int *f = bsearch(&khz[i], c->freqs_khz, c->nfreqs,
+					  sizeof(c->freqs_khz[0]), cmp_uint);
+
+		c->android_freq[i] = (unsigned char)(f - c->freqs_khz);
+	}
+	c->nandroid = n;
 	return 0;
 }
 
@@ -165,9 +195,14 @@ static int read_policy(const char *root, const char *name, const int *online, in
 	n = parse_cpulist(buf, cpus, PROFILE_MAX_CPUS);
 	if (n < 0)
 		return -1;
-	for (i = 0; i < n; i++)
+	c->nrelated = n;
+	c->first_related = n ? cpus[0] : -1;
+	for (i = 0; i < n; i++) {
+		if (cpus[i] < c->first_related)
+			c->first_related = cpus[i];
 		if (is_online(online, nonline, cpus[i]))
 			c->cpus[c->ncpus++] = cpus[i];
+	}
 	if (!c->ncpus)
 		return 1;
 	/* no list (intel_pstate, say): one speed, never pinned */

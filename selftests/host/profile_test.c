@@ -235,6 +235,12 @@ TEST_F(sysfs, topology)
 	EXPECT_EQ(2, t->cluster[0].nfreqs);
 	EXPECT_EQ(300000, (int)t->cluster[0].freqs_khz[0]);
 	EXPECT_EQ(600000, (int)t->cluster[0].freqs_khz[1]);
+	/* as Android counts them: the file's order; and every related CPU */
+	ASSERT_EQ(2, t->cluster[0].nandroid);
+	EXPECT_EQ(1, t->cluster[0].android_freq[0]);
+	EXPECT_EQ(0, t->cluster[0].android_freq[1]);
+	EXPECT_EQ(2, t->cluster[1].nrelated);
+	EXPECT_EQ(2, t->cluster[1].first_related);
 	EXPECT_TRUE(t->cluster[0].userspace);
 	EXPECT_STREQ("policy2", t->cluster[1].policy);
 	EXPECT_EQ(1, t->cluster[1].ncpus);
@@ -327,16 +333,18 @@ static const char want_xml[] =
 	"  <item name=\"cpu.idle\">80.0</item>\n"
 	"  <array name=\"cpu.clusters.cores\">\n"
 	"    <value>2</value>\n"
-	"    <value>1</value>\n"
+	"    <value>2</value>\n"
 	"  </array>\n"
+	"  <!-- cpu.clusters.cores counts every CPU of related_cpus; 1 of them were offline, not measured: "
+	"cluster 1 (policy2) 1 of 2 online -->\n"
 	"  <item name=\"cpu.cluster_power.cluster0\">12.0</item>\n"
 	"  <array name=\"cpu.core_speeds.cluster0\">\n"
-	"    <value>300000</value>\n"
 	"    <value>600000</value>\n"
+	"    <value>300000</value>\n"
 	"  </array>\n"
 	"  <array name=\"cpu.core_power.cluster0\">\n"
-	"    <value>100.0</value>\n"
 	"    <value>220.0</value>\n"
+	"    <value>100.0</value>\n"
 	"  </array>\n"
 	"  <item name=\"cpu.cluster_power.cluster1\">0.0</item>\n"
 	"  <array name=\"cpu.core_speeds.cluster1\">\n"
@@ -628,9 +636,11 @@ TEST_F(sysfs, xml_for_android_6_to_8)
 		"  <item name=\"battery.capacity\">3000</item>\n"
 		"  <!-- cpu.idle (suspend before Android 9) is not measured: keep the device's -->\n"
 		"  <item name=\"cpu.awake\">80.0</item>\n"
-		"  <array name=\"cpu.clusters.cores\">\n    <value>2</value>\n    <value>1</value>\n  </array>\n"
-		"  <array name=\"cpu.speeds.cluster0\">\n    <value>300000</value>\n    <value>600000</value>\n  </array>\n"
-		"  <array name=\"cpu.active.cluster0\">\n    <value>112.0</value>\n    <value>232.0</value>\n  </array>\n"
+		"  <array name=\"cpu.clusters.cores\">\n    <value>2</value>\n    <value>2</value>\n  </array>\n"
+		"  <!-- cpu.clusters.cores counts every CPU of related_cpus; 1 of them were offline, not measured: "
+		"cluster 1 (policy2) 1 of 2 online -->\n"
+		"  <array name=\"cpu.speeds.cluster0\">\n    <value>600000</value>\n    <value>300000</value>\n  </array>\n"
+		"  <array name=\"cpu.active.cluster0\">\n    <value>232.0</value>\n    <value>112.0</value>\n  </array>\n"
 		"  <array name=\"cpu.speeds.cluster1\">\n    <value>1000000</value>\n    <value>2000000</value>\n  </array>\n"
 		"  <array name=\"cpu.active.cluster1\">\n    <value>350.0</value>\n    <value>700.0</value>\n  </array>\n"
 		"</device>\n", text);
@@ -647,7 +657,7 @@ TEST_F(sysfs, xml_for_android_14)
 	EXPECT_NE(NULL, strstr(text, "  <item name=\"cpu.cluster_power.cluster0\">12.0</item>\n"));
 	EXPECT_NE(NULL, strstr(text, "  <item name=\"cpu.scaling_policy_power.policy0\">12.0</item>\n"
 			       "  <array name=\"cpu.scaling_step_power.policy0\">\n"
-			       "    <value>100.0</value>\n    <value>220.0</value>\n  </array>\n"));
+			       "    <value>220.0</value>\n    <value>100.0</value>\n  </array>\n"));
 	EXPECT_NE(NULL, strstr(text, "  <item name=\"cpu.scaling_policy_power.policy2\">0.0</item>\n"
 			       "  <array name=\"cpu.scaling_step_power.policy2\">\n"
 			       "    <value>350.0</value>\n    <value>700.0</value>\n  </array>\n"));
@@ -676,8 +686,8 @@ TEST_F(sysfs, xml_for_android_5)
 			       "  <item name=\"battery.capacity\">3000</item>\n"
 			       "  <!-- cpu.idle (suspend before Android 9) is not measured: keep the device's -->\n"
 			       "  <item name=\"cpu.awake\">80.0</item>\n"
-			       "  <array name=\"cpu.speeds\">\n    <value>300000</value>\n    <value>600000</value>\n  </array>\n"
-			       "  <array name=\"cpu.active\">\n    <value>112.0</value>\n    <value>232.0</value>\n  </array>\n"
+			       "  <array name=\"cpu.speeds\">\n    <value>600000</value>\n    <value>300000</value>\n  </array>\n"
+			       "  <array name=\"cpu.active\">\n    <value>232.0</value>\n    <value>112.0</value>\n  </array>\n"
 			       "</device>\n")) TH_LOG("%s", text);
 	EXPECT_EQ(NULL, strstr(text, "clusters"));
 	free(text);
@@ -712,6 +722,36 @@ TEST_F(sysfs, android_version)
 	EXPECT_EQ(0, profile_format_parse("auto", &f));
 	EXPECT_EQ(PROFILE_XML_AUTO, (int)f);
 	EXPECT_EQ(-1, profile_format_parse("8", &f));
+}
+
+/*
+ * scaling_boost_frequencies are appended to the available ones, as
+ * Android's CpuScalingPolicyReader does: calibrated (each speed once,
+ * ascending, in the plan) and counted last.
+ */
+TEST_F(sysfs, boost_frequencies_are_speeds)
+{
+	struct profile_topology t;
+	struct profile_plan plan;
+
+	put(self->root, CPUFREQ "policy2/scaling_boost_frequencies", "2400000 2000000\n");
+	ASSERT_EQ(0, profile_topology_read(self->root, &t));
+	ASSERT_EQ(3, t.cluster[1].nfreqs);
+	EXPECT_EQ(2400000, (int)t.cluster[1].freqs_khz[2]);
+	/* 1000000 2000000, then the boost list: 2000000 is the same speed */
+	ASSERT_EQ(4, t.cluster[1].nandroid);
+	EXPECT_EQ(0, t.cluster[1].android_freq[0]);
+	EXPECT_EQ(2, t.cluster[1].android_freq[2]);
+	EXPECT_EQ(1, t.cluster[1].android_freq[3]);
+	ASSERT_EQ(0, profile_plan_build(&t, 1, 4, 1, &plan));
+	/* idle, cluster 0: 2 speeds x 1-2 CPUs, cluster 1: 3 speeds x 1 */
+	EXPECT_EQ(8, plan.nsteps);
+	profile_plan_free(&plan);
+	/* an empty boost list is no boost */
+	put(self->root, CPUFREQ "policy2/scaling_boost_frequencies", "\n");
+	ASSERT_EQ(0, profile_topology_read(self->root, &t));
+	EXPECT_EQ(2, t.cluster[1].nfreqs);
+	EXPECT_EQ(2, t.cluster[1].nandroid);
 }
 
 /* ---- the capture reader ------------------------------------------------- */
