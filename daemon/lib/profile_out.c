@@ -119,11 +119,12 @@ void profile_write_table(FILE *out, const struct profile_result *r)
 			snprintf(name + strlen(name), sizeof(name) - strlen(name), " %u kHz",
 				 r->topo->cluster[r->cols[j].cluster].freqs_khz[r->cols[j].freq]);
 		if (isnan(r->fit->ci95[j]))
-			fprintf(out, "%-34s %10.1f  (no interval: as many steps as terms)\n",
-				name, profile_coef_ma(r, j));
+			fprintf(out, "%-34s %10.1f  (no interval: as many steps as terms)%s\n",
+				name, profile_coef_ma(r, j),
+				profile_coef_ma(r, j) < 0 ? "; written as 0" : "");
 		else
-			fprintf(out, "%-34s %10.1f  +/- %.1f\n", name, profile_coef_ma(r, j),
-				profile_ci_ma(r, j));
+			fprintf(out, "%-34s %10.1f  +/- %.1f%s\n", name, profile_coef_ma(r, j),
+				profile_ci_ma(r, j), profile_coef_ma(r, j) < 0 ? "; written as 0" : "");
 	}
 	fprintf(out, "residual: %.2f mA rms, %.2f mA at most, %d steps, %d terms, %d degrees of freedom\n",
 		r->fit->residual_rms / 1000, r->fit->max_residual / 1000, r->fit->n,
@@ -146,13 +147,17 @@ static void xml_comment_name(FILE *out, const char *s)
 		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' ? *s : '_', out);
 }
 
-/* A coefficient by kind, 0 when the model has no such term (a 1-CPU cluster's). */
+/*
+ * A coefficient by kind as the XML has it: 0 when the model has no such
+ * term (a 1-CPU cluster's), and a negative fit (noise around 0) written
+ * as 0, since no current is negative; the JSON says which were.
+ */
 static double coef_or_0(const struct profile_result *r, enum profile_column_kind kind, int c,
 			int f)
 {
 	int j = profile_find_column(r, kind, c, f);
 
-	return j < 0 ? 0.0 : profile_coef_ma(r, j);
+	return j < 0 ? 0.0 : fmax(0.0, profile_coef_ma(r, j));
 }
 
 /* How many speeds Android counts for @cl, and the index of its @i-th. */
@@ -399,6 +404,8 @@ static void json_fit(FILE *out, const struct profile_result *r)
 		json_num(out, profile_coef_ma(r, j));
 		fputs(", \"ci95_ma\": ", out);
 		json_num(out, profile_ci_ma(r, j));
+		if (profile_coef_ma(r, j) < 0)
+			fputs(", \"written_ma\": 0, \"note\": \"negative: written as 0 in the XML\"", out);
 		fputs("}", out);
 	}
 	fputs("\n    ]}\n", out);

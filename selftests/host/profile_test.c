@@ -754,6 +754,62 @@ TEST_F(sysfs, boost_frequencies_are_speeds)
 	EXPECT_EQ(2, t.cluster[1].nandroid);
 }
 
+/* A fitted current below 0 (noise around a 0 term) is written as 0 and noted. */
+TEST_F(sysfs, negative_currents_written_as_0)
+{
+	static const double neg_ma[] = { 80, -0.6, 100, 220, 350, 700 };
+	struct profile_column cols[PROFILE_MAX_COLUMNS];
+	double row[PROFILE_MAX_COLUMNS];
+	struct profile_measure m[14];
+	struct profile_plan plan;
+	struct profile_fit fit;
+	char *text = NULL;
+	size_t size = 0;
+	int ncols, i, j;
+	FILE *f;
+
+	ASSERT_EQ(0, profile_plan_build(&self->t, 2, 4, 1, &plan));
+	ncols = profile_columns(&self->t, cols);
+	fake_measure(&self->t, &plan, m, cols, ncols);
+	for (i = 0; i < plan.nsteps; i++) {
+		profile_design_row(cols, ncols, &plan.steps[i], &m[i], row);
+		m[i].current_ua = 0;
+		for (j = 0; j < ncols; j++)
+			m[i].current_ua -= row[j] * neg_ma[j] * 1000;
+	}
+	ASSERT_EQ(0, fit_result(&plan, m, cols, ncols, &fit));
+	struct profile_result r = {
+		.topo = &self->t, .plan = &plan, .measures = m, .cols = cols, .ncols = ncols,
+		.fit = &fit, .sign = -1, .capacity_mah = 3000, .supply = "bat",
+		.format = PROFILE_XML_6,
+	};
+	EXPECT_NEAR(-0.6, profile_coef_ma(&r, 1), 1e-6);
+	f = open_memstream(&text, &size);
+	profile_write_xml(f, &r);
+	fclose(f);
+	/* Android 6-8.1: core + cluster, with the cluster at 0 */
+	EXPECT_NE(NULL, strstr(text, "  <array name=\"cpu.active.cluster0\">\n    <value>220.0</value>\n"
+			       "    <value>100.0</value>\n  </array>\n")) TH_LOG("%s", text);
+	free(text);
+	text = NULL;
+	r.format = PROFILE_XML_9;
+	f = open_memstream(&text, &size);
+	profile_write_xml(f, &r);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "  <item name=\"cpu.cluster_power.cluster0\">0.0</item>\n"));
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &size);
+	profile_write_json(f, &r);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "{\"name\": \"cpu.cluster_power.cluster0\", \"value_ma\": -0.6000, "
+			       "\"ci95_ma\": 0.0000, \"written_ma\": 0, \"note\": \"negative: written as 0 in the XML\"}"))
+		TH_LOG("%s", text);
+	free(text);
+	profile_fit_free(&fit);
+	profile_plan_free(&plan);
+}
+
 /* ---- the capture reader ------------------------------------------------- */
 
 TEST(capture_reader_takes_the_marked_windows)
