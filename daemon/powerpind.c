@@ -622,6 +622,12 @@ static int daemon_start(struct ppd *d, int argc, char **argv)
 	ret = parse_args(d, argc, argv);
 	if (ret)
 		return ret;
+	/* the defaults live in PP_ANDROID_DIR: say so when that is a file */
+	if (pp_on_android() && (!d->config_explicit || !d->spool_arg) &&
+	    pp_dir_check(PP_ANDROID_DIR, err, sizeof(err))) {
+		fprintf(stderr, "powerpind: %s\n", err);
+		return 1;
+	}
 	if (ppd_config_load(d->config_path, d->config_explicit, &d->cfg, err,
 			    sizeof(err))) {
 		fprintf(stderr, "powerpind: %s\n", err);

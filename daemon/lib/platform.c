@@ -74,6 +74,20 @@ static int make_dir(const char *dir, unsigned int mode)
 	return 0;
 }
 
+int pp_dir_check(const char *dir, char *msg, size_t len)
+{
+	struct stat st;
+
+	if (stat(dir, &st) || S_ISDIR(st.st_mode))
+		return 0;
+	snprintf(msg, len,
+		 "%s is a file, not powerpin's directory (the powerpin binary pushed there?): "
+		 "keep the binaries in that directory (adb shell mkdir -p %s, then adb push "
+		 "powerpin powerpind %s/), or give --config and --spool elsewhere",
+		 dir, dir, dir);
+	return -1;
+}
+
 int pp_mkdirs(const char *path, unsigned int mode)
 {
 	char buf[PATH_MAX], *p;

@@ -36,6 +36,14 @@ const char *pp_default_spool(void);
 const char *pp_tmp_dir(void);
 const char *pp_perf_map_dir(void);
 
+/*
+ * Whether @dir (PP_ANDROID_DIR for the defaults) can be powerpin's
+ * directory: 0 when it is one or does not exist yet; -1 with a message
+ * in @msg when it is something else, most often the powerpin binary
+ * itself, pushed as `adb push powerpin /data/local/tmp/`.
+ */
+int pp_dir_check(const char *dir, char *msg, size_t len);
+
 /* mkdir -p @path with @mode for what it creates; 0 or -1 with errno. */
 int pp_mkdirs(const char *path, unsigned int mode);
 

@@ -82,6 +82,26 @@ TEST_F(env, android_defaults)
 	EXPECT_STREQ(self->dir, pp_tmp_dir());
 }
 
+/* `adb push powerpin /data/local/tmp/` makes the directory's name a file: say so */
+TEST_F(env, dir_that_is_a_file)
+{
+	char path[128], msg[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/powerpin", self->dir);
+	EXPECT_EQ(0, pp_dir_check(path, msg, sizeof(msg)));	/* not there yet */
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fclose(f);
+	EXPECT_EQ(-1, pp_dir_check(path, msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "/powerpin is a file, not powerpin's directory (the powerpin binary pushed there?)"));
+	EXPECT_NE(NULL, strstr(msg, "give --config and --spool elsewhere"));
+	unlink(path);
+	ASSERT_EQ(0, mkdir(path, 0755));
+	EXPECT_EQ(0, pp_dir_check(path, msg, sizeof(msg)));
+	rmdir(path);
+}
+
 TEST_F(env, mkdirs)
 {
 	char path[128], file[128];
