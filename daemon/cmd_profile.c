@@ -446,10 +446,21 @@ static int mark(struct run *run, const char *what, int i)
 	return -1;
 }
 
+/* How long the device has been suspended since boot, in s. */
+static double suspended_s(void)
+{
+	struct timespec b, m;
+
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return (b.tv_sec - m.tv_sec) + (b.tv_nsec - m.tv_nsec) / 1e9;
+}
+
 static int run_step(struct run *run, int i)
 {
 	const struct profile_step *s = &run->plan->steps[i];
 	double t0 = mono_s(), settle = run->plan->settle_s, end = run->plan->duration_s;
+	double asleep0 = suspended_s();
 	double lag = fmin(PROFILE_GAUGE_REFRESH_S, settle);
 	int ret = -1;
 
@@ -469,6 +480,8 @@ static int run_step(struct run *run, int i)
 	    wait_until(run, i, t0 + end) ||
 	    mark(run, PROFILE_MARK_END, i))
 		goto out;
+	/* profile_read_capture() fills the rest of m[i] later, not this */
+	run->m[i].suspended_s = suspended_s() - asleep0;
 	ret = 0;
 out:
 	if (stop_spinners(run, s))
@@ -736,7 +749,9 @@ fail:
 static void recheck_reason(const struct profile_result *r, int i, unsigned int why, char *buf,
 			   size_t len)
 {
-	if (why & PROFILE_RECHECK_RESIDUAL)
+	if (why & PROFILE_RECHECK_SUSPEND)
+		snprintf(buf, len, "suspended %.1f s", r->measures[i].suspended_s);
+	else if (why & PROFILE_RECHECK_RESIDUAL)
 		snprintf(buf, len, "residual %+.1f mA", profile_step_residual_ma(r, i));
 	else
 		snprintf(buf, len, "spread %.1f mA", r->measures[i].spread_ua / 1000);
@@ -882,6 +897,21 @@ static int resolve_format(struct profile_opts *o, const struct profile_topology 
 	return 0;
 }
 
+/*
+ * Keep the device awake for the run where the kernel has wakelocks, for
+ * at most twice the plan (steps measured again) and five minutes more.
+ * 1 held, 0 none to hold, -1 after a message.
+ */
+static int hold_wakelock(const struct profile_plan *plan)
+{
+	int held = profile_wakelock_hold(SYSROOT, 2 * plan->nsteps * plan->duration_s + 300);
+
+	if (held < 0)
+		fprintf(stderr, "powerpin profile: cannot hold the wakelock " PROFILE_WAKELOCK
+			" (/sys/power/wake_lock): %s\n", strerror(errno));
+	return held;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	static struct profile_topology topo;
@@ -889,7 +919,7 @@ int cmd_profile(int argc, char **argv)
 	struct profile_measure *m;
 	struct profile_opts o;
 	struct profile_plan plan;
-	int ret;
+	int ret, held;
 
 	ret = profile_parse(argc, argv, &o);
 	if (ret >= 0)
@@ -913,8 +943,11 @@ int cmd_profile(int argc, char **argv)
 		return fflush(stdout) ? 1 : 0;
 	}
 	m = calloc(plan.nsteps, sizeof(*m));
-	if (!m) {
-		fprintf(stderr, "powerpin profile: out of memory\n");
+	held = m ? hold_wakelock(&plan) : 0;
+	if (!m || held < 0) {
+		if (!m)
+			fprintf(stderr, "powerpin profile: out of memory\n");
+		free(m);
 		profile_plan_free(&plan);
 		return 1;
 	}
@@ -923,6 +956,12 @@ int cmd_profile(int argc, char **argv)
 		ret = analyse(&o, &topo, &plan, m, supply, sizeof(supply));
 	if (ret < 0)
 		ret = 1;
+	/* every way out of the run comes here, signals included */
+	if (held && profile_wakelock_release(SYSROOT)) {
+		fprintf(stderr, "powerpin profile: cannot release the wakelock " PROFILE_WAKELOCK ": %s\n",
+			strerror(errno));
+		ret = ret ? ret : 1;
+	}
 	free(m);
 	profile_plan_free(&plan);
 	return ret;

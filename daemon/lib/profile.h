@@ -104,6 +104,7 @@ struct profile_measure {
 	uint32_t fresh;			/* of which not repeats of the gauge's last value */
 	double spread_ua;		/* standard deviation of the samples */
 	double busy[PROFILE_MAX_CLUSTERS];	/* busy CPU-equivalents in each cluster */
+	double suspended_s;		/* CLOCK_BOOTTIME less CLOCK_MONOTONIC over the step */
 };
 
 /*
@@ -158,13 +159,17 @@ double profile_t95(int dof);
  * calibration re-measures, once, each step out of these bounds: when the
  * fit's rms residual is over PROFILE_MAX_RESIDUAL_MA, every step whose
  * own residual is over it (the worst one at least); and any step whose
- * samples spread (standard deviation) over PROFILE_MAX_SPREAD_MA.  A
+ * samples spread (standard deviation) over PROFILE_MAX_SPREAD_MA; and any
+ * step during which the device suspended (PROFILE_MAX_SUSPEND_S).  A
  * clean calibration on the emulator fits within 3-7 mA rms.
  */
 #define PROFILE_MAX_RESIDUAL_MA	10.0
 #define PROFILE_MAX_SPREAD_MA	50.0
 #define PROFILE_RECHECK_RESIDUAL	(1U << 0)
 #define PROFILE_RECHECK_SPREAD		(1U << 1)
+/* the device suspended during the step for longer than this */
+#define PROFILE_MAX_SUSPEND_S		0.1
+#define PROFILE_RECHECK_SUSPEND		(1U << 2)
 
 struct profile_recheck {
 	unsigned int why;		/* PROFILE_RECHECK_*; 0: measured once */
@@ -333,6 +338,19 @@ int profile_model_parse(const char *text, struct profile_model *m, char *err, si
 double profile_model_core_ma(const struct profile_model *m);
 /* What the device draws awake with every CPU idle: suspend + idle. */
 double profile_model_base_ma(const struct profile_model *m);
+
+/*
+ * A wakelock for the calibration, so that a phone with the screen off
+ * does not suspend between steps (PM_AUTOSLEEP, Android): "powerpin-profile
+ * TIMEOUT_NS" written to @sysroot/sys/power/wake_lock, with a timeout so
+ * that a process killed outright does not keep the device awake for
+ * ever; released by writing the name to wake_unlock.  hold returns 1 when
+ * held, 0 when the kernel has no such file (nothing to hold), -1 with
+ * errno; release 0 or -1 with errno.
+ */
+#define PROFILE_WAKELOCK	"powerpin-profile"
+int profile_wakelock_hold(const char *sysroot, double timeout_s);
+int profile_wakelock_release(const char *sysroot);
 
 /* charge_full_design, else charge_full of @supply, in mAh; -1 if neither. */
 double profile_capacity_mah(const char *sysroot, const char *supply);

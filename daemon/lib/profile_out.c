@@ -341,10 +341,13 @@ static void json_recheck(FILE *out, const struct profile_recheck *c)
 		fputs("null", out);
 		return;
 	}
-	fprintf(out, "{\"why\": \"%s%s%s\", \"first_current_ma\": ",
+	fprintf(out, "{\"why\": \"%s%s%s%s%s\", \"first_current_ma\": ",
 		c->why & PROFILE_RECHECK_RESIDUAL ? "residual" : "",
-		c->why == (PROFILE_RECHECK_RESIDUAL | PROFILE_RECHECK_SPREAD) ? " and " : "",
-		c->why & PROFILE_RECHECK_SPREAD ? "spread" : "");
+		(c->why & PROFILE_RECHECK_RESIDUAL) && (c->why & ~PROFILE_RECHECK_RESIDUAL) ?
+		" and " : "",
+		c->why & PROFILE_RECHECK_SPREAD ? "spread" : "",
+		(c->why & PROFILE_RECHECK_SPREAD) && (c->why & PROFILE_RECHECK_SUSPEND) ? " and " : "",
+		c->why & PROFILE_RECHECK_SUSPEND ? "suspend" : "");
 	json_num(out, c->first_current_ma);
 	fputs(", \"first_residual_ma\": ", out);
 	json_num(out, c->first_residual_ma);
@@ -376,6 +379,8 @@ static void json_step(FILE *out, const struct profile_result *r, int i)
 	json_num(out, step_busy(r, i));
 	fputs(", \"spread_ma\": ", out);
 	json_num(out, m->spread_ua / 1000);
+	fputs(", \"suspended_s\": ", out);
+	json_num(out, m->suspended_s);
 	fprintf(out, ", \"samples\": %u, \"fresh_samples\": %u, \"remeasured\": ", m->samples,
 		m->fresh);
 	json_recheck(out, r->rechecks ? &r->rechecks[i] : NULL);

@@ -499,3 +499,20 @@ double profile_capacity_mah(const char *sysroot, const char *supply)
 	}
 	return -1;
 }
+
+/* ---- the wakelock -------------------------------------------------------- */
+
+int profile_wakelock_hold(const char *sysroot, double timeout_s)
+{
+	char val[96];
+
+	snprintf(val, sizeof(val), PROFILE_WAKELOCK " %.0f", timeout_s * 1e9);
+	if (!write_value(sysroot, "/sys/power/wake_lock", val))
+		return 1;
+	return errno == ENOENT ? 0 : -1;
+}
+
+int profile_wakelock_release(const char *sysroot)
+{
+	return write_value(sysroot, "/sys/power/wake_unlock", PROFILE_WAKELOCK);
+}

@@ -810,6 +810,76 @@ TEST_F(sysfs, negative_currents_written_as_0)
 	profile_plan_free(&plan);
 }
 
+/*
+ * The wakelock: held for the run where the kernel has /sys/power/wake_lock
+ * (a fake one here), with a timeout, and released on the way out, here
+ * the failure to reach powerpin.ko; nothing where there is none.
+ */
+TEST_F(sysfs, wakelock_held_and_released)
+{
+	char buf[128], cmd[512], out[4096];
+
+	EXPECT_EQ(0, profile_wakelock_hold(self->root, 60));
+	EXPECT_STREQ("(missing)", get(self->root, "sys/power/wake_lock", buf, sizeof(buf)));
+	put(self->root, "sys/power/wake_lock", "");
+	put(self->root, "sys/power/wake_unlock", "");
+	EXPECT_EQ(1, profile_wakelock_hold(self->root, 60));
+	EXPECT_STREQ(PROFILE_WAKELOCK " 60000000000", get(self->root, "sys/power/wake_lock", buf, sizeof(buf)));
+	EXPECT_EQ(0, profile_wakelock_release(self->root));
+	EXPECT_STREQ(PROFILE_WAKELOCK, get(self->root, "sys/power/wake_unlock", buf, sizeof(buf)));
+	if (access(POWERPIN, X_OK))
+		SKIP(return, "powerpin not built");
+	if (!access("/sys/module/powerpin", F_OK))
+		SKIP(return, "powerpin.ko is loaded here: the run would not fail early");
+	put(self->root, "sys/power/wake_lock", "");
+	put(self->root, "sys/power/wake_unlock", "");
+	/* 1 round on 3 CPUs at 2 x 2 + 2 speeds: 7 steps of 3 s; 2 x 21 + 300 s */
+	snprintf(cmd, sizeof(cmd), "POWERPIN_PROFILE_SYSROOT=%s " POWERPIN
+		 " profile --steps 1 -d 3 -q -o %s/pp.xml 2>&1", self->root, self->root);
+	EXPECT_EQ(1, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_STREQ(PROFILE_WAKELOCK " 342000000000", get(self->root, "sys/power/wake_lock", buf, sizeof(buf)));
+	EXPECT_STREQ(PROFILE_WAKELOCK, get(self->root, "sys/power/wake_unlock", buf, sizeof(buf)));
+	snprintf(cmd, sizeof(cmd), "%s/pp.xml", self->root);
+	EXPECT_NE(0, access(cmd, F_OK));
+}
+
+/* A step during which the device suspended is measured again, whatever its residual. */
+TEST_F(sysfs, suspended_step_is_measured_again)
+{
+	struct profile_column cols[PROFILE_MAX_COLUMNS];
+	struct profile_recheck rc[14] = { 0 };
+	struct profile_measure m[14];
+	struct profile_plan plan;
+	struct profile_fit fit;
+	unsigned int why[14];
+	char *text = NULL;
+	size_t size = 0;
+	int ncols;
+	FILE *f;
+
+	ASSERT_EQ(0, profile_plan_build(&self->t, 2, 4, 1, &plan));
+	ncols = profile_columns(&self->t, cols);
+	fake_measure(&self->t, &plan, m, cols, ncols);
+	m[5].suspended_s = 2.5;
+	m[6].suspended_s = PROFILE_MAX_SUSPEND_S / 2;	/* a blink: not a suspend */
+	ASSERT_EQ(0, fit_result(&plan, m, cols, ncols, &fit));
+	struct profile_result r = {
+		.topo = &self->t, .plan = &plan, .measures = m, .cols = cols, .ncols = ncols,
+		.fit = &fit, .sign = -1, .capacity_mah = 3000, .supply = "bat", .rechecks = rc,
+	};
+	ASSERT_EQ(1, profile_steps_to_remeasure(&r, why));
+	EXPECT_EQ(PROFILE_RECHECK_SUSPEND, why[5]);
+	rc[5] = (struct profile_recheck){ PROFILE_RECHECK_SUSPEND, 10.0, 0.0, 1.0 };
+	f = open_memstream(&text, &size);
+	profile_write_json(f, &r);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "\"suspended_s\": 2.5000, \"samples\": 20, \"fresh_samples\": 11, "
+			       "\"remeasured\": {\"why\": \"suspend\",")) TH_LOG("%s", text);
+	free(text);
+	profile_fit_free(&fit);
+	profile_plan_free(&plan);
+}
+
 /* ---- the capture reader ------------------------------------------------- */
 
 TEST(capture_reader_takes_the_marked_windows)
