@@ -208,3 +208,46 @@ int pp_logd_write(int fd, int prio, const char *tag, const char *msg)
 	}
 	return send(fd, buf, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
 }
+
+static bool logd_gone(int e)
+{
+	return e == ECONNREFUSED || e == ENOTCONN || e == ENOENT || e == EPIPE;
+}
+
+/* One line "PRIO TAG: MSG" appended to @keep, moved aside when it is full. */
+static int logd_keep(const char *keep, int prio, const char *tag, const char *msg)
+{
+	char old[PATH_MAX];
+	struct stat st;
+	FILE *f;
+	int ret;
+
+	if (!stat(keep, &st) && st.st_size > PP_LOGD_KEEP_BYTES &&
+	    snprintf(old, sizeof(old), "%s.1", keep) < (int)sizeof(old))
+		rename(keep, old);
+	f = fopen(keep, "ae");
+	if (!f)
+		return -1;
+	fprintf(f, "%c %s: %s\n", "??VDIWEF"[prio & 7], tag, msg);
+	ret = fclose(f);
+	return ret ? -1 : 1;
+}
+
+int pp_logd_send(struct pp_logd *l, int prio, const char *tag, const char *msg)
+{
+	int e;
+
+	if (l->fd >= 0 && !pp_logd_write(l->fd, prio, tag, msg))
+		return 0;
+	e = l->fd >= 0 ? errno : ENOTCONN;
+	if (logd_gone(e)) {
+		if (l->fd >= 0)
+			close(l->fd);
+		l->fd = pp_logd_open(l->path);
+		if (l->fd >= 0 && !pp_logd_write(l->fd, prio, tag, msg))
+			return 0;
+	}
+	if (!l->keep)
+		return -1;
+	return logd_keep(l->keep, prio, tag, msg);
+}
