@@ -32,9 +32,10 @@
 #define ERRLEN		512
 #define EMBEDDED_MAX	(16 << 20)
 
+/* in the order current PinnerService tries them (docs/pinlist.md) */
 static const char * const embedded_pinlists[] = {
-	"assets/pinlist.meta",
 	"pinlist.meta",
+	"assets/pinlist.meta",
 };
 
 /* ---- small helpers --------------------------------------------------- */
@@ -853,8 +854,9 @@ static void apply_usage(FILE *out)
 		"mmap <file> and mlock the ranges of its pinlist the way Android's\n"
 		"PinnerService does (clamped to the file, rounded out to pages, stopping at\n"
 		"the quota), print them, and hold them until SIGTERM or SIGINT.\n"
-		"  --pinlist FILE     the pinlist (default: assets/pinlist.meta or pinlist.meta\n"
-		"                     inside <file> when it is a zip/apk)\n"
+		"  --pinlist FILE     the pinlist (default: pinlist.meta, else\n"
+		"                     assets/pinlist.meta, inside <file> when it is a zip/apk,\n"
+		"                     as PinnerService looks)\n"
 		"  --quota BYTES      pin at most BYTES (decimal; K/M/G suffixes accepted)\n"
 		"  -h, --help         this text\n");
 }
@@ -1320,7 +1322,7 @@ static int load_apply_pinlist(const char *file, const char *pinlist,
 		fprintf(stderr, "powerpin pin apply: using %s!/%s\n", file, embedded_pinlists[i]);
 		return 0;
 	}
-	fprintf(stderr, "powerpin pin apply: %s: no --pinlist given and no assets/pinlist.meta or pinlist.meta inside\n",
+	fprintf(stderr, "powerpin pin apply: %s: no --pinlist given and no pinlist.meta or assets/pinlist.meta inside\n",
 		file);
 	return -1;
 }

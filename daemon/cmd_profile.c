@@ -28,11 +28,22 @@
 #include "profile.h"
 #include "record.h"
 
-#define SYSROOT		"/"
+/*
+ * Where /sys, /proc and /system are: "/", or for the tests a fake tree
+ * named by POWERPIN_PROFILE_SYSROOT (docs/profile.md).
+ */
+#define SYSROOT		profile_sysroot()
 /* the measured part of a step holds at least this many gauge refreshes */
 #define MIN_REFRESHES	5
 /* "re-measuring step 4 of 9 (residual +23.5 mA)" */
 #define LABEL_LEN	128
+
+static const char *profile_sysroot(void)
+{
+	const char *root = getenv("POWERPIN_PROFILE_SYSROOT");
+
+	return root && *root ? root : "/";
+}
 
 struct profile_opts {
 	int rounds;
@@ -42,13 +53,15 @@ struct profile_opts {
 	bool quiet;
 	const char *output;
 	const char *json;
+	enum profile_xml_format format;
 };
 
 static void profile_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: powerpin profile [--steps N] [--duration SECONDS] [--settle SECONDS]\n"
-		"                        [-o FILE] [--json FILE] [--dry-run] [-q]\n\n"
+		"                        [-o FILE] [--json FILE] [--format auto|5|6|9|14]\n"
+		"                        [--dry-run] [-q]\n\n"
 		"Measure the CPU power profile from the fuel gauge: all CPUs idle, then 1..N\n"
 		"CPUs spinning (each thread pinned to its CPU), for every cpufreq policy at\n"
 		"every available frequency (pinned through the userspace governor or\n"
@@ -66,6 +79,11 @@ static void profile_usage(FILE *out)
 		"  -o, --output FILE       power_profile.xml (default); \"-\" is stdout, the\n"
 		"                          table then goes to stderr\n"
 		"  -j, --json FILE         also the steps and the fit as JSON (\"-\": stdout)\n"
+		"  -f, --format auto|5|6|9|14\n"
+		"                          the power_profile.xml keys of Android 5 (5.1 and\n"
+		"                          earlier), 6 (6.0-8.1), 9 (9-13) or 14 (14 and later);\n"
+		"                          auto (default): from ro.build.version.sdk in\n"
+		"                          /system/build.prop, 9 where there is none\n"
 		"      --dry-run           print the plan and its total time; touch nothing\n"
 		"  -q, --quiet             no progress line (it is shown only when stderr is a\n"
 		"                          terminal)\n"
@@ -136,6 +154,7 @@ static int profile_parse(int argc, char **argv, struct profile_opts *o)
 		{ "settle", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -146,7 +165,7 @@ static int profile_parse(int argc, char **argv, struct profile_opts *o)
 	*o = (struct profile_opts){ .rounds = 2, .duration_s = 5, .settle_s = -1,
 				    .output = "power_profile.xml" };
 	opterr = 0;
-	while (!bad && (c = getopt_long(argc, argv, ":n:d:s:o:j:qh", opts, NULL)) != -1) {
+	while (!bad && (c = getopt_long(argc, argv, ":n:d:s:o:j:f:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			bad = parse_rounds(optarg, &o->rounds);
@@ -165,6 +184,13 @@ static int profile_parse(int argc, char **argv, struct profile_opts *o)
 				return 2;
 			}
 			*(c == 'o' ? &o->output : &o->json) = optarg;
+			break;
+		case 'f':
+			if (profile_format_parse(optarg, &o->format)) {
+				fprintf(stderr, "powerpin profile: invalid --format '%s': expected 5, 6, 9, 14 or auto\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'D':
 			o->dry_run = true;
@@ -420,10 +446,21 @@ static int mark(struct run *run, const char *what, int i)
 	return -1;
 }
 
+/* How long the device has been suspended since boot, in s. */
+static double suspended_s(void)
+{
+	struct timespec b, m;
+
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return (b.tv_sec - m.tv_sec) + (b.tv_nsec - m.tv_nsec) / 1e9;
+}
+
 static int run_step(struct run *run, int i)
 {
 	const struct profile_step *s = &run->plan->steps[i];
 	double t0 = mono_s(), settle = run->plan->settle_s, end = run->plan->duration_s;
+	double asleep0 = suspended_s();
 	double lag = fmin(PROFILE_GAUGE_REFRESH_S, settle);
 	int ret = -1;
 
@@ -443,6 +480,8 @@ static int run_step(struct run *run, int i)
 	    wait_until(run, i, t0 + end) ||
 	    mark(run, PROFILE_MARK_END, i))
 		goto out;
+	/* profile_read_capture() fills the rest of m[i] later, not this */
+	run->m[i].suspended_s = suspended_s() - asleep0;
 	ret = 0;
 out:
 	if (stop_spinners(run, s))
@@ -710,7 +749,9 @@ fail:
 static void recheck_reason(const struct profile_result *r, int i, unsigned int why, char *buf,
 			   size_t len)
 {
-	if (why & PROFILE_RECHECK_RESIDUAL)
+	if (why & PROFILE_RECHECK_SUSPEND)
+		snprintf(buf, len, "suspended %.1f s", r->measures[i].suspended_s);
+	else if (why & PROFILE_RECHECK_RESIDUAL)
 		snprintf(buf, len, "residual %+.1f mA", profile_step_residual_ma(r, i));
 	else
 		snprintf(buf, len, "spread %.1f mA", r->measures[i].spread_ua / 1000);
@@ -807,7 +848,7 @@ static int analyse(const struct profile_opts *o, const struct profile_topology *
 	struct profile_fit f = { 0 };
 	struct profile_result r = {
 		.topo = t, .plan = plan, .measures = m, .cols = cols, .fit = &f,
-		.supply = supply, .rechecks = rc,
+		.supply = supply, .rechecks = rc, .format = o->format,
 	};
 	int ret = -1;
 
@@ -830,6 +871,47 @@ out:
 	return ret;
 }
 
+/*
+ * --format auto: the device's Android from ro.build.version.sdk, 9 off
+ * Android; then whether the topology fits the format.  0, or -1 after a
+ * message.
+ */
+static int resolve_format(struct profile_opts *o, const struct profile_topology *t)
+{
+	char err[256];
+	int sdk;
+
+	if (o->format == PROFILE_XML_AUTO) {
+		sdk = profile_android_sdk(SYSROOT);
+		if (sdk < 0) {
+			fprintf(stderr, "powerpin profile: cannot read ro.build.version.sdk from /system/build.prop: %s (choose with --format)\n",
+				strerror(errno));
+			return -1;
+		}
+		o->format = sdk ? profile_format_for_sdk(sdk) : PROFILE_XML_9;
+	}
+	if (profile_format_check(t, o->format, err, sizeof(err))) {
+		fprintf(stderr, "powerpin profile: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Keep the device awake for the run where the kernel has wakelocks, for
+ * at most twice the plan (steps measured again) and five minutes more.
+ * 1 held, 0 none to hold, -1 after a message.
+ */
+static int hold_wakelock(const struct profile_plan *plan)
+{
+	int held = profile_wakelock_hold(SYSROOT, 2 * plan->nsteps * plan->duration_s + 300);
+
+	if (held < 0)
+		fprintf(stderr, "powerpin profile: cannot hold the wakelock " PROFILE_WAKELOCK
+			" (/sys/power/wake_lock): %s\n", strerror(errno));
+	return held;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	static struct profile_topology topo;
@@ -837,28 +919,35 @@ int cmd_profile(int argc, char **argv)
 	struct profile_measure *m;
 	struct profile_opts o;
 	struct profile_plan plan;
-	int ret;
+	int ret, held;
 
 	ret = profile_parse(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
 	if (profile_topology_read(SYSROOT, &topo)) {
-		fprintf(stderr, "powerpin profile: cannot read the CPUs under /sys/devices/system/cpu: %s\n",
-			strerror(errno));
+		fprintf(stderr, "powerpin profile: cannot read the CPUs under %s/sys/devices/system/cpu: %s\n",
+			strcmp(SYSROOT, "/") ? SYSROOT : "", strerror(errno));
 		return 1;
 	}
+	if (resolve_format(&o, &topo))
+		return 1;
 	if (profile_plan_build(&topo, o.rounds, o.duration_s, o.settle_s, &plan)) {
 		fprintf(stderr, "powerpin profile: out of memory\n");
 		return 1;
 	}
 	if (o.dry_run) {
 		profile_plan_print(stdout, &topo, &plan);
+		printf("writes power_profile.xml with the keys of %s\n",
+		       profile_format_describe(o.format));
 		profile_plan_free(&plan);
 		return fflush(stdout) ? 1 : 0;
 	}
 	m = calloc(plan.nsteps, sizeof(*m));
-	if (!m) {
-		fprintf(stderr, "powerpin profile: out of memory\n");
+	held = m ? hold_wakelock(&plan) : 0;
+	if (!m || held < 0) {
+		if (!m)
+			fprintf(stderr, "powerpin profile: out of memory\n");
+		free(m);
 		profile_plan_free(&plan);
 		return 1;
 	}
@@ -867,6 +956,12 @@ int cmd_profile(int argc, char **argv)
 		ret = analyse(&o, &topo, &plan, m, supply, sizeof(supply));
 	if (ret < 0)
 		ret = 1;
+	/* every way out of the run comes here, signals included */
+	if (held && profile_wakelock_release(SYSROOT)) {
+		fprintf(stderr, "powerpin profile: cannot release the wakelock " PROFILE_WAKELOCK ": %s\n",
+			strerror(errno));
+		ret = ret ? ret : 1;
+	}
 	free(m);
 	profile_plan_free(&plan);
 	return ret;

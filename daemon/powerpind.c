@@ -51,7 +51,8 @@ enum ppd_log {
 struct ppd {
 	bool foreground;
 	enum ppd_log log;
-	int logd_fd;
+	struct pp_logd logd;
+	char logd_keep[PATH_MAX];
 	bool check_config;
 	const char *config_path;
 	char *config_abs;	/* --config made absolute (config_path then) */
@@ -93,13 +94,15 @@ static void logmsg(struct ppd *d, int prio, const char *fmt, ...)
 	if (d->log == PPD_LOG_SYSLOG)
 		syslog(prio, "%s", msg);
 	else if (d->log != PPD_LOG_LOGD ||
-		 pp_logd_write(d->logd_fd, logd_prio(prio), "powerpind", msg))
+		 pp_logd_send(&d->logd, logd_prio(prio), "powerpind", msg) < 0)
 		fprintf(stderr, "powerpind: %s\n", msg);
 }
 
 /*
  * Never silently nowhere: logcat on Android, syslog on Linux, and stderr
- * (kept open by daemon()) where the logger's socket is missing.
+ * (kept open by daemon()) where the logger's socket is missing.  Lines
+ * logd does not take once it is gone (restarting, full) go to
+ * powerpind.log in the run directory (pp_logd_send()).
  */
 static void choose_log(struct ppd *d)
 {
@@ -107,8 +110,13 @@ static void choose_log(struct ppd *d)
 	if (d->foreground)
 		return;
 	if (pp_on_android()) {
-		d->logd_fd = pp_logd_open(PP_LOGD_SOCKET);
-		if (d->logd_fd >= 0)
+		d->logd.path = PP_LOGD_SOCKET;
+		d->logd.fd = pp_logd_open(PP_LOGD_SOCKET);
+		if (!pp_mkdirs(pp_run_dir(), 0755) &&
+		    snprintf(d->logd_keep, sizeof(d->logd_keep), "%s/powerpind.log",
+			     pp_run_dir()) < (int)sizeof(d->logd_keep))
+			d->logd.keep = d->logd_keep;
+		if (d->logd.fd >= 0)
 			d->log = PPD_LOG_LOGD;
 	} else if (!access("/dev/log", W_OK)) {
 		openlog("powerpind", LOG_PID, LOG_DAEMON);
@@ -622,6 +630,12 @@ static int daemon_start(struct ppd *d, int argc, char **argv)
 	ret = parse_args(d, argc, argv);
 	if (ret)
 		return ret;
+	/* the defaults live in PP_ANDROID_DIR: say so when that is a file */
+	if (pp_on_android() && (!d->config_explicit || !d->spool_arg) &&
+	    pp_dir_check(PP_ANDROID_DIR, err, sizeof(err))) {
+		fprintf(stderr, "powerpind: %s\n", err);
+		return 1;
+	}
 	if (ppd_config_load(d->config_path, d->config_explicit, &d->cfg, err,
 			    sizeof(err))) {
 		fprintf(stderr, "powerpind: %s\n", err);
@@ -780,11 +794,11 @@ static int daemon_main(struct ppd *d, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct ppd d = { .cfg = { .report = true }, .cap_lock = -1, .logd_fd = -1 };
+	struct ppd d = { .cfg = { .report = true }, .cap_lock = -1, .logd = { .fd = -1 } };
 	int ret = daemon_main(&d, argc, argv);
 
 	free(d.config_abs);
-	if (d.logd_fd >= 0)
-		close(d.logd_fd);
+	if (d.logd.fd >= 0)
+		close(d.logd.fd);
 	return ret;
 }

@@ -74,6 +74,20 @@ static int make_dir(const char *dir, unsigned int mode)
 	return 0;
 }
 
+int pp_dir_check(const char *dir, char *msg, size_t len)
+{
+	struct stat st;
+
+	if (stat(dir, &st) || S_ISDIR(st.st_mode))
+		return 0;
+	snprintf(msg, len,
+		 "%s is a file, not powerpin's directory (the powerpin binary pushed there?): "
+		 "keep the binaries in that directory (adb shell mkdir -p %s, then adb push "
+		 "powerpin powerpind %s/), or give --config and --spool elsewhere",
+		 dir, dir, dir);
+	return -1;
+}
+
 int pp_mkdirs(const char *path, unsigned int mode)
 {
 	char buf[PATH_MAX], *p;
@@ -193,4 +207,47 @@ int pp_logd_write(int fd, int prio, const char *tag, const char *msg)
 		return -1;
 	}
 	return send(fd, buf, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
+}
+
+static bool logd_gone(int e)
+{
+	return e == ECONNREFUSED || e == ENOTCONN || e == ENOENT || e == EPIPE;
+}
+
+/* One line "PRIO TAG: MSG" appended to @keep, moved aside when it is full. */
+static int logd_keep(const char *keep, int prio, const char *tag, const char *msg)
+{
+	char old[PATH_MAX];
+	struct stat st;
+	FILE *f;
+	int ret;
+
+	if (!stat(keep, &st) && st.st_size > PP_LOGD_KEEP_BYTES &&
+	    snprintf(old, sizeof(old), "%s.1", keep) < (int)sizeof(old))
+		rename(keep, old);
+	f = fopen(keep, "ae");
+	if (!f)
+		return -1;
+	fprintf(f, "%c %s: %s\n", "??VDIWEF"[prio & 7], tag, msg);
+	ret = fclose(f);
+	return ret ? -1 : 1;
+}
+
+int pp_logd_send(struct pp_logd *l, int prio, const char *tag, const char *msg)
+{
+	int e;
+
+	if (l->fd >= 0 && !pp_logd_write(l->fd, prio, tag, msg))
+		return 0;
+	e = l->fd >= 0 ? errno : ENOTCONN;
+	if (logd_gone(e)) {
+		if (l->fd >= 0)
+			close(l->fd);
+		l->fd = pp_logd_open(l->path);
+		if (l->fd >= 0 && !pp_logd_write(l->fd, prio, tag, msg))
+			return 0;
+	}
+	if (!l->keep)
+		return -1;
+	return logd_keep(l->keep, prio, tag, msg);
 }

@@ -36,6 +36,14 @@ const char *pp_default_spool(void);
 const char *pp_tmp_dir(void);
 const char *pp_perf_map_dir(void);
 
+/*
+ * Whether @dir (PP_ANDROID_DIR for the defaults) can be powerpin's
+ * directory: 0 when it is one or does not exist yet; -1 with a message
+ * in @msg when it is something else, most often the powerpin binary
+ * itself, pushed as `adb push powerpin /data/local/tmp/`.
+ */
+int pp_dir_check(const char *dir, char *msg, size_t len);
+
 /* mkdir -p @path with @mode for what it creates; 0 or -1 with errno. */
 int pp_mkdirs(const char *path, unsigned int mode);
 
@@ -73,5 +81,21 @@ size_t pp_logd_format(void *buf, size_t len, const struct timespec *realtime,
 int pp_logd_open(const char *path);
 /* Send one entry now; 0 or -1 with errno (logd gone, socket full). */
 int pp_logd_write(int fd, int prio, const char *tag, const char *msg);
+
+/*
+ * A logd connection that outlives logd's restarts: a write that finds the
+ * socket gone (ECONNREFUSED, ENOTCONN, ENOENT, EPIPE) reconnects and sends
+ * again once, as liblog does; one that still fails (logd down, or full:
+ * EAGAIN) goes to @keep, a file of the last lines (moved to @keep.1 past
+ * PP_LOGD_KEEP_BYTES), so that they stay readable after daemon().
+ */
+#define PP_LOGD_KEEP_BYTES	(64 << 10)
+struct pp_logd {
+	const char *path;	/* PP_LOGD_SOCKET */
+	const char *keep;	/* the file of lines logd did not take; NULL: none */
+	int fd;			/* -1: not connected */
+};
+/* 0 sent to logd; 1 kept in the file; -1 with errno: neither. */
+int pp_logd_send(struct pp_logd *l, int prio, const char *tag, const char *msg);
 
 #endif

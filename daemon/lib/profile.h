@@ -29,8 +29,18 @@ struct profile_cluster {
 	int ncpus;
 	int cpus[PROFILE_MAX_CPUS];	/* online CPUs of the policy, ascending */
 	int nfreqs;
-	unsigned int freqs_khz[PROFILE_MAX_FREQS];	/* ascending */
+	unsigned int freqs_khz[PROFILE_MAX_FREQS];	/* ascending, each once */
 	bool userspace;			/* the userspace governor is available */
+	/*
+	 * The speeds as Android counts them (CpuScalingPolicyReader, and
+	 * time_in_state's order): scaling_available_frequencies in the file's
+	 * order, then scaling_boost_frequencies; each an index of freqs_khz.
+	 * 0 entries: freqs_khz as it is.
+	 */
+	int nandroid;
+	unsigned char android_freq[PROFILE_MAX_FREQS];
+	int nrelated;			/* CPUs of related_cpus, online or not */
+	int first_related;		/* the lowest of them */
 };
 
 struct profile_topology {
@@ -94,6 +104,7 @@ struct profile_measure {
 	uint32_t fresh;			/* of which not repeats of the gauge's last value */
 	double spread_ua;		/* standard deviation of the samples */
 	double busy[PROFILE_MAX_CLUSTERS];	/* busy CPU-equivalents in each cluster */
+	double suspended_s;		/* CLOCK_BOOTTIME less CLOCK_MONOTONIC over the step */
 };
 
 /*
@@ -148,13 +159,17 @@ double profile_t95(int dof);
  * calibration re-measures, once, each step out of these bounds: when the
  * fit's rms residual is over PROFILE_MAX_RESIDUAL_MA, every step whose
  * own residual is over it (the worst one at least); and any step whose
- * samples spread (standard deviation) over PROFILE_MAX_SPREAD_MA.  A
+ * samples spread (standard deviation) over PROFILE_MAX_SPREAD_MA; and any
+ * step during which the device suspended (PROFILE_MAX_SUSPEND_S).  A
  * clean calibration on the emulator fits within 3-7 mA rms.
  */
 #define PROFILE_MAX_RESIDUAL_MA	10.0
 #define PROFILE_MAX_SPREAD_MA	50.0
 #define PROFILE_RECHECK_RESIDUAL	(1U << 0)
 #define PROFILE_RECHECK_SPREAD		(1U << 1)
+/* the device suspended during the step for longer than this */
+#define PROFILE_MAX_SUSPEND_S		0.1
+#define PROFILE_RECHECK_SUSPEND		(1U << 2)
 
 struct profile_recheck {
 	unsigned int why;		/* PROFILE_RECHECK_*; 0: measured once */
@@ -162,6 +177,45 @@ struct profile_recheck {
 	double first_residual_ma;	/* its residual in the first fit */
 	double first_spread_ma;
 };
+
+/*
+ * The power_profile.xml keys each Android version reads
+ * (com.android.internal.os.PowerProfile, docs/profile.md):
+ *   5: up to 5.1 (SDK 22): cpu.speeds, cpu.active per speed, cpu.awake;
+ *      cpu.idle means suspend there.  One cluster.
+ *   6: 6.0 to 8.1 (SDK 23-27): cpu.clusters.cores, cpu.speeds.clusterN,
+ *      cpu.active.clusterN per speed, cpu.awake; cpu.idle means suspend.
+ *   9: 9 to 13 (SDK 28-33): cpu.clusters.cores, cpu.core_speeds.clusterN,
+ *      cpu.core_power.clusterN, cpu.cluster_power.clusterN, cpu.idle (awake).
+ *  14: 14 and later (SDK 34+): 9's keys plus cpu.scaling_policy_power.policyN
+ *      and cpu.scaling_step_power.policyN, N the policy's number.
+ */
+enum profile_xml_format {
+	PROFILE_XML_AUTO = 0,
+	PROFILE_XML_5 = 5,
+	PROFILE_XML_6 = 6,
+	PROFILE_XML_9 = 9,
+	PROFILE_XML_14 = 14,
+};
+
+/* "5", "6", "9", "14" or "auto" into @f; 0, or -1 with errno EINVAL. */
+int profile_format_parse(const char *s, enum profile_xml_format *f);
+/* The format Android of SDK level @sdk (>= 1) reads. */
+enum profile_xml_format profile_format_for_sdk(int sdk);
+/* "Android 6.0 to 8.1 (SDK 23-27)" */
+const char *profile_format_describe(enum profile_xml_format f);
+/*
+ * ro.build.version.sdk from @sysroot/system/build.prop: the SDK level, 0
+ * when there is no build.prop (not Android), or -1 with errno (EINVAL: no
+ * or a bad ro.build.version.sdk; another errno: unreadable).
+ */
+int profile_android_sdk(const char *sysroot);
+/*
+ * Whether @t can be written as @f: 0, or -1 with a message in @err (the
+ * format of Android 5.1 and earlier has one cluster).
+ */
+int profile_format_check(const struct profile_topology *t, enum profile_xml_format f,
+			 char *err, size_t errlen);
 
 /* Everything the writers need, in mA with discharge positive. */
 struct profile_result {
@@ -176,6 +230,7 @@ struct profile_result {
 	const char *supply;
 	const struct profile_recheck *rechecks;	/* one per step, or NULL: none */
 	double first_residual_rms_ma;	/* the first fit's, when steps were re-measured */
+	enum profile_xml_format format;	/* of the XML; AUTO: 9 */
 };
 
 /* Step @i's measured minus modelled current, mA discharge positive. */
@@ -246,25 +301,32 @@ int profile_read_capture(const char *path, int nsteps, struct profile_measure *m
 			 char *err, size_t errlen);
 
 /*
- * A power_profile.xml read back (report --model): the CPU items only.  The
- * reader takes any AOSP file: <item name=...> and <array name=...> of
- * <value>s, comments, other items ignored.
+ * A power_profile.xml read back (report --model): the CPU items only, of
+ * any Android version's keys (enum profile_xml_format), normalised to the
+ * Android 9+ model.  The reader takes any AOSP file: <item name=...> and
+ * <array name=...> of <value>s, comments, other items ignored; an empty
+ * <value></value> or <item></item> is skipped, as PowerProfile skips it.
  */
+#define PROFILE_MODEL_ALL_CPUS	65536	/* cores of 5.1's one cluster: every CPU */
+
 struct profile_model {
-	double idle_ma;				/* cpu.idle, 0 if absent */
-	double suspend_ma;			/* cpu.suspend, 0 if absent */
+	enum profile_xml_format format;		/* whose keys the file has */
+	double idle_ma;		/* awake, CPUs idle: cpu.idle from 9 on, cpu.awake before */
+	double suspend_ma;	/* cpu.suspend from 9 on, cpu.idle before */
+	double active_ma;	/* cpu.active (9+): once while any CPU runs */
 	int nclusters;
 	int cores[PROFILE_MAX_CLUSTERS];
-	double cluster_ma[PROFILE_MAX_CLUSTERS];
+	double cluster_ma[PROFILE_MAX_CLUSTERS];	/* once while any of its cores runs */
 	int nspeeds[PROFILE_MAX_CLUSTERS];
 	unsigned int speeds_khz[PROFILE_MAX_CLUSTERS][PROFILE_MAX_FREQS];
-	double core_ma[PROFILE_MAX_CLUSTERS][PROFILE_MAX_FREQS];
+	double core_ma[PROFILE_MAX_CLUSTERS][PROFILE_MAX_FREQS];	/* per busy core */
 };
 
 /*
  * Parse @text (NUL-terminated).  Returns 0, or -1 with a message in @err:
- * no <device name="Android">, a value that is not a number, no
- * cpu.clusters.cores, or a cluster whose core_power has no value.
+ * no <device name="Android">, a value that is not a number, no CPU power
+ * keys of any version, no cpu.clusters.cores where the keys need it, or a
+ * cluster without per-speed power.
  */
 int profile_model_parse(const char *text, struct profile_model *m, char *err, size_t errlen);
 
@@ -274,6 +336,21 @@ int profile_model_parse(const char *text, struct profile_model *m, char *err, si
  * of CPU time costs when the capture does not say at which frequency.
  */
 double profile_model_core_ma(const struct profile_model *m);
+/* What the device draws awake with every CPU idle: suspend + idle. */
+double profile_model_base_ma(const struct profile_model *m);
+
+/*
+ * A wakelock for the calibration, so that a phone with the screen off
+ * does not suspend between steps (PM_AUTOSLEEP, Android): "powerpin-profile
+ * TIMEOUT_NS" written to @sysroot/sys/power/wake_lock, with a timeout so
+ * that a process killed outright does not keep the device awake for
+ * ever; released by writing the name to wake_unlock.  hold returns 1 when
+ * held, 0 when the kernel has no such file (nothing to hold), -1 with
+ * errno; release 0 or -1 with errno.
+ */
+#define PROFILE_WAKELOCK	"powerpin-profile"
+int profile_wakelock_hold(const char *sysroot, double timeout_s);
+int profile_wakelock_release(const char *sysroot);
 
 /* charge_full_design, else charge_full of @supply, in mAh; -1 if neither. */
 double profile_capacity_mah(const char *sysroot, const char *supply);

@@ -56,6 +56,10 @@ int profile_steps_to_remeasure(const struct profile_result *r, unsigned int *why
 	for (i = 0; i < r->plan->nsteps; i++)
 		if (r->measures[i].spread_ua / 1000 > PROFILE_MAX_SPREAD_MA)
 			why[i] |= PROFILE_RECHECK_SPREAD;
+	/* a suspend in the step: the gauge saw a sleeping device */
+	for (i = 0; i < r->plan->nsteps; i++)
+		if (r->measures[i].suspended_s > PROFILE_MAX_SUSPEND_S)
+			why[i] |= PROFILE_RECHECK_SUSPEND;
 	for (i = n = 0; i < r->plan->nsteps; i++)
 		n += why[i] != 0;
 	return n;

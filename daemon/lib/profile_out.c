@@ -34,6 +34,12 @@ int profile_find_column(const struct profile_result *r, enum profile_column_kind
 	return -1;
 }
 
+/* Cores as Android counts them: every CPU of related_cpus, online or not. */
+static int cluster_cores(const struct profile_cluster *cl)
+{
+	return cl->nrelated > cl->ncpus ? cl->nrelated : cl->ncpus;
+}
+
 /* What the fitted model says of step @i, in mA discharge positive. */
 static double model_ma(const struct profile_result *r, int i)
 {
@@ -113,16 +119,22 @@ void profile_write_table(FILE *out, const struct profile_result *r)
 			snprintf(name + strlen(name), sizeof(name) - strlen(name), " %u kHz",
 				 r->topo->cluster[r->cols[j].cluster].freqs_khz[r->cols[j].freq]);
 		if (isnan(r->fit->ci95[j]))
-			fprintf(out, "%-34s %10.1f  (no interval: as many steps as terms)\n",
-				name, profile_coef_ma(r, j));
+			fprintf(out, "%-34s %10.1f  (no interval: as many steps as terms)%s\n",
+				name, profile_coef_ma(r, j),
+				profile_coef_ma(r, j) < 0 ? "; written as 0" : "");
 		else
-			fprintf(out, "%-34s %10.1f  +/- %.1f\n", name, profile_coef_ma(r, j),
-				profile_ci_ma(r, j));
+			fprintf(out, "%-34s %10.1f  +/- %.1f%s\n", name, profile_coef_ma(r, j),
+				profile_ci_ma(r, j), profile_coef_ma(r, j) < 0 ? "; written as 0" : "");
 	}
 	fprintf(out, "residual: %.2f mA rms, %.2f mA at most, %d steps, %d terms, %d degrees of freedom\n",
 		r->fit->residual_rms / 1000, r->fit->max_residual / 1000, r->fit->n,
 		r->fit->p, r->fit->dof);
 	table_rechecks(out, r);
+	for (j = 0; j < r->topo->nclusters; j++)
+		if (cluster_cores(&r->topo->cluster[j]) > r->topo->cluster[j].ncpus)
+			fprintf(out, "cluster %d (%s): %d of its %d CPUs online; the others were not measured (cpu.clusters.cores counts them)\n",
+				j, r->topo->cluster[j].policy, r->topo->cluster[j].ncpus,
+				cluster_cores(&r->topo->cluster[j]));
 	if (r->capacity_mah > 0)
 		fprintf(out, "battery.capacity: %.0f mAh (%s)\n", r->capacity_mah, r->supply);
 }
@@ -135,23 +147,124 @@ static void xml_comment_name(FILE *out, const char *s)
 		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' ? *s : '_', out);
 }
 
+/*
+ * A coefficient by kind as the XML has it: 0 when the model has no such
+ * term (a 1-CPU cluster's), and a negative fit (noise around 0) written
+ * as 0, since no current is negative; the JSON says which were.
+ */
+static double coef_or_0(const struct profile_result *r, enum profile_column_kind kind, int c,
+			int f)
+{
+	int j = profile_find_column(r, kind, c, f);
+
+	return j < 0 ? 0.0 : fmax(0.0, profile_coef_ma(r, j));
+}
+
+/* How many speeds Android counts for @cl, and the index of its @i-th. */
+static int android_speeds(const struct profile_cluster *cl)
+{
+	return cl->nandroid ? cl->nandroid : cl->nfreqs;
+}
+
+static int android_freq(const struct profile_cluster *cl, int i)
+{
+	return cl->nandroid ? cl->android_freq[i] : i;
+}
+
+/* The cluster's speeds in Android's order (file order, boost last). */
+static void xml_speeds(FILE *out, const char *name, const struct profile_cluster *cl)
+{
+	int i;
+
+	fprintf(out, "  <array name=\"%s\">\n", name);
+	for (i = 0; i < android_speeds(cl); i++)
+		fprintf(out, "    <value>%u</value>\n", cl->freqs_khz[android_freq(cl, i)]);
+	fprintf(out, "  </array>\n");
+}
+
+/*
+ * One cluster's per-speed currents as @name.  @with_cluster: before
+ * Android 9 there is no cluster term; each speed's value is then what one
+ * core of the cluster running alone draws (core + cluster).
+ */
+static void xml_powers(FILE *out, const char *name, const struct profile_result *r, int c,
+		       bool with_cluster)
+{
+	const struct profile_cluster *cl = &r->topo->cluster[c];
+	double add = with_cluster ? coef_or_0(r, PROFILE_COL_CLUSTER, c, -1) : 0;
+	int i;
+
+	fprintf(out, "  <array name=\"%s\">\n", name);
+	for (i = 0; i < android_speeds(cl); i++)
+		fprintf(out, "    <value>%.1f</value>\n",
+			coef_or_0(r, PROFILE_COL_CORE, c, android_freq(cl, i)) + add);
+	fprintf(out, "  </array>\n");
+}
+
+/* The policy number Android 14+ keys a cluster by: policyN's N, else its first CPU. */
+static int policy_number(const struct profile_cluster *cl)
+{
+	int n;
+
+	if (sscanf(cl->policy, "policy%d", &n) == 1)
+		return n;
+	return cl->nrelated ? cl->first_related : cl->cpus[0];
+}
+
 static void xml_cluster(FILE *out, const struct profile_result *r, int c)
 {
 	const struct profile_cluster *cl = &r->topo->cluster[c];
-	int j, f;
+	char name[64];
 
-	j = profile_find_column(r, PROFILE_COL_CLUSTER, c, -1);
-	fprintf(out, "  <item name=\"cpu.cluster_power.cluster%d\">%.1f</item>\n", c,
-		j < 0 ? 0.0 : profile_coef_ma(r, j));
-	fprintf(out, "  <array name=\"cpu.core_speeds.cluster%d\">\n", c);
-	for (f = 0; f < cl->nfreqs; f++)
-		fprintf(out, "    <value>%u</value>\n", cl->freqs_khz[f]);
-	fprintf(out, "  </array>\n  <array name=\"cpu.core_power.cluster%d\">\n", c);
-	for (f = 0; f < cl->nfreqs; f++) {
-		j = profile_find_column(r, PROFILE_COL_CORE, c, f);
-		fprintf(out, "    <value>%.1f</value>\n", profile_coef_ma(r, j));
+	if (r->format == PROFILE_XML_6) {
+		snprintf(name, sizeof(name), "cpu.speeds.cluster%d", c);
+		xml_speeds(out, name, cl);
+		snprintf(name, sizeof(name), "cpu.active.cluster%d", c);
+		xml_powers(out, name, r, c, true);
+		return;
 	}
-	fprintf(out, "  </array>\n");
+	fprintf(out, "  <item name=\"cpu.cluster_power.cluster%d\">%.1f</item>\n", c,
+		coef_or_0(r, PROFILE_COL_CLUSTER, c, -1));
+	snprintf(name, sizeof(name), "cpu.core_speeds.cluster%d", c);
+	xml_speeds(out, name, cl);
+	snprintf(name, sizeof(name), "cpu.core_power.cluster%d", c);
+	xml_powers(out, name, r, c, false);
+	if (r->format != PROFILE_XML_14)
+		return;
+	fprintf(out, "  <item name=\"cpu.scaling_policy_power.policy%d\">%.1f</item>\n",
+		policy_number(cl), coef_or_0(r, PROFILE_COL_CLUSTER, c, -1));
+	snprintf(name, sizeof(name), "cpu.scaling_step_power.policy%d", policy_number(cl));
+	xml_powers(out, name, r, c, false);
+}
+
+/* A comment naming the CPUs counted but offline, so not measured. */
+static void xml_offline(FILE *out, const struct profile_result *r)
+{
+	int c, n = 0;
+
+	for (c = 0; c < r->topo->nclusters; c++)
+		n += cluster_cores(&r->topo->cluster[c]) - r->topo->cluster[c].ncpus;
+	if (!n)
+		return;
+	fprintf(out, "  <!-- cpu.clusters.cores counts every CPU of related_cpus; %d of them were offline, not measured:", n);
+	for (c = 0; c < r->topo->nclusters; c++)
+		if (cluster_cores(&r->topo->cluster[c]) > r->topo->cluster[c].ncpus)
+			fprintf(out, " cluster %d (%s) %d of %d", c, r->topo->cluster[c].policy,
+				r->topo->cluster[c].ncpus, cluster_cores(&r->topo->cluster[c]));
+	fprintf(out, " online -->\n");
+}
+
+/* The idle items: cpu.idle is awake-idle from Android 9 on, suspend before. */
+static void xml_idle(FILE *out, const struct profile_result *r)
+{
+	double idle = coef_or_0(r, PROFILE_COL_IDLE, -1, -1);
+
+	if (r->format == PROFILE_XML_5 || r->format == PROFILE_XML_6) {
+		fprintf(out, "  <!-- cpu.idle (suspend before Android 9) is not measured: keep the device's -->\n"
+			"  <item name=\"cpu.awake\">%.1f</item>\n", idle);
+		return;
+	}
+	fprintf(out, "  <item name=\"cpu.idle\">%.1f</item>\n", idle);
 }
 
 void profile_write_xml(FILE *out, const struct profile_result *r)
@@ -161,16 +274,26 @@ void profile_write_xml(FILE *out, const struct profile_result *r)
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
 		"<!-- Measured by powerpin profile from the fuel gauge of ");
 	xml_comment_name(out, r->supply);
-	fprintf(out, ": currents in mA.%s -->\n<device name=\"Android\">\n",
-		r->topo->cpufreq ? "" : " No cpufreq: one unknown speed (0) per cluster.");
+	fprintf(out, ": currents in mA.%s", r->topo->cpufreq ? "" :
+		" No cpufreq: one unknown speed (0) per cluster.");
+	if (r->format != PROFILE_XML_AUTO)
+		fprintf(out, " Keys of %s.", profile_format_describe(r->format));
+	fprintf(out, " -->\n<device name=\"Android\">\n");
 	if (r->capacity_mah > 0)
 		fprintf(out, "  <item name=\"battery.capacity\">%.0f</item>\n", r->capacity_mah);
-	fprintf(out, "  <item name=\"cpu.idle\">%.1f</item>\n",
-		profile_coef_ma(r, profile_find_column(r, PROFILE_COL_IDLE, -1, -1)));
+	xml_idle(out, r);
+	if (r->format == PROFILE_XML_5) {
+		xml_speeds(out, "cpu.speeds", &r->topo->cluster[0]);
+		xml_powers(out, "cpu.active", r, 0, true);
+		fprintf(out, "</device>\n");
+		return;
+	}
+	/* as Android counts cores: every CPU of related_cpus, online or not */
 	fprintf(out, "  <array name=\"cpu.clusters.cores\">\n");
 	for (c = 0; c < r->topo->nclusters; c++)
-		fprintf(out, "    <value>%d</value>\n", r->topo->cluster[c].ncpus);
+		fprintf(out, "    <value>%d</value>\n", cluster_cores(&r->topo->cluster[c]));
 	fprintf(out, "  </array>\n");
+	xml_offline(out, r);
 	for (c = 0; c < r->topo->nclusters; c++)
 		xml_cluster(out, r, c);
 	fprintf(out, "</device>\n");
@@ -203,6 +326,9 @@ static void json_clusters(FILE *out, const struct profile_result *r)
 		fputs("], \"speeds_khz\": [", out);
 		for (i = 0; i < cl->nfreqs; i++)
 			fprintf(out, "%s%u", i ? ", " : "", cl->freqs_khz[i]);
+		fprintf(out, "], \"cores\": %d, \"android_speeds_khz\": [", cluster_cores(cl));
+		for (i = 0; i < android_speeds(cl); i++)
+			fprintf(out, "%s%u", i ? ", " : "", cl->freqs_khz[android_freq(cl, i)]);
 		fputs("]}", out);
 	}
 	fputs("\n  ],\n", out);
@@ -215,10 +341,13 @@ static void json_recheck(FILE *out, const struct profile_recheck *c)
 		fputs("null", out);
 		return;
 	}
-	fprintf(out, "{\"why\": \"%s%s%s\", \"first_current_ma\": ",
+	fprintf(out, "{\"why\": \"%s%s%s%s%s\", \"first_current_ma\": ",
 		c->why & PROFILE_RECHECK_RESIDUAL ? "residual" : "",
-		c->why == (PROFILE_RECHECK_RESIDUAL | PROFILE_RECHECK_SPREAD) ? " and " : "",
-		c->why & PROFILE_RECHECK_SPREAD ? "spread" : "");
+		(c->why & PROFILE_RECHECK_RESIDUAL) && (c->why & ~PROFILE_RECHECK_RESIDUAL) ?
+		" and " : "",
+		c->why & PROFILE_RECHECK_SPREAD ? "spread" : "",
+		(c->why & PROFILE_RECHECK_SPREAD) && (c->why & PROFILE_RECHECK_SUSPEND) ? " and " : "",
+		c->why & PROFILE_RECHECK_SUSPEND ? "suspend" : "");
 	json_num(out, c->first_current_ma);
 	fputs(", \"first_residual_ma\": ", out);
 	json_num(out, c->first_residual_ma);
@@ -250,6 +379,8 @@ static void json_step(FILE *out, const struct profile_result *r, int i)
 	json_num(out, step_busy(r, i));
 	fputs(", \"spread_ma\": ", out);
 	json_num(out, m->spread_ua / 1000);
+	fputs(", \"suspended_s\": ", out);
+	json_num(out, m->suspended_s);
 	fprintf(out, ", \"samples\": %u, \"fresh_samples\": %u, \"remeasured\": ", m->samples,
 		m->fresh);
 	json_recheck(out, r->rechecks ? &r->rechecks[i] : NULL);
@@ -278,6 +409,8 @@ static void json_fit(FILE *out, const struct profile_result *r)
 		json_num(out, profile_coef_ma(r, j));
 		fputs(", \"ci95_ma\": ", out);
 		json_num(out, profile_ci_ma(r, j));
+		if (profile_coef_ma(r, j) < 0)
+			fputs(", \"written_ma\": 0, \"note\": \"negative: written as 0 in the XML\"", out);
 		fputs("}", out);
 	}
 	fputs("\n    ]}\n", out);

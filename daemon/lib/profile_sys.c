@@ -103,27 +103,70 @@ static int cmp_uint(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* scaling_available_frequencies of policy @c->policy, ascending. */
-static int read_freqs(const char *root, struct profile_cluster *c)
+/*
+ * The relative path of @file of policy @policy: "policyN" lives under
+ * cpu/cpufreq/ (Linux 4.3 and later), "cpuN" is the older layout of 3.10
+ * and 3.18, cpu/cpuN/cpufreq/ (a link to the policy's owner on the
+ * policy's other CPUs).
+ */
+static void policy_rel(char *buf, size_t len, const char *policy, const char *file)
+{
+	if (!strncmp(policy, "policy", 6))
+		snprintf(buf, len, CPU_DIR "/cpufreq/%s/%s", policy, file);
+	else
+		snprintf(buf, len, CPU_DIR "/%s/cpufreq/%s", policy, file);
+}
+
+/* The kHz values of @file of @c's policy appended to @khz[*n]; -1 with errno. */
+static int read_freq_file(const char *root, const struct profile_cluster *c, const char *file,
+			  unsigned int *khz, int *n)
 {
 	char rel[512], buf[4096], *p, *end;
 	unsigned long f;
 
-	snprintf(rel, sizeof(rel), CPU_DIR "/cpufreq/%s/scaling_available_frequencies",
-		 c->policy);
+	policy_rel(rel, sizeof(rel), c->policy, file);
 	if (read_value(root, rel, buf, sizeof(buf)))
 		return -1;
-	for (p = buf, c->nfreqs = 0;; p = end) {
+	for (p = buf;; p = end) {
 		f = strtoul(p, &end, 10);
 		if (end == p)
 			break;
-		if (c->nfreqs == PROFILE_MAX_FREQS)
+		if (*n == PROFILE_MAX_FREQS)
 			return errno = E2BIG, -1;
-		c->freqs_khz[c->nfreqs++] = f;
+		khz[(*n)++] = f;
 	}
-	if (!c->nfreqs)
+	return 0;
+}
+
+/*
+ * scaling_available_frequencies and scaling_boost_frequencies (where the
+ * policy has it): freqs_khz ascending, each once, and Android's order.
+ */
+static int read_freqs(const char *root, struct profile_cluster *c)
+{
+	unsigned int khz[PROFILE_MAX_FREQS];
+	int n = 0, i, j;
+
+	if (read_freq_file(root, c, "scaling_available_frequencies", khz, &n))
+		return -1;
+	if (read_freq_file(root, c, "scaling_boost_frequencies", khz, &n) && errno != ENOENT)
+		return -1;
+	if (!n)
 		return errno = ENOENT, -1;
-	qsort(c->freqs_khz, c->nfreqs, sizeof(c->freqs_khz[0]), cmp_uint);
+	memcpy(c->freqs_khz, khz, n * sizeof(khz[0]));
+	qsort(c->freqs_khz, n, sizeof(c->freqs_khz[0]), cmp_uint);
+	for (i = j = 0; i < n; i++)
+		if (!j || c->freqs_khz[j - 1] != c->freqs_khz[i])
+			c->freqs_khz[j++] = c->freqs_khz[i];
+	c->nfreqs = j;
+	/* each a binary search: n log n over the whole list */
+	for (i = 0; i < n; i++) {
+		unsigned int *f = bsearch(&khz[i], c->freqs_khz, c->nfreqs,
+					  sizeof(c->freqs_khz[0]), cmp_uint);
+
+		c->android_freq[i] = (unsigned char)(f - c->freqs_khz);
+	}
+	c->nandroid = n;
 	return 0;
 }
 
@@ -146,15 +189,20 @@ static int read_policy(const char *root, const char *name, const int *online, in
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->policy, sizeof(c->policy), "%s", name);
-	snprintf(rel, sizeof(rel), CPU_DIR "/cpufreq/%s/related_cpus", name);
+	policy_rel(rel, sizeof(rel), name, "related_cpus");
 	if (read_value(root, rel, buf, sizeof(buf)))
 		return -1;
 	n = parse_cpulist(buf, cpus, PROFILE_MAX_CPUS);
 	if (n < 0)
 		return -1;
-	for (i = 0; i < n; i++)
+	c->nrelated = n;
+	c->first_related = n ? cpus[0] : -1;
+	for (i = 0; i < n; i++) {
+		if (cpus[i] < c->first_related)
+			c->first_related = cpus[i];
 		if (is_online(online, nonline, cpus[i]))
 			c->cpus[c->ncpus++] = cpus[i];
+	}
 	if (!c->ncpus)
 		return 1;
 	/* no list (intel_pstate, say): one speed, never pinned */
@@ -164,7 +212,7 @@ static int read_policy(const char *root, const char *name, const int *online, in
 		c->nfreqs = 1;
 		c->freqs_khz[0] = 0;
 	}
-	snprintf(rel, sizeof(rel), CPU_DIR "/cpufreq/%s/scaling_available_governors", name);
+	policy_rel(rel, sizeof(rel), name, "scaling_available_governors");
 	c->userspace = !read_value(root, rel, buf, sizeof(buf)) && strstr(buf, "userspace");
 	return 0;
 }
@@ -209,6 +257,45 @@ static int read_policies(const char *root, const int *online, int nonline,
 	return 0;
 }
 
+static bool in_cluster(const struct profile_topology *t, int cpu)
+{
+	int c, i;
+
+	for (c = 0; c < t->nclusters; c++)
+		for (i = 0; i < t->cluster[c].ncpus; i++)
+			if (t->cluster[c].cpus[i] == cpu)
+				return true;
+	return false;
+}
+
+/*
+ * Linux 3.10 and 3.18 have no cpufreq/policyN: each online CPU's policy is
+ * at cpuN/cpufreq, the same one for every CPU of related_cpus.  Read them
+ * in CPU order, each policy once (as "cpuN", N its first online CPU).
+ */
+static int read_cpu_policies(const char *root, const int *online, int nonline,
+			     struct profile_topology *t)
+{
+	char name[32];
+	int i, ret;
+
+	for (i = 0; i < nonline; i++) {
+		if (in_cluster(t, online[i]))
+			continue;
+		if (t->nclusters == PROFILE_MAX_CLUSTERS)
+			return errno = E2BIG, -1;
+		snprintf(name, sizeof(name), "cpu%d", online[i]);
+		ret = read_policy(root, name, online, nonline, &t->cluster[t->nclusters]);
+		if (ret < 0 && errno == ENOENT)
+			continue;		/* no cpufreq for this CPU */
+		if (ret < 0)
+			return -1;
+		if (ret == 0)
+			t->nclusters++;
+	}
+	return 0;
+}
+
 int profile_topology_read(const char *sysroot, struct profile_topology *t)
 {
 	int online[PROFILE_MAX_CPUS];
@@ -222,6 +309,8 @@ int profile_topology_read(const char *sysroot, struct profile_topology *t)
 	if (t->ncpus <= 0)
 		return t->ncpus ? -1 : (errno = ENOENT, -1);
 	if (read_policies(sysroot, online, t->ncpus, t))
+		return -1;
+	if (!t->nclusters && read_cpu_policies(sysroot, online, t->ncpus, t))
 		return -1;
 	t->cpufreq = t->nclusters > 0;
 	if (t->cpufreq)
@@ -252,7 +341,7 @@ static int policy_read(const char *root, const char *policy, const char *file, c
 {
 	char rel[512];
 
-	snprintf(rel, sizeof(rel), CPU_DIR "/cpufreq/%s/%s", policy, file);
+	policy_rel(rel, sizeof(rel), policy, file);
 	return read_value(root, rel, buf, len);
 }
 
@@ -261,7 +350,7 @@ static int policy_write(const char *root, const char *policy, const char *file,
 {
 	char rel[512];
 
-	snprintf(rel, sizeof(rel), CPU_DIR "/cpufreq/%s/%s", policy, file);
+	policy_rel(rel, sizeof(rel), policy, file);
 	return write_value(root, rel, val);
 }
 
@@ -409,4 +498,21 @@ double profile_capacity_mah(const char *sysroot, const char *supply)
 			return uah / 1000;
 	}
 	return -1;
+}
+
+/* ---- the wakelock -------------------------------------------------------- */
+
+int profile_wakelock_hold(const char *sysroot, double timeout_s)
+{
+	char val[96];
+
+	snprintf(val, sizeof(val), PROFILE_WAKELOCK " %.0f", timeout_s * 1e9);
+	if (!write_value(sysroot, "/sys/power/wake_lock", val))
+		return 1;
+	return errno == ENOENT ? 0 : -1;
+}
+
+int profile_wakelock_release(const char *sysroot)
+{
+	return write_value(sysroot, "/sys/power/wake_unlock", PROFILE_WAKELOCK);
 }

@@ -4,10 +4,14 @@
  * measured (docs/profile.md).
  *
  * As BatteryStats charges an app, a process's modelled charge is its CPU
- * time on each cluster x (the cluster's cpu.core_power at the frequency the
- * CPU ran at + its cpu.cluster_power); its energy is that charge x the
- * capture's mean voltage.  The device's is cpu.idle over the whole capture
- * plus every process's.  CPUs belong to clusters in order
+ * time on each cluster x the cluster's cpu.core_power at the frequency the
+ * CPU ran at, plus a share of the cluster's cpu.cluster_power, drawn once
+ * while any of its cores runs and split between the CPUs running then, and
+ * likewise a share of cpu.active, drawn once while any CPU runs; its
+ * energy is that charge x the capture's mean voltage.  The device's is
+ * cpu.suspend + cpu.idle (the awake baseline) over the whole capture plus
+ * every process's.  Files of Android 5 to 8.1 have per-speed currents only
+ * (profile_model.c).  CPUs belong to clusters in order
  * (cpu.clusters.cores 4, 4: CPUs 0-3, then 4-7), as AOSP numbers them.
  *
  * The frequency comes from power:cpu_frequency events; a CPU with none yet
@@ -58,6 +62,8 @@ struct report_model_run {
 	double *proc_mans;		/* per process: mA x ns charged so far */
 	double all_mans;		/* every process's */
 	double busy_mans;		/* since the last sample (the series) */
+	uint64_t share_ns;		/* cluster and active shares charged up to here */
+	int share_cpus;			/* CPUs the clusters cover; 0: no shared terms */
 	/* CPU time by cluster and speed index; [c][PROFILE_MAX_FREQS]: unknown speed */
 	double cpu_ns[PROFILE_MAX_CLUSTERS + 1][PROFILE_MAX_FREQS + 1];
 	uint64_t freq_events;
@@ -117,7 +123,7 @@ static double cpu_price_ma(struct report_model_run *run, int cpu, unsigned int k
 	}
 	f = speed_index(m, c, khz);
 	run->cpu_ns[c][khz ? f : PROFILE_MAX_FREQS] += ns;
-	return m->core_ma[c][f] + m->cluster_ma[c];
+	return m->core_ma[c][f];
 }
 
 /* ---- following the capture ----------------------------------------------- */
@@ -142,28 +148,75 @@ static long process_of(const struct report_model_run *run, int pid)
 	return k ? (long)k->idx : -1;
 }
 
-/*
- * Charge what CPU @c ran over [a, b] (inside the first pass's samples, as
- * its CPU time is); @series: also to the interval being followed.
- */
-static void charge(struct report_model_run *run, int cpu, int pid, uint64_t a, uint64_t b,
-		   bool series)
+/* Charge @mans (mA x ns) to thread @pid's process; @series: to the interval too. */
+static void charge_mans(struct report_model_run *run, int pid, double mans, bool series)
 {
-	const struct report *r = run->r;
-	double mans;
-	long j;
+	long j = process_of(run, pid);
 
-	a = a > r->first_ns ? a : r->first_ns;
-	b = b < r->last_ns ? b : r->last_ns;
-	if (pid <= 0 || b <= a)
-		return;
-	mans = cpu_price_ma(run, cpu, run->cpu[cpu].khz, b - a) * (double)(b - a);
-	j = process_of(run, pid);
 	if (j >= 0)
 		run->proc_mans[j] += mans;
 	run->all_mans += mans;
 	if (series)
 		run->busy_mans += mans;
+}
+
+/* [a, b] inside the first pass's samples, as its CPU time is; false if empty. */
+static bool clip(const struct report *r, uint64_t *a, uint64_t *b)
+{
+	*a = *a > r->first_ns ? *a : r->first_ns;
+	*b = *b < r->last_ns ? *b : r->last_ns;
+	return *b > *a;
+}
+
+/*
+ * Charge what CPU @c ran over [a, b]; @series: also to the interval being
+ * followed.  @alone: with its cluster's and cpu.active's whole current (the
+ * time before a CPU's first switch, when the others' are unknown).
+ */
+static void charge(struct report_model_run *run, int cpu, int pid, uint64_t a, uint64_t b,
+		   bool series, bool alone)
+{
+	double ma;
+	int c;
+
+	if (pid <= 0 || !clip(run->r, &a, &b))
+		return;
+	ma = cpu_price_ma(run, cpu, run->cpu[cpu].khz, b - a);
+	c = cpu_cluster(run->m, cpu);
+	if (alone && c >= 0)
+		ma += run->m->cluster_ma[c] + run->m->active_ma;
+	charge_mans(run, pid, ma * (double)(b - a), series);
+}
+
+/*
+ * Charge the shared currents up to @ts: each cluster's cpu.cluster_power
+ * split between its running CPUs, cpu.active between all running CPUs.
+ * Called before any CPU starts or stops running.
+ */
+static void settle_shares(struct report_model_run *run, uint64_t ts)
+{
+	const struct profile_model *m = run->m;
+	int nbusy[PROFILE_MAX_CLUSTERS] = { 0 }, all = 0, n, cpu, c;
+	uint64_t a = run->share_ns, b = ts;
+	double ma;
+
+	if (ts > run->share_ns)
+		run->share_ns = ts;
+	if (!run->share_cpus || !clip(run->r, &a, &b))
+		return;
+	n = run->nr_cpus < run->share_cpus ? run->nr_cpus : run->share_cpus;
+	for (cpu = 0; cpu < n; cpu++)
+		if (run->cpu[cpu].pid > 0) {
+			nbusy[cpu_cluster(m, cpu)]++;
+			all++;
+		}
+	for (cpu = 0; all && cpu < n; cpu++) {
+		if (run->cpu[cpu].pid <= 0)
+			continue;
+		c = cpu_cluster(m, cpu);
+		ma = m->cluster_ma[c] / nbusy[c] + m->active_ma / all;
+		charge_mans(run, run->cpu[cpu].pid, ma * (double)(b - a), true);
+	}
 }
 
 static struct model_cpu *cpu_at(struct report_model_run *run, int cpu)
@@ -193,7 +246,7 @@ static void settle(struct report_model_run *run, int cpu, uint64_t ts)
 	struct model_cpu *c = &run->cpu[cpu];
 
 	if (c->pid > 0 && ts > c->since_ns)
-		charge(run, cpu, c->pid, c->since_ns, ts, true);
+		charge(run, cpu, c->pid, c->since_ns, ts, true, false);
 	if (c->pid >= 0 && ts > c->since_ns)
 		c->since_ns = ts;
 }
@@ -205,8 +258,9 @@ static void on_switch(struct report_model_run *run, const struct trace_event *ev
 	if (!c)
 		return;
 	/* the first switch names what ran before it: its CPU time, not the series' */
+	settle_shares(run, ev->ts_ns);
 	if (c->pid < 0)
-		charge(run, ev->cpu, ev->sw.prev_pid, run->r->first_ns, ev->ts_ns, false);
+		charge(run, ev->cpu, ev->sw.prev_pid, run->r->first_ns, ev->ts_ns, false, true);
 	else
 		settle(run, ev->cpu, ev->ts_ns);
 	c = &run->cpu[ev->cpu];
@@ -257,14 +311,15 @@ static void on_power(struct report_model_run *run, const struct trace_event *ev)
 
 	if (ev->power.flags & MODEL_UNUSABLE)
 		return;
+	settle_shares(run, ev->ts_ns);
 	for (cpu = 0; cpu < run->nr_cpus; cpu++)
 		settle(run, cpu, ev->ts_ns);
 	if (run->have_sample && ev->ts_ns > run->sample_ns) {
 		dt = (double)(ev->ts_ns - run->sample_ns);
-		run->power_w = (run->m->idle_ma + run->busy_mans / dt) / 1000 *
+		run->power_w = (profile_model_base_ma(run->m) + run->busy_mans / dt) / 1000 *
 			       (v + run->sample_v) / 2;
 	} else {
-		run->power_w = run->m->idle_ma / 1000 * v;
+		run->power_w = profile_model_base_ma(run->m) / 1000 * v;
 	}
 	run->busy_mans = 0;
 	run->have_sample = true;
@@ -284,6 +339,20 @@ int report_model_event(struct report_model_run *run, const struct trace_event *e
 	return run->error ? -1 : 0;
 }
 
+/* CPUs the clusters cover when the model has shared terms; else 0. */
+static int model_share_cpus(const struct profile_model *m)
+{
+	bool shared = m && m->active_ma != 0;
+	long cpus = 0;
+	int c;
+
+	for (c = 0; m && c < m->nclusters; c++) {
+		shared = shared || m->cluster_ma[c] != 0;
+		cpus += m->cores[c];
+	}
+	return shared ? (int)(cpus < 65536 ? cpus : 65536) : 0;
+}
+
 struct report_model_run *report_model_open(const struct report *r, bool keep_series)
 {
 	struct report_model_run *run = calloc(1, sizeof(*run));
@@ -294,6 +363,7 @@ struct report_model_run *report_model_open(const struct report *r, bool keep_ser
 	run->r = r;
 	run->m = r->model;
 	run->keep_series = keep_series;
+	run->share_cpus = model_share_cpus(run->m);
 	run->keys = calloc(r->nr_processes + 1, sizeof(*run->keys));
 	run->proc_mans = calloc(r->nr_processes + 1, sizeof(*run->proc_mans));
 	if (!run->m || !run->keys || !run->proc_mans) {
@@ -367,7 +437,8 @@ double report_model_device_j(const struct report_model_run *run)
 	uint64_t upto = run->have_sample ? run->sample_ns : r->first_ns;
 	double idle_s = upto > r->first_ns ? (upto - r->first_ns) / 1e9 : 0;
 
-	return idle_s * run->m->idle_ma / 1000 * r->voltage_v.mean + mans_j(run, run->all_mans);
+	return idle_s * profile_model_base_ma(run->m) / 1000 * r->voltage_v.mean +
+	       mans_j(run, run->all_mans);
 }
 
 const float *report_model_series(const struct report_model_run *run, size_t *n)
@@ -389,7 +460,7 @@ static double process_model_j(const struct report *r, uint32_t i)
 
 static double device_model_j(const struct report *r)
 {
-	double j = r->duration_s * r->model->idle_ma / 1000 * r->voltage_v.mean;
+	double j = r->duration_s * profile_model_base_ma(r->model) / 1000 * r->voltage_v.mean;
 	uint32_t i;
 
 	if (r->model_run)
@@ -411,8 +482,15 @@ void report_model_write_text(const struct report *r, FILE *out)
 {
 	uint32_t i;
 
+	const struct profile_model *m = r->model;
+
 	fprintf(out, "\nmodel (power_profile.xml): %.1f mA per busy CPU, cpu.idle %.1f mA, at the mean %.3f V\n",
-		profile_model_core_ma(r->model), r->model->idle_ma, r->voltage_v.mean);
+		profile_model_core_ma(m), m->idle_ma, r->voltage_v.mean);
+	fprintf(out, "  keys of %s; awake baseline %.1f mA (suspend %.1f + idle %.1f)%s\n",
+		profile_format_describe(m->format), profile_model_base_ma(m), m->suspend_ma,
+		m->idle_ma, m->format >= PROFILE_XML_9 ?
+		"; cluster power once while any of its cores runs, cpu.active once while any CPU runs" :
+		"; per-speed currents only");
 	fprintf(out, "  %s\n", pricing(r));
 	fprintf(out, "  device      %10.4f J measured, %10.4f J modelled, %+10.4f J difference\n",
 		r->energy_j, device_model_j(r), r->energy_j - device_model_j(r));
@@ -454,10 +532,11 @@ void report_model_write_json(const struct report *r, FILE *out)
 {
 	uint32_t i;
 
-	fprintf(out, "  \"model\": {\"core_ma\": %.6g, \"idle_ma\": %.6g, \"voltage_v\": %.6g, "
-		"\"energy_j\": %.9g, \"measured_energy_j\": %.9g,\n    ",
-		profile_model_core_ma(r->model), r->model->idle_ma, r->voltage_v.mean,
-		device_model_j(r), r->energy_j);
+	fprintf(out, "  \"model\": {\"format\": %d, \"core_ma\": %.6g, \"idle_ma\": %.6g, "
+		"\"suspend_ma\": %.6g, \"active_ma\": %.6g, \"voltage_v\": %.6g, "
+		"\"energy_j\": %.9g, \"measured_energy_j\": %.9g,\n    ", (int)r->model->format,
+		profile_model_core_ma(r->model), r->model->idle_ma, r->model->suspend_ma,
+		r->model->active_ma, r->voltage_v.mean, device_model_j(r), r->energy_j);
 	json_cpu_time(r, out);
 	fputs("\"processes\": [", out);
 	for (i = 0; i < r->nr_processes; i++) {
@@ -486,8 +565,9 @@ void report_model_write_html(const struct report *r, FILE *out)
 	if (!r->model)
 		return;
 	fprintf(out, "<h3>Model (power_profile.xml)</h3>\n<p class=\"pp-model-note\">cpu.idle %.1f mA "
-		"over the capture plus each process's CPU time at its cluster's current, at the mean "
-		"%.3f V; ", r->model->idle_ma, r->voltage_v.mean);
+		"(and cpu.suspend %.1f mA) over the capture plus each process's CPU time at its "
+		"cluster's current, at the mean %.3f V; ", r->model->idle_ma, r->model->suspend_ma,
+		r->voltage_v.mean);
 	html_text(out, pricing(r));
 	fputs(".</p>\n<table class=\"pp-model\"><tr><th>process</th><th>tgid</th><th>CPU s</th>"
 	      "<th>measured J</th><th>modelled J</th><th>difference J</th></tr>\n", out);

@@ -393,6 +393,10 @@ TEST_F(comp, arguments_by_kind)
 	out = complete(line);
 	EXPECT_STREQ("--help\n--human-readable\n", out);
 	free(out);
+	snprintf(line, sizeof(line), "%s/" POWERPIN " profile --format \"\"", self->top);
+	out = complete(line);
+	EXPECT_STREQ("14\n5\n6\n9\nauto\n", out);
+	free(out);
 	snprintf(line, sizeof(line), "%s/" POWERPIN " file f --probe-method \"\"", self->top);
 	out = complete(line);
 	EXPECT_STREQ("auto\nbitmap\nmincore\nruns\n", out);

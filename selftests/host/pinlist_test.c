@@ -743,4 +743,30 @@ TEST_F(pinlist, reads_only_bounded_regular_files)
 	EXPECT_TRUE(file_contains(self->out, "--use-probe /dev/zero: not a regular file"));
 }
 
+/*
+ * Without --pinlist, `pin apply` takes the APK's root pinlist.meta before
+ * assets/pinlist.meta, the order current PinnerService tries them: a root
+ * pinlist with a trailing half pair is the one it reports, and with only
+ * the assets one that is the one used.
+ */
+TEST(apply_looks_at_the_root_pinlist_first)
+{
+	char dir[] = "/tmp/ppapply.XXXXXX", out[128];
+
+	if (access(powerpin_bin(), X_OK) || system("command -v zip >/dev/null 2>&1"))
+		SKIP(return, "powerpin or zip missing");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/log", dir);
+	/* root: 12 bytes (a half pair at the end); assets: a bad 4-byte one */
+	ASSERT_EQ(0, run(out, "cd %s && mkdir assets && head -c 12 /dev/zero > pinlist.meta && "
+			 "head -c 4 /dev/zero > assets/pinlist.meta && head -c 65536 /dev/zero > blob && "
+			 "zip -q -0 app.apk blob pinlist.meta assets/pinlist.meta && "
+			 "zip -q -0 assets.apk blob assets/pinlist.meta", dir));
+	EXPECT_EQ(1, run(out, "%s pin apply %s/app.apk", powerpin_bin(), dir));
+	EXPECT_TRUE(file_contains(out, "app.apk!/pinlist.meta: trailing partial pair"));
+	EXPECT_EQ(1, run(out, "%s pin apply %s/assets.apk", powerpin_bin(), dir));
+	EXPECT_TRUE(file_contains(out, "assets.apk!/assets/pinlist.meta: trailing partial pair"));
+	run(out, "rm -rf %s", dir);
+}
+
 TEST_HARNESS_MAIN

@@ -82,6 +82,26 @@ TEST_F(env, android_defaults)
 	EXPECT_STREQ(self->dir, pp_tmp_dir());
 }
 
+/* `adb push powerpin /data/local/tmp/` makes the directory's name a file: say so */
+TEST_F(env, dir_that_is_a_file)
+{
+	char path[128], msg[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/powerpin", self->dir);
+	EXPECT_EQ(0, pp_dir_check(path, msg, sizeof(msg)));	/* not there yet */
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fclose(f);
+	EXPECT_EQ(-1, pp_dir_check(path, msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "/powerpin is a file, not powerpin's directory (the powerpin binary pushed there?)"));
+	EXPECT_NE(NULL, strstr(msg, "give --config and --spool elsewhere"));
+	unlink(path);
+	ASSERT_EQ(0, mkdir(path, 0755));
+	EXPECT_EQ(0, pp_dir_check(path, msg, sizeof(msg)));
+	rmdir(path);
+}
+
 TEST_F(env, mkdirs)
 {
 	char path[128], file[128];
@@ -196,6 +216,94 @@ TEST_F(env, logd_socket_roundtrip)
 	EXPECT_STREQ("capture lost", (char *)buf + 22);
 	close(fd);
 	close(srv);
+}
+
+/* A datagram socket bound at @path, standing in for logd; -1 on failure. */
+static int fake_logd(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)))
+		return -1;
+	return fd;
+}
+
+/* The message of the next datagram on @fd into @msg; its length or -1. */
+static ssize_t logd_recv(int fd, char *msg, size_t len)
+{
+	unsigned char buf[PP_LOGD_HEADER_BYTES + PP_LOGD_MAX_BYTES];
+	ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	size_t tag;
+
+	if (n <= PP_LOGD_HEADER_BYTES + 1)
+		return -1;
+	tag = strlen((char *)buf + PP_LOGD_HEADER_BYTES + 1) + 1;
+	snprintf(msg, len, "%s", (char *)buf + PP_LOGD_HEADER_BYTES + 1 + tag);
+	return n;
+}
+
+/*
+ * logd restarts (its socket made anew): the next line reconnects, as
+ * liblog does, and reaches the new logd; logd gone: the lines go to the
+ * keep file, moved aside when it is full.
+ */
+TEST_F(env, logd_reconnects_and_keeps_what_it_cannot_send)
+{
+	char path[128], keep[160], keep1[170], msg[256], text[4096];
+	struct pp_logd l = { .fd = -1 };
+	int srv;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/logdw", self->dir);
+	snprintf(keep, sizeof(keep), "%s/powerpind.log", self->dir);
+	snprintf(keep1, sizeof(keep1), "%s.1", keep);
+	l.path = path;
+	l.keep = keep;
+	srv = fake_logd(path);
+	ASSERT_LE(0, srv);
+	l.fd = pp_logd_open(path);
+	ASSERT_LE(0, l.fd);
+	EXPECT_EQ(0, pp_logd_send(&l, PP_LOGD_INFO, "powerpind", "one"));
+	ASSERT_LT(0, logd_recv(srv, msg, sizeof(msg)));
+	EXPECT_STREQ("one", msg);
+	/* logd restarts */
+	close(srv);
+	unlink(path);
+	srv = fake_logd(path);
+	ASSERT_LE(0, srv);
+	EXPECT_EQ(0, pp_logd_send(&l, PP_LOGD_WARN, "powerpind", "two"));
+	ASSERT_LT(0, logd_recv(srv, msg, sizeof(msg)));
+	EXPECT_STREQ("two", msg);
+	EXPECT_NE(0, access(keep, F_OK));
+	/* logd gone */
+	close(srv);
+	unlink(path);
+	EXPECT_EQ(1, pp_logd_send(&l, PP_LOGD_ERROR, "powerpind", "three"));
+	EXPECT_EQ(1, pp_logd_send(&l, PP_LOGD_INFO, "powerpind", "four"));
+	f = fopen(keep, "r");
+	ASSERT_NE(NULL, f);
+	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+	fclose(f);
+	EXPECT_STREQ("E powerpind: three\nI powerpind: four\n", text);
+	/* a full file is moved aside, the newest lines start a new one */
+	f = fopen(keep, "a");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, ftruncate(fileno(f), PP_LOGD_KEEP_BYTES + 1));
+	fclose(f);
+	EXPECT_EQ(1, pp_logd_send(&l, PP_LOGD_INFO, "powerpind", "five"));
+	EXPECT_EQ(0, access(keep1, F_OK));
+	f = fopen(keep, "r");
+	ASSERT_NE(NULL, f);
+	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+	fclose(f);
+	EXPECT_STREQ("I powerpind: five\n", text);
+	/* nowhere to keep them: the caller is told */
+	l.keep = NULL;
+	EXPECT_EQ(-1, pp_logd_send(&l, PP_LOGD_INFO, "powerpind", "six"));
+	if (l.fd >= 0)
+		close(l.fd);
 }
 
 TEST_HARNESS_MAIN

@@ -235,6 +235,12 @@ TEST_F(sysfs, topology)
 	EXPECT_EQ(2, t->cluster[0].nfreqs);
 	EXPECT_EQ(300000, (int)t->cluster[0].freqs_khz[0]);
 	EXPECT_EQ(600000, (int)t->cluster[0].freqs_khz[1]);
+	/* as Android counts them: the file's order; and every related CPU */
+	ASSERT_EQ(2, t->cluster[0].nandroid);
+	EXPECT_EQ(1, t->cluster[0].android_freq[0]);
+	EXPECT_EQ(0, t->cluster[0].android_freq[1]);
+	EXPECT_EQ(2, t->cluster[1].nrelated);
+	EXPECT_EQ(2, t->cluster[1].first_related);
 	EXPECT_TRUE(t->cluster[0].userspace);
 	EXPECT_STREQ("policy2", t->cluster[1].policy);
 	EXPECT_EQ(1, t->cluster[1].ncpus);
@@ -327,16 +333,18 @@ static const char want_xml[] =
 	"  <item name=\"cpu.idle\">80.0</item>\n"
 	"  <array name=\"cpu.clusters.cores\">\n"
 	"    <value>2</value>\n"
-	"    <value>1</value>\n"
+	"    <value>2</value>\n"
 	"  </array>\n"
+	"  <!-- cpu.clusters.cores counts every CPU of related_cpus; 1 of them were offline, not measured: "
+	"cluster 1 (policy2) 1 of 2 online -->\n"
 	"  <item name=\"cpu.cluster_power.cluster0\">12.0</item>\n"
 	"  <array name=\"cpu.core_speeds.cluster0\">\n"
-	"    <value>300000</value>\n"
 	"    <value>600000</value>\n"
+	"    <value>300000</value>\n"
 	"  </array>\n"
 	"  <array name=\"cpu.core_power.cluster0\">\n"
-	"    <value>100.0</value>\n"
 	"    <value>220.0</value>\n"
+	"    <value>100.0</value>\n"
 	"  </array>\n"
 	"  <item name=\"cpu.cluster_power.cluster1\">0.0</item>\n"
 	"  <array name=\"cpu.core_speeds.cluster1\">\n"
@@ -473,6 +481,405 @@ TEST_F(sysfs, out_of_bounds_steps_are_measured_again)
 	profile_plan_free(&plan);
 }
 
+/* ---- cpufreq as Linux 3.10 and 3.18 lay it out -------------------------- */
+
+/*
+ * No cpufreq/policyN before Linux 4.3: each CPU's policy is at
+ * cpuN/cpufreq (on the policy's other CPUs a link to the same directory;
+ * here a copy).  A 3.18-shaped tree: CPUs 0-1 share a policy, CPU 2 has
+ * its own with the userspace governor, CPU 3 is offline (its directory
+ * gone, as 3.10 removes it).
+ */
+static void old_policy(const char *root, int cpu, const char *related, const char *freqs,
+		       const char *governors)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/related_cpus", cpu);
+	put(root, rel, related);
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_frequencies", cpu);
+	put(root, rel, freqs);
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_governors", cpu);
+	put(root, rel, governors);
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
+	put(root, rel, "interactive\n");
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_min_freq", cpu);
+	put(root, rel, "300000\n");
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_max_freq", cpu);
+	put(root, rel, "2649600\n");
+	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_setspeed", cpu);
+	put(root, rel, "<unsupported>\n");
+}
+
+TEST(cpufreq_in_the_3_10_layout)
+{
+	char root[] = "/tmp/ppsys310.XXXXXX", cmd[128], buf[64];
+	struct profile_freq_saved *saved;
+	struct profile_topology t;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	put(root, "sys/devices/system/cpu/online", "0-2\n");
+	old_policy(root, 0, "0 1\n", "300000 422400 652800 \n", "interactive performance\n");
+	old_policy(root, 1, "0 1\n", "300000 422400 652800 \n", "interactive performance\n");
+	old_policy(root, 2, "2\n", "300000 2649600\n", "interactive userspace\n");
+	ASSERT_EQ(0, profile_topology_read(root, &t));
+	EXPECT_EQ(3, t.ncpus);
+	EXPECT_TRUE(t.cpufreq);
+	ASSERT_EQ(2, t.nclusters);
+	EXPECT_STREQ("cpu0", t.cluster[0].policy);
+	EXPECT_EQ(2, t.cluster[0].ncpus);
+	EXPECT_EQ(1, t.cluster[0].cpus[1]);
+	ASSERT_EQ(3, t.cluster[0].nfreqs);
+	EXPECT_EQ(652800, (int)t.cluster[0].freqs_khz[2]);
+	EXPECT_FALSE(t.cluster[0].userspace);
+	EXPECT_STREQ("cpu2", t.cluster[1].policy);
+	EXPECT_EQ(2, t.cluster[1].cpus[0]);
+	EXPECT_TRUE(t.cluster[1].userspace);
+	/* pinned and put back through cpuN/cpufreq */
+	saved = profile_freq_save(root, &t);
+	ASSERT_NE(NULL, saved);
+	ASSERT_EQ(0, profile_freq_set(root, &t, 0, 1));
+	EXPECT_STREQ("422400", get(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq", buf, sizeof(buf)));
+	EXPECT_STREQ("422400", get(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq", buf, sizeof(buf)));
+	ASSERT_EQ(0, profile_freq_set(root, &t, 1, 1));
+	EXPECT_STREQ("userspace", get(root, "sys/devices/system/cpu/cpu2/cpufreq/scaling_governor", buf, sizeof(buf)));
+	EXPECT_STREQ("2649600", get(root, "sys/devices/system/cpu/cpu2/cpufreq/scaling_setspeed", buf, sizeof(buf)));
+	ASSERT_EQ(0, profile_freq_restore(root, saved));
+	profile_freq_free(saved);
+	EXPECT_STREQ("300000", get(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq", buf, sizeof(buf)));
+	EXPECT_STREQ("2649600", get(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq", buf, sizeof(buf)));
+	EXPECT_STREQ("interactive", get(root, "sys/devices/system/cpu/cpu2/cpufreq/scaling_governor", buf, sizeof(buf)));
+	/* the command on the same tree, Android 7.1's build.prop beside it */
+	if (!access(POWERPIN, X_OK)) {
+		char out[16384], line[512];
+
+		put(root, "system/build.prop", "ro.build.version.release=7.1.1\nro.build.version.sdk=25\n");
+		snprintf(line, sizeof(line), "POWERPIN_PROFILE_SYSROOT=%s " POWERPIN
+			 " profile --dry-run --steps 1 -d 3 2>&1", root);
+		ASSERT_EQ(0, run_cmd(line, out, sizeof(out))) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "cluster 0: 2 CPUs, cpu0, 3 frequencies, pinned by scaling_min_freq = scaling_max_freq\n")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "cluster 1: 1 CPU, cpu2, 2 frequencies, pinned by the userspace governor\n"));
+		EXPECT_NE(NULL, strstr(out, "writes power_profile.xml with the keys of Android 6.0 to 8.1 (SDK 23-27)\n"));
+		/* 5.1's keys have one cluster: refused before anything runs */
+		put(root, "system/build.prop", "ro.build.version.sdk=22\n");
+		EXPECT_EQ(1, run_cmd(line, out, sizeof(out)));
+		EXPECT_STREQ("powerpin profile: the power_profile.xml of Android 5.1 and earlier (SDK 22 and below) "
+			     "has one CPU cluster; this device has 2 (use --format 6 or later)\n", out);
+		put(root, "system/build.prop", "ro.build.version.sdk=\n");
+		EXPECT_EQ(1, run_cmd(line, out, sizeof(out)));
+		EXPECT_STREQ("powerpin profile: cannot read ro.build.version.sdk from /system/build.prop: "
+			     "Invalid argument (choose with --format)\n", out);
+		strcat(line, " --format 14");
+		ASSERT_EQ(0, run_cmd(line, out, sizeof(out))) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "writes power_profile.xml with the keys of Android 14 and later (SDK 34 and above)\n"));
+	}
+	/* a CPU without cpufreq is left out; none at all: one speed */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/devices/system/cpu/cpu2/cpufreq", root);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, profile_topology_read(root, &t));
+	EXPECT_EQ(1, t.nclusters);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/devices/system/cpu/cpu[01]/cpufreq", root);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, profile_topology_read(root, &t));
+	EXPECT_FALSE(t.cpufreq);
+	EXPECT_EQ(3, t.cluster[0].ncpus);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	system(cmd);
+}
+
+/* ---- the XML of each Android version ------------------------------------ */
+
+/* The fit of the fake calibration, written as @format into a malloc'ed string. */
+static char *xml_as(const struct profile_topology *t, enum profile_xml_format format)
+{
+	static struct profile_column cols[PROFILE_MAX_COLUMNS];
+	struct profile_measure m[14];
+	struct profile_plan plan;
+	struct profile_fit fit;
+	char *text = NULL;
+	size_t size = 0;
+	int ncols;
+	FILE *f;
+
+	if (profile_plan_build(t, 2, 4, 1, &plan) || plan.nsteps > 14)
+		return NULL;
+	ncols = profile_columns(t, cols);
+	fake_measure(t, &plan, m, cols, ncols);
+	if (fit_result(&plan, m, cols, ncols, &fit))
+		return NULL;
+	struct profile_result r = {
+		.topo = t, .plan = &plan, .measures = m, .cols = cols, .ncols = ncols,
+		.fit = &fit, .sign = -1, .capacity_mah = 3000, .supply = "bat", .format = format,
+	};
+	f = open_memstream(&text, &size);
+	profile_write_xml(f, &r);
+	fclose(f);
+	profile_fit_free(&fit);
+	profile_plan_free(&plan);
+	return text;
+}
+
+/*
+ * Android 6.0 to 8.1 (PowerProfile of M-O): cpu.speeds.clusterN and
+ * cpu.active.clusterN, no cluster term (a core alone: core + cluster),
+ * cpu.awake for the awake-idle current, cpu.idle (suspend) left out.
+ */
+TEST_F(sysfs, xml_for_android_6_to_8)
+{
+	char *text = xml_as(&self->t, PROFILE_XML_6);
+
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+		"<!-- Measured by powerpin profile from the fuel gauge of bat: currents in mA. "
+		"Keys of Android 6.0 to 8.1 (SDK 23-27). -->\n"
+		"<device name=\"Android\">\n"
+		"  <item name=\"battery.capacity\">3000</item>\n"
+		"  <!-- cpu.idle (suspend before Android 9) is not measured: keep the device's -->\n"
+		"  <item name=\"cpu.awake\">80.0</item>\n"
+		"  <array name=\"cpu.clusters.cores\">\n    <value>2</value>\n    <value>2</value>\n  </array>\n"
+		"  <!-- cpu.clusters.cores counts every CPU of related_cpus; 1 of them were offline, not measured: "
+		"cluster 1 (policy2) 1 of 2 online -->\n"
+		"  <array name=\"cpu.speeds.cluster0\">\n    <value>600000</value>\n    <value>300000</value>\n  </array>\n"
+		"  <array name=\"cpu.active.cluster0\">\n    <value>232.0</value>\n    <value>112.0</value>\n  </array>\n"
+		"  <array name=\"cpu.speeds.cluster1\">\n    <value>1000000</value>\n    <value>2000000</value>\n  </array>\n"
+		"  <array name=\"cpu.active.cluster1\">\n    <value>350.0</value>\n    <value>700.0</value>\n  </array>\n"
+		"</device>\n", text);
+	free(text);
+}
+
+/* Android 14+: 9's keys and the scaling policy's, keyed by policy number. */
+TEST_F(sysfs, xml_for_android_14)
+{
+	char *text = xml_as(&self->t, PROFILE_XML_14), *nine = xml_as(&self->t, PROFILE_XML_9);
+
+	ASSERT_NE(NULL, text);
+	ASSERT_NE(NULL, nine);
+	EXPECT_NE(NULL, strstr(text, "  <item name=\"cpu.cluster_power.cluster0\">12.0</item>\n"));
+	EXPECT_NE(NULL, strstr(text, "  <item name=\"cpu.scaling_policy_power.policy0\">12.0</item>\n"
+			       "  <array name=\"cpu.scaling_step_power.policy0\">\n"
+			       "    <value>220.0</value>\n    <value>100.0</value>\n  </array>\n"));
+	EXPECT_NE(NULL, strstr(text, "  <item name=\"cpu.scaling_policy_power.policy2\">0.0</item>\n"
+			       "  <array name=\"cpu.scaling_step_power.policy2\">\n"
+			       "    <value>350.0</value>\n    <value>700.0</value>\n  </array>\n"));
+	/* 9 to 13: what the command wrote before, with the version named */
+	EXPECT_EQ(NULL, strstr(nine, "scaling"));
+	EXPECT_NE(NULL, strstr(nine, "Keys of Android 9 to 13 (SDK 28-33). -->\n"));
+	EXPECT_STREQ(strstr(want_xml, "<device"), strstr(nine, "<device"));
+	free(text);
+	free(nine);
+}
+
+/* Android 5.1 and earlier: one cluster, cpu.speeds and cpu.active. */
+TEST_F(sysfs, xml_for_android_5)
+{
+	struct profile_topology one = self->t;
+	char err[256], *text;
+
+	EXPECT_EQ(-1, profile_format_check(&self->t, PROFILE_XML_5, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "has one CPU cluster; this device has 2 (use --format 6 or later)"));
+	EXPECT_EQ(0, profile_format_check(&self->t, PROFILE_XML_6, err, sizeof(err)));
+	one.nclusters = 1;
+	ASSERT_EQ(0, profile_format_check(&one, PROFILE_XML_5, err, sizeof(err)));
+	text = xml_as(&one, PROFILE_XML_5);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "<device name=\"Android\">\n"
+			       "  <item name=\"battery.capacity\">3000</item>\n"
+			       "  <!-- cpu.idle (suspend before Android 9) is not measured: keep the device's -->\n"
+			       "  <item name=\"cpu.awake\">80.0</item>\n"
+			       "  <array name=\"cpu.speeds\">\n    <value>600000</value>\n    <value>300000</value>\n  </array>\n"
+			       "  <array name=\"cpu.active\">\n    <value>232.0</value>\n    <value>112.0</value>\n  </array>\n"
+			       "</device>\n")) TH_LOG("%s", text);
+	EXPECT_EQ(NULL, strstr(text, "clusters"));
+	free(text);
+}
+
+/* The version from /system/build.prop; --format's names. */
+TEST_F(sysfs, android_version)
+{
+	static const struct { const char *prop; int sdk; enum profile_xml_format f; } props[] = {
+		{ "ro.build.version.release=5.1.1\nro.build.version.sdk=22\n", 22, PROFILE_XML_5 },
+		{ "# shamu 7.1.1\nro.build.version.sdk = 25\n", 25, PROFILE_XML_6 },
+		{ "ro.build.version.sdk=27\nro.build.version.sdk=28\n", 28, PROFILE_XML_9 },
+		{ "ro.build.version.sdk=34", 34, PROFILE_XML_14 },
+	};
+	enum profile_xml_format f;
+	unsigned int i;
+
+	/* no build.prop: not Android */
+	EXPECT_EQ(0, profile_android_sdk(self->root));
+	for (i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+		put(self->root, "system/build.prop", props[i].prop);
+		EXPECT_EQ(props[i].sdk, profile_android_sdk(self->root)) TH_LOG("%u", i);
+		EXPECT_EQ((int)props[i].f, (int)profile_format_for_sdk(props[i].sdk));
+	}
+	put(self->root, "system/build.prop", "ro.build.version.sdk=Q\n");
+	EXPECT_EQ(-1, profile_android_sdk(self->root));
+	EXPECT_EQ(EINVAL, errno);
+	put(self->root, "system/build.prop", "ro.product.model=Nexus 6\n");
+	EXPECT_EQ(-1, profile_android_sdk(self->root));
+	EXPECT_EQ(0, profile_format_parse("14", &f));
+	EXPECT_EQ(PROFILE_XML_14, (int)f);
+	EXPECT_EQ(0, profile_format_parse("auto", &f));
+	EXPECT_EQ(PROFILE_XML_AUTO, (int)f);
+	EXPECT_EQ(-1, profile_format_parse("8", &f));
+}
+
+/*
+ * scaling_boost_frequencies are appended to the available ones, as
+ * Android's CpuScalingPolicyReader does: calibrated (each speed once,
+ * ascending, in the plan) and counted last.
+ */
+TEST_F(sysfs, boost_frequencies_are_speeds)
+{
+	struct profile_topology t;
+	struct profile_plan plan;
+
+	put(self->root, CPUFREQ "policy2/scaling_boost_frequencies", "2400000 2000000\n");
+	ASSERT_EQ(0, profile_topology_read(self->root, &t));
+	ASSERT_EQ(3, t.cluster[1].nfreqs);
+	EXPECT_EQ(2400000, (int)t.cluster[1].freqs_khz[2]);
+	/* 1000000 2000000, then the boost list: 2000000 is the same speed */
+	ASSERT_EQ(4, t.cluster[1].nandroid);
+	EXPECT_EQ(0, t.cluster[1].android_freq[0]);
+	EXPECT_EQ(2, t.cluster[1].android_freq[2]);
+	EXPECT_EQ(1, t.cluster[1].android_freq[3]);
+	ASSERT_EQ(0, profile_plan_build(&t, 1, 4, 1, &plan));
+	/* idle, cluster 0: 2 speeds x 1-2 CPUs, cluster 1: 3 speeds x 1 */
+	EXPECT_EQ(8, plan.nsteps);
+	profile_plan_free(&plan);
+	/* an empty boost list is no boost */
+	put(self->root, CPUFREQ "policy2/scaling_boost_frequencies", "\n");
+	ASSERT_EQ(0, profile_topology_read(self->root, &t));
+	EXPECT_EQ(2, t.cluster[1].nfreqs);
+	EXPECT_EQ(2, t.cluster[1].nandroid);
+}
+
+/* A fitted current below 0 (noise around a 0 term) is written as 0 and noted. */
+TEST_F(sysfs, negative_currents_written_as_0)
+{
+	static const double neg_ma[] = { 80, -0.6, 100, 220, 350, 700 };
+	struct profile_column cols[PROFILE_MAX_COLUMNS];
+	double row[PROFILE_MAX_COLUMNS];
+	struct profile_measure m[14];
+	struct profile_plan plan;
+	struct profile_fit fit;
+	char *text = NULL;
+	size_t size = 0;
+	int ncols, i, j;
+	FILE *f;
+
+	ASSERT_EQ(0, profile_plan_build(&self->t, 2, 4, 1, &plan));
+	ncols = profile_columns(&self->t, cols);
+	fake_measure(&self->t, &plan, m, cols, ncols);
+	for (i = 0; i < plan.nsteps; i++) {
+		profile_design_row(cols, ncols, &plan.steps[i], &m[i], row);
+		m[i].current_ua = 0;
+		for (j = 0; j < ncols; j++)
+			m[i].current_ua -= row[j] * neg_ma[j] * 1000;
+	}
+	ASSERT_EQ(0, fit_result(&plan, m, cols, ncols, &fit));
+	struct profile_result r = {
+		.topo = &self->t, .plan = &plan, .measures = m, .cols = cols, .ncols = ncols,
+		.fit = &fit, .sign = -1, .capacity_mah = 3000, .supply = "bat",
+		.format = PROFILE_XML_6,
+	};
+	EXPECT_NEAR(-0.6, profile_coef_ma(&r, 1), 1e-6);
+	f = open_memstream(&text, &size);
+	profile_write_xml(f, &r);
+	fclose(f);
+	/* Android 6-8.1: core + cluster, with the cluster at 0 */
+	EXPECT_NE(NULL, strstr(text, "  <array name=\"cpu.active.cluster0\">\n    <value>220.0</value>\n"
+			       "    <value>100.0</value>\n  </array>\n")) TH_LOG("%s", text);
+	free(text);
+	text = NULL;
+	r.format = PROFILE_XML_9;
+	f = open_memstream(&text, &size);
+	profile_write_xml(f, &r);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "  <item name=\"cpu.cluster_power.cluster0\">0.0</item>\n"));
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &size);
+	profile_write_json(f, &r);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "{\"name\": \"cpu.cluster_power.cluster0\", \"value_ma\": -0.6000, "
+			       "\"ci95_ma\": 0.0000, \"written_ma\": 0, \"note\": \"negative: written as 0 in the XML\"}"))
+		TH_LOG("%s", text);
+	free(text);
+	profile_fit_free(&fit);
+	profile_plan_free(&plan);
+}
+
+/*
+ * The wakelock: held for the run where the kernel has /sys/power/wake_lock
+ * (a fake one here), with a timeout, and released on the way out, here
+ * the failure to reach powerpin.ko; nothing where there is none.
+ */
+TEST_F(sysfs, wakelock_held_and_released)
+{
+	char buf[128], cmd[512], out[4096];
+
+	EXPECT_EQ(0, profile_wakelock_hold(self->root, 60));
+	EXPECT_STREQ("(missing)", get(self->root, "sys/power/wake_lock", buf, sizeof(buf)));
+	put(self->root, "sys/power/wake_lock", "");
+	put(self->root, "sys/power/wake_unlock", "");
+	EXPECT_EQ(1, profile_wakelock_hold(self->root, 60));
+	EXPECT_STREQ(PROFILE_WAKELOCK " 60000000000", get(self->root, "sys/power/wake_lock", buf, sizeof(buf)));
+	EXPECT_EQ(0, profile_wakelock_release(self->root));
+	EXPECT_STREQ(PROFILE_WAKELOCK, get(self->root, "sys/power/wake_unlock", buf, sizeof(buf)));
+	if (access(POWERPIN, X_OK))
+		SKIP(return, "powerpin not built");
+	if (!access("/sys/module/powerpin", F_OK))
+		SKIP(return, "powerpin.ko is loaded here: the run would not fail early");
+	put(self->root, "sys/power/wake_lock", "");
+	put(self->root, "sys/power/wake_unlock", "");
+	/* 1 round on 3 CPUs at 2 x 2 + 2 speeds: 7 steps of 3 s; 2 x 21 + 300 s */
+	snprintf(cmd, sizeof(cmd), "POWERPIN_PROFILE_SYSROOT=%s " POWERPIN
+		 " profile --steps 1 -d 3 -q -o %s/pp.xml 2>&1", self->root, self->root);
+	EXPECT_EQ(1, run_cmd(cmd, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_STREQ(PROFILE_WAKELOCK " 342000000000", get(self->root, "sys/power/wake_lock", buf, sizeof(buf)));
+	EXPECT_STREQ(PROFILE_WAKELOCK, get(self->root, "sys/power/wake_unlock", buf, sizeof(buf)));
+	snprintf(cmd, sizeof(cmd), "%s/pp.xml", self->root);
+	EXPECT_NE(0, access(cmd, F_OK));
+}
+
+/* A step during which the device suspended is measured again, whatever its residual. */
+TEST_F(sysfs, suspended_step_is_measured_again)
+{
+	struct profile_column cols[PROFILE_MAX_COLUMNS];
+	struct profile_recheck rc[14] = { 0 };
+	struct profile_measure m[14];
+	struct profile_plan plan;
+	struct profile_fit fit;
+	unsigned int why[14];
+	char *text = NULL;
+	size_t size = 0;
+	int ncols;
+	FILE *f;
+
+	ASSERT_EQ(0, profile_plan_build(&self->t, 2, 4, 1, &plan));
+	ncols = profile_columns(&self->t, cols);
+	fake_measure(&self->t, &plan, m, cols, ncols);
+	m[5].suspended_s = 2.5;
+	m[6].suspended_s = PROFILE_MAX_SUSPEND_S / 2;	/* a blink: not a suspend */
+	ASSERT_EQ(0, fit_result(&plan, m, cols, ncols, &fit));
+	struct profile_result r = {
+		.topo = &self->t, .plan = &plan, .measures = m, .cols = cols, .ncols = ncols,
+		.fit = &fit, .sign = -1, .capacity_mah = 3000, .supply = "bat", .rechecks = rc,
+	};
+	ASSERT_EQ(1, profile_steps_to_remeasure(&r, why));
+	EXPECT_EQ(PROFILE_RECHECK_SUSPEND, why[5]);
+	rc[5] = (struct profile_recheck){ PROFILE_RECHECK_SUSPEND, 10.0, 0.0, 1.0 };
+	f = open_memstream(&text, &size);
+	profile_write_json(f, &r);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "\"suspended_s\": 2.5000, \"samples\": 20, \"fresh_samples\": 11, "
+			       "\"remeasured\": {\"why\": \"suspend\",")) TH_LOG("%s", text);
+	free(text);
+	profile_fit_free(&fit);
+	profile_plan_free(&plan);
+}
+
 /* ---- the capture reader ------------------------------------------------- */
 
 TEST(capture_reader_takes_the_marked_windows)
@@ -518,7 +925,7 @@ TEST(capture_reader_takes_the_marked_windows)
 TEST(dry_run_prints_the_plan_and_touches_nothing)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	char out[16384], want[128], cmd[256];
+	char out[16384], want[256], cmd[256];
 	int lines = 0;
 	char *p;
 
@@ -534,7 +941,8 @@ TEST(dry_run_prints_the_plan_and_touches_nothing)
 		lines++;
 	EXPECT_EQ(1 + ncpus, lines);
 	EXPECT_NE(NULL, strstr(out, "step 1/"));
-	snprintf(want, sizeof(want), "total: %ld steps of 3.0 s (the first 0.6 s of each discarded): %ld s\n0\n",
+	snprintf(want, sizeof(want), "total: %ld steps of 3.0 s (the first 0.6 s of each discarded): %ld s\n"
+		 "writes power_profile.xml with the keys of Android 9 to 13 (SDK 28-33)\n0\n",
 		 1 + ncpus, 3 * (1 + ncpus));
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
 }
@@ -544,7 +952,8 @@ TEST(bad_options_one_line_exit_2)
 	static const char *const bad[] = {
 		"--steps 0", "--steps x", "--duration -1", "--duration", "-d 1",
 		"--settle 4.5 -d 5", "--bogus", "-x", "extra", "-o ''",
-		"-o - --json -", "-o a.xml --json a.xml",
+		"-o - --json -", "-o a.xml --json a.xml", "--format 7", "--format ''",
+		"--format",
 	};
 	char cmd[256], out[4096];
 	unsigned int i;
