@@ -390,11 +390,14 @@ static int powerpin_match_supply(struct device *dev, void *data)
  * Find a supply by name ("" = the first present system battery, in
  * registration order; a vendor kernel's gauge before any Battery) and hold
  * its device (powerpin_supply_get()): no use count.  NULL if there is
- * none, if the first battery cannot be chosen yet (@busy), or if the named
- * supply forwards a gauge's readings (@gauge, when given, names that
- * gauge; "" otherwise).  Let go with powerpin_supply_put().
+ * none, if the first battery cannot be chosen yet (@busy), or, when
+ * @check_forwarding, if the named supply forwards a gauge's readings
+ * (@gauge, when given, names that gauge; "" otherwise).  The check takes
+ * every supply's lock once: it is made when a named supply is bound, not
+ * at every sample.  Let go with powerpin_supply_put().
  */
-static struct device *powerpin_find_supply(const char *name, bool *busy, char *gauge)
+static struct device *powerpin_find_supply(const char *name, bool *busy, char *gauge,
+					   bool check_forwarding)
 {
 	struct powerpin_lookup lookup = { .name = name };
 
@@ -405,7 +408,7 @@ static struct device *powerpin_find_supply(const char *name, bool *busy, char *g
 		else
 			lookup.dev = lookup.battery;
 	}
-	if (lookup.dev && name[0] && powerpin_forwards_gauge(&lookup)) {
+	if (lookup.dev && name[0] && check_forwarding && powerpin_forwards_gauge(&lookup)) {
 		powerpin_supply_put(lookup.dev);
 		lookup.dev = NULL;
 	}
@@ -631,7 +634,9 @@ static bool powerpin_take_sample(struct powerpin_capture *run)
 	bool present, busy;
 	u64 t0;
 
-	dev = powerpin_find_supply(run->supply, &busy, name);
+	/* a named supply already bound was checked when it was bound */
+	dev = powerpin_find_supply(run->supply, &busy, name,
+				   strcmp(run->bound, run->supply));
 	powerpin_supply_refused(run, dev ? "" : name);
 	if (!dev) {
 		/* a busy first battery is not lost: it is retried */

@@ -35,6 +35,7 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/tick.h>
@@ -146,6 +147,7 @@ static struct {
 	s64 busy_ppm;
 
 	u64 transfers;
+	u64 sampler_transfers;	/* of them, by powerpin.ko's thread */
 
 	struct mutex client_lock;	/* client; never taken inside lock */
 	struct i2c_client *client;
@@ -449,6 +451,9 @@ static int emu_xfer(struct i2c_adapter *adap, struct i2c_msg *msgs, int num)
 	mutex_lock(&emu.lock);
 	emu_check_shutdown();
 	emu.transfers++;
+	/* the driver's own work (a vendor's polls the chip) is not powerpin's */
+	if (!strcmp(current->comm, "powerpin-sample"))
+		emu.sampler_transfers++;
 	if (emu.fail_every)
 		div64_u64_rem(emu.transfers, emu.fail_every, &rem);
 	if (!rem) {
@@ -837,6 +842,16 @@ static int emu_transfers_get(void *data, u64 *val)
 }
 POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(emu_transfers_fops, emu_transfers_get, NULL, "%llu\n");
 
+static int emu_sampler_transfers_get(void *data, u64 *val)
+{
+	mutex_lock(&emu.lock);
+	*val = emu.sampler_transfers;
+	mutex_unlock(&emu.lock);
+	return 0;
+}
+POWERPIN_DEFINE_DEBUGFS_ATTRIBUTE(emu_sampler_transfers_fops, emu_sampler_transfers_get, NULL,
+				  "%llu\n");
+
 static int emu_por_get(void *data, u64 *val)
 {
 	mutex_lock(&emu.lock);
@@ -907,6 +922,8 @@ static void emu_debugfs_init(void)
 	powerpin_debugfs_create_attr("charge_uah", 0600, dir, NULL, &emu_charge_fops);
 	powerpin_debugfs_create_attr("busy_ppm", 0400, dir, NULL, &emu_busy_fops);
 	powerpin_debugfs_create_attr("transfers", 0400, dir, NULL, &emu_transfers_fops);
+	powerpin_debugfs_create_attr("sampler_transfers", 0400, dir, NULL,
+				     &emu_sampler_transfers_fops);
 	powerpin_debugfs_create_attr("por", 0600, dir, NULL, &emu_por_fops);
 	powerpin_debugfs_create_attr("bind", 0600, dir, NULL, &emu_bind_fops);
 	powerpin_debugfs_create_attr("unbind", 0600, dir, NULL, &emu_unbind_fops);
