@@ -5,9 +5,12 @@
  * itself (Linux 3.17 on).  Kernels without it (3.10: local, global,
  * counter, uptime, perf) use "global", sched_clock ordered across CPUs,
  * which ticks with CLOCK_MONOTONIC but from another origin: the offset is
- * measured once, from a trace_marker write between two clock_gettime()
- * calls, and trace_ts_mono() adds it.  The measurement's error is half the
- * write's duration, a few microseconds.
+ * measured from trace_marker writes between two clock_gettime() calls
+ * (the shortest of several), and trace_ts_mono() adds it.  The
+ * measurement's error is half that write's duration, a few microseconds;
+ * sched_clock and CLOCK_MONOTONIC may drift apart by parts per million,
+ * so a test that compares over minutes measures again
+ * (trace_clock_calibrate()).
  */
 #ifndef POWERPIN_TRACE_CLOCK_H
 #define POWERPIN_TRACE_CLOCK_H
@@ -51,41 +54,54 @@ static inline double trace_clock_now(void)
 
 /*
  * Offset of the top level's "global" clock to CLOCK_MONOTONIC.  Leaves the
- * top level's tracing_on 0 and its buffer empty.
+ * top level's tracing_on 0 and its buffer empty.  Several marks, each
+ * between two clock_gettime() calls: the one written in the shortest
+ * window gives the offset (a mark whose writer was preempted or whose vCPU
+ * the host descheduled would be off by that delay).
  */
+#define TRACE_CLOCK_TRIES	8
 static inline int trace_clock_calibrate(void)
 {
-	char line[512];
-	double t0, t1, ts = 0;
+	double t0[TRACE_CLOCK_TRIES], t1[TRACE_CLOCK_TRIES], ts, best = -1;
+	char line[512], mark[64];
 	const char *at, *p;
-	int found = 0;
+	int i, found = 0;
 	FILE *f;
 
 	if (trace_clock_write(TRACE_CLOCK_TOP, "trace", "") ||
 	    trace_clock_write(TRACE_CLOCK_TOP, "tracing_on", "1"))
 		return -1;
-	t0 = trace_clock_now();
-	if (trace_clock_write(TRACE_CLOCK_TOP, "trace_marker", TRACE_CLOCK_MARK))
-		return -1;
-	t1 = trace_clock_now();
+	for (i = 0; i < TRACE_CLOCK_TRIES; i++) {
+		snprintf(mark, sizeof(mark), "%s %d", TRACE_CLOCK_MARK, i);
+		t0[i] = trace_clock_now();
+		if (trace_clock_write(TRACE_CLOCK_TOP, "trace_marker", mark))
+			return -1;
+		t1[i] = trace_clock_now();
+	}
 	if (trace_clock_write(TRACE_CLOCK_TOP, "tracing_on", "0"))
 		return -1;
 	f = fopen(TRACE_CLOCK_TOP "/trace", "r");
 	if (!f)
 		return -1;
-	while (!found && fgets(line, sizeof(line), f)) {
-		at = strstr(line, ": tracing_mark_write: " TRACE_CLOCK_MARK);
+	while (fgets(line, sizeof(line), f)) {
+		at = strstr(line, ": tracing_mark_write: " TRACE_CLOCK_MARK " ");
 		if (!at)
+			continue;
+		i = atoi(at + strlen(": tracing_mark_write: " TRACE_CLOCK_MARK " "));
+		if (i < 0 || i >= TRACE_CLOCK_TRIES)
 			continue;
 		for (p = at; p > line && (p[-1] == '.' || (p[-1] >= '0' && p[-1] <= '9')); p--)
 			;
 		ts = strtod(p, NULL);
+		if (!found || t1[i] - t0[i] < best) {
+			best = t1[i] - t0[i];
+			trace_clock_offset_s = (t0[i] + t1[i]) / 2 - ts;
+		}
 		found = 1;
 	}
 	fclose(f);
 	if (!found)
 		return -1;
-	trace_clock_offset_s = (t0 + t1) / 2 - ts;
 	return trace_clock_write(TRACE_CLOCK_TOP, "trace", "");
 }
 

@@ -288,6 +288,7 @@ FIXTURE(ppd) {
 	char log[128];
 	char pinned[128];
 	char period[32];
+	char tracing_on[8];	/* as found, put back at the end */
 	pid_t pid;
 	int starts;
 };
@@ -366,6 +367,8 @@ FIXTURE_SETUP(ppd)
 
 	ASSERT_EQ(0, read_text("/sys/module/powerpin/parameters/period_us",
 			       self->period, sizeof(self->period)));
+	ASSERT_EQ(0, read_line(TRACING "/tracing_on", self->tracing_on,
+			       sizeof(self->tracing_on)));
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
 	ASSERT_EQ(0, write_file(EMU "/vcell_raw", PIN_VCELL));
 	ASSERT_EQ(0, write_file(EMU "/current_raw", PIN_CURRENT));
@@ -390,6 +393,8 @@ FIXTURE_TEARDOWN(ppd)
 	write_file(EMU "/current_raw", "-1");
 	if (self->period[0])
 		write_file("/sys/module/powerpin/parameters/period_us", self->period);
+	if (self->tracing_on[0])
+		write_file(TRACING "/tracing_on", self->tracing_on);
 	if (self->base[0] && getenv("PPD_KEEP") == NULL) {
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->base);
 		system(cmd);
@@ -783,6 +788,7 @@ TEST(bad_arguments_and_config)
 FIXTURE(rec) {
 	char dir[64];
 	char trace[128];
+	char tracing_on[8];	/* as found, put back at the end */
 };
 
 FIXTURE_SETUP(rec)
@@ -791,6 +797,8 @@ FIXTURE_SETUP(rec)
 	strcpy(self->dir, "/tmp/pprec.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	snprintf(self->trace, sizeof(self->trace), "%s/t.dat", self->dir);
+	ASSERT_EQ(0, read_line(TRACING "/tracing_on", self->tracing_on,
+			       sizeof(self->tracing_on)));
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
 	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/enable", "0"));
 	ASSERT_EQ(0, write_file(EMU "/vcell_raw", PIN_VCELL));
@@ -803,6 +811,9 @@ FIXTURE_TEARDOWN(rec)
 
 	write_file(EMU "/vcell_raw", "-1");
 	write_file(EMU "/current_raw", "-1");
+	write_file(TRACING "/events/powerpin/enable", "0");
+	if (self->tracing_on[0])
+		write_file(TRACING "/tracing_on", self->tracing_on);
 	if (self->dir[0]) {
 		snprintf(cmd, sizeof(cmd), "%s/small", self->dir);
 		umount2(cmd, MNT_DETACH);

@@ -265,6 +265,7 @@ FIXTURE(phone) {
 	bool mounted;
 	pid_t daemon;
 	int logd;		/* our logd's socket, or -1 */
+	char tracing_on[8];	/* as found, put back at the end */
 };
 
 FIXTURE_VARIANT(phone) {
@@ -312,6 +313,7 @@ FIXTURE_SETUP(phone)
 		ASSERT_EQ(0, mount(cmd, path, NULL, MS_BIND | MS_REC, NULL));
 		self->mounted = true;
 	}
+	ASSERT_EQ(0, read_line(TRACING_ON, self->tracing_on, sizeof(self->tracing_on)));
 	ASSERT_EQ(0, write_file(TRACING_ON, "0"));
 }
 
@@ -348,6 +350,8 @@ FIXTURE_TEARDOWN(phone)
 	}
 	if (self->period[0])
 		write_file(PERIOD, self->period);
+	if (self->tracing_on[0])
+		write_file(TRACING_ON, self->tracing_on);
 	if (self->logd > 0) {
 		close(self->logd);
 		unlink(LOGDW);

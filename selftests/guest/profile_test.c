@@ -47,6 +47,7 @@ static bool is_off(const char *path)
 FIXTURE(profile) {
 	char dir[64];
 	char xml[8192];
+	char tracing_on[8];	/* as found, put back at the end */
 };
 
 FIXTURE_SETUP(profile)
@@ -58,6 +59,7 @@ FIXTURE_SETUP(profile)
 	ASSERT_EQ(0, emu_write("cpu_idle_ua", "-120000"));
 	ASSERT_EQ(0, emu_write("cpu_busy_ua", "-900000"));
 	ASSERT_EQ(0, emu_write("mode", "cpu"));
+	ASSERT_EQ(0, read_line(TRACING "tracing_on", self->tracing_on, sizeof(self->tracing_on)));
 	ASSERT_EQ(0, system("echo 0 > " TRACING "tracing_on"));
 }
 
@@ -67,6 +69,8 @@ FIXTURE_TEARDOWN(profile)
 
 	if (!self->dir[0])
 		return;
+	if (self->tracing_on[0])
+		put_file(TRACING "tracing_on", self->tracing_on);
 	emu_write("mode", "constant");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
 	system(cmd);

@@ -28,7 +28,24 @@
 FIXTURE(rec) {
 	char dir[64];
 	char path[5][160];
+	char tracing_on[8];	/* as found, put back at the end */
 };
+
+/* The first line of a small file, newline dropped: 0, or -1. */
+static int first_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	if (fgets(buf, len, f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
 
 FIXTURE_SETUP(rec)
 {
@@ -36,6 +53,7 @@ FIXTURE_SETUP(rec)
 		SKIP(return, "powerpin.ko is not loaded");
 	strcpy(self->dir, "/tmp/pprecord.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, first_line(TRACING "/tracing_on", self->tracing_on, sizeof(self->tracing_on)));
 	ASSERT_EQ(0, system("echo 0 > " TRACING "/tracing_on"));
 }
 
@@ -45,6 +63,10 @@ FIXTURE_TEARDOWN(rec)
 
 	if (!self->dir[0])
 		return;
+	if (self->tracing_on[0]) {
+		snprintf(cmd, sizeof(cmd), "echo %s > " TRACING "/tracing_on", self->tracing_on);
+		system(cmd);
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
 	system(cmd);
 }
