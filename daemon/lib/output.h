@@ -23,9 +23,11 @@
  * file (device and inode), by whatever name, link or descriptor.
  *
  * Temporary files are never left behind by a signal: while one exists,
- * SIGHUP, SIGINT, SIGPIPE and SIGTERM (those whose action is the default)
- * remove every temporary file of the process and then end it as the
- * signal would have.  Only SIGKILL can leave one.
+ * every signal whose default action ends the process (SIGHUP, SIGINT,
+ * SIGQUIT, SIGPIPE, SIGTERM, SIGUSR1/2, SIGALRM, SIGXFSZ, SIGXCPU, ...,
+ * those whose action is still the default) removes every temporary file
+ * of the process and then ends it as the signal would have.  Only
+ * SIGKILL can leave one.
  */
 #ifndef POWERPIN_OUTPUT_H
 #define POWERPIN_OUTPUT_H
