@@ -676,6 +676,19 @@ static int filter_option(int c, char *arg, struct report_args *a)
 	return ret ? usage_error("powerpin report") : -1;
 }
 
+/* An output option given an empty name: a usage error, not ENOENT. */
+static int empty_output(int c)
+{
+	static const char *const names[128] = {
+		['j'] = "--json", ['c'] = "--csv", ['H'] = "--html", ['p'] = "--perfetto",
+		['C'] = "--chrome-json", ['F'] = "--flame",
+	};
+
+	fprintf(stderr, "powerpin report: %s wants a file name (or - for standard output), not ''\n",
+		names[c]);
+	return usage_error("powerpin report");
+}
+
 /* One option of getopt's; -1 to go on, else the exit status. */
 static int report_option(int c, const char *arg, struct report_args *a)
 {
@@ -687,6 +700,8 @@ static int report_option(int c, const char *arg, struct report_args *a)
 
 	switch (c) {
 	case 'j': case 'c': case 'H': case 'p': case 'C': case 'F':
+		if (!*arg)
+			return empty_output(c);
 		a->o.name[by_opt[c]] = arg;
 		return -1;
 	case 'i':

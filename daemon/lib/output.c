@@ -251,6 +251,47 @@ static int refuse_input(const struct resolved *res)
 	return -1;
 }
 
+/*
+ * Whether output_open() could write what @res leads to, looked at without
+ * creating anything: a descriptor open for writing, a stream that may be
+ * written, or a file whose directory exists and may take the temporary
+ * file.  0, or -1 with errno.
+ */
+static int check_writable(const struct resolved *res)
+{
+	char *dir, *slash;
+	struct stat st;
+	int ret;
+
+	if (res->kind == RESOLVED_FD) {
+		ret = fcntl(res->fd, F_GETFL);
+		if (ret >= 0 && (ret & O_ACCMODE) == O_RDONLY)
+			errno = EBADF;
+		return ret < 0 || (ret & O_ACCMODE) == O_RDONLY ? -1 : 0;
+	}
+	if (res->kind == RESOLVED_STREAM)
+		return faccessat(AT_FDCWD, res->path, W_OK, AT_EACCESS);
+	if (!*res->path) {
+		errno = ENOENT;
+		return -1;
+	}
+	slash = strrchr(res->path, '/');
+	if (!slash)
+		return faccessat(AT_FDCWD, ".", W_OK | X_OK, AT_EACCESS);
+	dir = strndup(res->path, slash == res->path ? 1 : (size_t)(slash - res->path));
+	if (!dir)
+		return -1;
+	ret = stat(dir, &st);
+	if (!ret && !S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		ret = -1;
+	}
+	if (!ret)
+		ret = faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS);
+	free(dir);
+	return ret;
+}
+
 int output_check(const char *name)
 {
 	struct resolved res;
@@ -262,8 +303,10 @@ int output_check(const char *name)
 		return refuse_input(&res);
 	}
 	if (resolve(name, &res))
-		return 0;	/* output_open() will say why */
+		return -1;
 	ret = refuse_input(&res);
+	if (!ret)
+		ret = check_writable(&res);
 	free(res.path);
 	return ret;
 }

@@ -66,9 +66,12 @@ int output_open(struct output_file *out, const char *name);
 int output_add_input(const char *path);
 
 /*
- * Whether output_open(@name) would be refused as an input, checked before
- * anything is created: -1 with errno EEXIST if so, else 0.  For commands
- * that check their outputs before long work.
+ * Whether output_open(@name) would be refused, checked before anything is
+ * created: -1 with errno EEXIST for an input, EISDIR for a directory,
+ * ENOENT or ENOTDIR for a directory that is not there, EACCES or EROFS
+ * for one that cannot be written, EBADF for a descriptor not open for
+ * writing; else 0.  For commands to check every output before they read
+ * their input.
  */
 int output_check(const char *name);
 
