@@ -12,9 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <trace-cmd/trace-cmd.h>
 
@@ -817,6 +821,53 @@ static int dat_incomplete_cpu(struct tracecmd_input *handle, const struct dat_re
 }
 
 /*
+ * Why the headers are opened twice.  libtraceevent's format parser (1.7.1
+ * to 1.8.4) and libtracecmd's header reader trust the file: one flipped bit
+ * in a format's field list or print format crashes them in a dozen places
+ * (SIGSEGV in the parser's token and argument code, SIGFPE for a page size
+ * or field size of 0), and trace-cmd report crashes the same way.  Checking
+ * every format as that parser would read it is rewriting the parser, so the
+ * headers and the CPU data's layout are opened first in a child process: a
+ * child that a signal ends means a file the libraries cannot read, and it is
+ * refused with a message instead of crashing the caller.  The headers are
+ * small beside the data, so the time stays linear in the file's size.
+ */
+static void dat_trial_child(const char *path)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS };
+	struct rlimit no_core = { 0, 0 };
+	struct tracecmd_input *handle;
+	size_t i;
+
+	/* die of the signal quietly: no core file, no fuzzer's or sanitizer's report */
+	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		signal(faults[i], SIG_DFL);
+	setrlimit(RLIMIT_CORE, &no_core);
+	handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (handle)
+		tracecmd_init_data(handle);
+	_exit(0);
+}
+
+/* Whether opening @path's headers ends a process with a signal (above); its number or 0. */
+static int dat_trial_open(const char *path)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return 0;	/* no trial: the open below is as before */
+	if (!pid)
+		dat_trial_child(path);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+/*
  * Open @path's headers and data.  tracecmd_open() is these two steps; done
  * apart because libtracecmd 1.3's error path after a failed
  * tracecmd_init_data() (a v6 file cut inside its CPU data) calls
@@ -827,10 +878,18 @@ static int dat_incomplete_cpu(struct tracecmd_input *handle, const struct dat_re
 static struct tracecmd_input *dat_open(const char *path, char *err, size_t errlen)
 {
 	struct tracecmd_input *handle;
+	int sig;
 
 	/* the library's own messages would not say which input failed */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	format_refused[0] = '\0';
+	sig = dat_trial_open(path);
+	if (sig) {
+		snprintf(err, errlen,
+			 "%s: unreadable trace.dat (corrupt headers or event formats: the trace-cmd libraries crash reading them: %s)",
+			 path, strsignal(sig));
+		return NULL;
+	}
 	handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (format_refused[0]) {
 		snprintf(err, errlen,
