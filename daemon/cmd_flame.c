@@ -134,6 +134,10 @@ static int parse_args(int argc, char **argv, const char **output, bool *folded, 
 			*bytes = !strcmp(optarg, "bytes");
 			break;
 		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "powerpin flame: --output wants a file name (or - for standard output), not ''\n");
+				return usage_error("powerpin flame");
+			}
 			*output = optarg;
 			break;
 		case 'h':
@@ -169,6 +173,11 @@ int cmd_flame(int argc, char **argv)
 	name = strcmp(input, "-") ? input : "<stdin>";
 	if (output_add_input(input)) {
 		fprintf(stderr, "powerpin flame: %s\n", strerror(errno));
+		return 1;
+	}
+	/* the output is checked before the log is read */
+	if (output_check(output)) {
+		fprintf(stderr, "powerpin flame: %s: %s\n", output, output_strerror(errno));
 		return 1;
 	}
 	if (strcmp(input, "-") ? read_bounded_file(input, FLAME_MAX_LOG_BYTES, &buf, &len) :

@@ -523,6 +523,27 @@ TEST_F(out, report_outputs_checked_before_reading)
 			       NULL));
 }
 
+/* flame and profile check their outputs before reading or measuring too */
+TEST_F(out, flame_and_profile_outputs_checked_first)
+{
+	char *log = at(self, 0, "bad.log"), *err = at(self, 2, "stderr");
+
+	if (access(powerpin(), X_OK))
+		SKIP(return, "powerpin not built (make userspace)");
+	put_file(log, "not an allocation log\n");
+	EXPECT_EQ(1, sh_in(self->dir, "%s flame %s -o %s/no/f.html", powerpin(), log, self->dir));
+	EXPECT_NE(NULL, strstr(file_text(err), "no/f.html: No such file or directory"))
+		TH_LOG("%s", file_text(err));
+	EXPECT_EQ(2, sh_in(self->dir, "%s flame %s -o ''", powerpin(), log));
+	EXPECT_NE(NULL, strstr(file_text(err), "--output wants a file name")) TH_LOG("%s", file_text(err));
+	/* profile: before the minutes of measuring (here: no gauge to measure) */
+	EXPECT_EQ(1, sh_in(self->dir, "%s profile -o p.xml --json %s/no/p.json", powerpin(),
+			   self->dir));
+	EXPECT_NE(NULL, strstr(file_text(err), "no/p.json: No such file or directory"))
+		TH_LOG("%s", file_text(err));
+	EXPECT_EQ(0, others_in(self->dir, "bad.log", "stdout", "stderr", NULL));
+}
+
 /*
  * Several outputs: all written first, then renamed; one that fails leaves
  * every file as it was.  (Never a system device as the failing output: a
