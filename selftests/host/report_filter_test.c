@@ -183,6 +183,100 @@ TEST_F(filter, window_from_marker)
 	EXPECT_NEAR(0.5, task_j(&self->r, 200), 1e-9);
 }
 
+/*
+ * 10 Hz (the module's default period) while the current climbs 1 A/s at
+ * 4 V: p(t) = 4 * (0.5 + t) W, sampled at 0, 0.1, ... 1.0 s.  A 16 ms
+ * slice from 0.420 s to 0.436 s lies between two samples.
+ */
+static void ramp_capture(const char *path)
+{
+	struct gen g = { .nr_cpus = 1 };
+	int k;
+
+	for (k = 0; k <= 10; k++)
+		gen_battery(&g, T0 + k * 100 * MS, k + 1, 4000000, 500000 + 100000 * k,
+			    1000000, 0);
+	gen_switch(&g, T0 - MS, 0, "swapper/0", 0, 0, "app", 100);
+	gen_mark(&g, T0 + 420 * MS, 0, "app", 100, 100, "B|100|frame");
+	gen_mark(&g, T0 + 436 * MS, 0, "app", 100, 100, "E|100");
+	if (gen_write(&g, path))
+		abort();
+}
+
+/* The integral of 4 * (0.5 + t) W from @a to @b seconds. */
+static double ramp_j(double a, double b)
+{
+	return 4 * (0.5 * (b - a) + (b * b - a * a) / 2);
+}
+
+/* A window between two samples is priced as the slice table prices the slice */
+TEST_F(filter, window_inside_one_interval)
+{
+	const struct report_selection s = { .from = "frame", .to = "frame" };
+	double slice_j;
+
+	ramp_capture(self->path);
+	{
+		const struct report_selection all = { 0 };
+
+		ASSERT_EQ(0, run(_metadata, self, &all));
+		ASSERT_NE(NULL, slice(&self->r, "frame"));
+		slice_j = self->r.sign * slice(&self->r, "frame")->energy;
+		report_free(&self->r);
+		self->ran = false;
+		report_filter_free(&self->f);
+	}
+	EXPECT_NEAR(ramp_j(0.420, 0.436), slice_j, 1e-9);
+	ASSERT_EQ(0, run(_metadata, self, &s));
+	EXPECT_NEAR(slice_j, self->r.energy_j, 1e-9);
+	EXPECT_NEAR(0.016, self->r.duration_s, 1e-9);
+	EXPECT_EQ(0U, self->r.samples);
+	EXPECT_EQ(2U, self->r.window_edges);
+	EXPECT_NEAR(slice_j, task_j(&self->r, 100), 1e-9);
+}
+
+/* Seconds between samples: the partial intervals at both edges count */
+TEST_F(filter, window_edges_between_samples)
+{
+	const struct report_selection s = { .from = "0.25", .to = "0.75" };
+
+	ramp_capture(self->path);
+	ASSERT_EQ(0, run(_metadata, self, &s));
+	EXPECT_EQ(5U, self->r.samples);		/* 0.3 ... 0.7 s */
+	EXPECT_EQ(2U, self->r.window_edges);
+	EXPECT_NEAR(0.5, self->r.duration_s, 1e-9);
+	EXPECT_NEAR(ramp_j(0.25, 0.75), self->r.energy_j, 1e-9);
+	EXPECT_NEAR(ramp_j(0.25, 0.75), task_j(&self->r, 100), 1e-9);
+}
+
+/* Windows with nothing to price are named as what they are */
+TEST_F(filter, window_empty_inverted_out_of_range)
+{
+	static const struct {
+		const char *from, *to, *says;
+	} cases[] = {
+		{ "5", NULL, "the window starts at 5.000 s, past the capture's last power sample (1.000 s)" },
+		{ "1.05", "2", "the window starts at 1.050 s, past the capture's last power sample (1.000 s)" },
+		{ "0.3", "0.1", "the window is inverted: --from is at 0.300 s, after --to at 0.100 s" },
+	};
+	size_t k;
+
+	ramp_capture(self->path);
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const struct report_selection s = { .from = cases[k].from, .to = cases[k].to };
+		struct report_options opt = { .filter = &self->f };
+		struct report r;
+
+		report_filter_free(&self->f);
+		ASSERT_EQ(0, report_filter_resolve(&self->f, self->path, &s, self->err,
+						   sizeof(self->err)));
+		ASSERT_EQ(0, report_init(&r, &opt));
+		EXPECT_EQ(-1, report_run(&r, self->path, self->err, sizeof(self->err)));
+		EXPECT_NE(NULL, strstr(self->err, cases[k].says)) TH_LOG("%s", self->err);
+		report_free(&r);
+	}
+}
+
 TEST_F(filter, unknown_name)
 {
 	const struct report_selection s = { .to = "nosuchslice" };
