@@ -147,6 +147,7 @@ struct filter_read {
 	bool have_last;
 	struct trace_event last;	/* the last sample, before or inside the window */
 	uint64_t powered;		/* samples and edges passed on */
+	int input_cpus;			/* CPUs the input has (said, or seen) */
 	struct filter_cpu *cpus;	/* before it opened, by CPU number */
 	int nr_cpus;
 	int error;			/* ENOMEM */
@@ -361,6 +362,8 @@ static int filter_event(const struct trace_event *ev, void *arg)
 	struct filter_read *fr = arg;
 	int ret = 0;
 
+	if (ev->cpu >= fr->input_cpus && ev->cpu < REPORT_FILTER_CPUS)
+		fr->input_cpus = ev->cpu + 1;
 	if (ev->kind == TRACE_EV_POWER && !fr->have_base && is_sample(ev)) {
 		fr->have_base = true;
 		fr->base_ns = ev->ts_ns;
@@ -404,6 +407,8 @@ static void filter_cpus(int nr_cpus, void *arg)
 {
 	struct filter_read *fr = arg;
 
+	if (nr_cpus > fr->input_cpus)
+		fr->input_cpus = nr_cpus;
 	if (fr->ops->cpus)
 		fr->ops->cpus(nr_cpus, fr->arg);
 }
@@ -446,6 +451,30 @@ static void filter_cut_line(unsigned long lineno, void *arg)
 
 	if (fr->ops->cut_line)
 		fr->ops->cut_line(lineno, fr->arg);
+}
+
+/* Whether a CPU --cpu selects is one the input has. */
+static bool cpus_in_input(const struct filter_read *fr)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < fr->input_cpus; cpu++)
+		if (cpu_kept(fr->f, cpu))
+			return true;
+	return false;
+}
+
+/* --cpu selects none of the input's CPUs: say which it has; -1. */
+static int cpus_not_in_input(const struct filter_read *fr, const char *path, char *err,
+			     size_t errlen)
+{
+	if (!fr->input_cpus)
+		snprintf(err, errlen, "%s: --cpu: the capture names no CPU at all", path);
+	else
+		snprintf(err, errlen,
+			 "%s: --cpu selects none of the capture's CPUs (it has %d: 0 to %d)",
+			 path, fr->input_cpus, fr->input_cpus - 1);
+	return -1;
 }
 
 /* Seconds on the report's axis (from the first sample) of trace time @ns. */
@@ -513,6 +542,8 @@ static int read_counted(const char *path, const struct trace_input_ops *ops, voi
 	ret = trace_input_read(path, &fops, &fr, err, errlen);
 	if (fr.error && ret == -1)
 		snprintf(err, errlen, "%s: out of memory", path);
+	if (!ret && f && f->cpus && !cpus_in_input(&fr))
+		ret = cpus_not_in_input(&fr, path, err, errlen);
 	/* --stat counts what a window holds, even nothing */
 	if (!ret && !c && !fr.powered && fr.have_base)
 		ret = window_empty(&fr, path, err, errlen);

@@ -363,6 +363,29 @@ TEST_F(filter, no_thread_matches)
 	EXPECT_NE(NULL, strstr(self->err, "no thread in the input matches"));
 }
 
+/* --cpu naming no CPU of the capture (2 CPUs) is an error, not all <other> */
+TEST_F(filter, cpu_not_in_capture)
+{
+	const struct report_selection s = { 0 };
+	struct report_event_counts c;
+	char err[256];
+
+	ASSERT_EQ(0, report_filter_parse_cpus(&self->f, "5,7-9", err, sizeof(err)));
+	ASSERT_EQ(-1, run(_metadata, self, &s));
+	EXPECT_NE(NULL, strstr(self->err, "--cpu selects none of the capture's CPUs (it has 2: 0 to 1)"))
+		TH_LOG("%s", self->err);
+	/* --stat too */
+	EXPECT_EQ(-1, report_count_events(self->path, &self->f, &c, self->err, sizeof(self->err)));
+	EXPECT_NE(NULL, strstr(self->err, "it has 2: 0 to 1")) TH_LOG("%s", self->err);
+	/* one CPU of the capture among them is a selection */
+	report_filter_free(&self->f);
+	report_free(&self->r);
+	self->ran = false;
+	ASSERT_EQ(0, report_filter_parse_cpus(&self->f, "1,5", err, sizeof(err)));
+	ASSERT_EQ(0, run(_metadata, self, &s));
+	EXPECT_NEAR(0.5, task_j(&self->r, 200), 1e-9);
+}
+
 /* ---- the command: every output made from the same events ----------------- */
 
 static bool file_has(const char *path, const char *what)
