@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -882,6 +883,8 @@ static struct tracecmd_input *dat_open(const char *path, char *err, size_t errle
 
 	/* the library's own messages would not say which input failed */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	/* libtracecmd also prints through libtraceevent's log ("mmap: ...") */
+	tep_set_loglevel(TEP_LOG_NONE);
 	format_refused[0] = '\0';
 	sig = dat_trial_open(path);
 	if (sig) {
@@ -1036,8 +1039,54 @@ static struct tracecmd_input *dat_find_instance(struct tracecmd_input *top, cons
 	return NULL;
 }
 
+/*
+ * libtracecmd 1.3 prints some failures itself whatever its log level
+ * (perror("mmap") and "Can not mmap file, will read instead" for a corrupt
+ * CPU data offset, "File possibly truncated..."): they would come before
+ * the reader's own message, which names the input.  Its calls run with
+ * standard error on /dev/null; the descriptor to put back, or -1.
+ */
+static int quiet_begin(void)
+{
+	int saved, null;
+
+	fflush(stderr);
+	saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved < 0 || null < 0 || dup2(null, STDERR_FILENO) < 0) {
+		if (saved >= 0)
+			close(saved);
+		saved = -1;
+	}
+	if (null >= 0)
+		close(null);
+	return saved;
+}
+
+static void quiet_end(int saved)
+{
+	if (saved < 0)
+		return;
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+}
+
+static int dat_read(const char *path, const struct trace_input_ops *ops, void *arg,
+		    char *err, size_t errlen);
+
 int trace_input_read_tracedat(const char *path, const struct trace_input_ops *ops,
 			      void *arg, char *err, size_t errlen)
+{
+	int saved = quiet_begin(), ret;
+
+	ret = dat_read(path, ops, arg, err, errlen);
+	quiet_end(saved);
+	return ret;
+}
+
+/* trace_input_read_tracedat() with the library's messages silenced. */
+static int dat_read(const char *path, const struct trace_input_ops *ops, void *arg,
+		    char *err, size_t errlen)
 {
 	struct tracecmd_input *handle;
 	struct dat_reader r;

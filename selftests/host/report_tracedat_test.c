@@ -359,6 +359,46 @@ TEST_F_TIMEOUT(dat, corrupt_headers_never_crash, 300)
 }
 
 /*
+ * CPU 0's data offset pointing past the file: libtracecmd prints its own
+ * "mmap: Invalid argument" and "Can not mmap file" lines whatever its log
+ * level; powerpin report's stderr is its one line naming the file.
+ */
+TEST_F(dat, corrupt_cpu_offset_one_line)
+{
+	char bad[160], cmd[512], out[2048] = "";
+	char *buf, *fly, *nl;
+	size_t len;
+	FILE *p;
+	int k;
+
+	if (access("build/bin/powerpin", X_OK))
+		SKIP(return, "build/bin/powerpin not built (make userspace)");
+	/* 0.2 s: each CPU's data one page */
+	for (k = 0; k <= 20; k++)
+		tdat_battery(&self->w, k % 2, T0 + k * 10 * MS, 77, k, 3800000, -500000, 2500000, 0);
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	buf = read_whole(self->path, &len);
+	ASSERT_NE(NULL, buf);
+	fly = memmem(buf, len, "flyrecord", 9);
+	ASSERT_NE(NULL, fly);
+	fly[9 + 2] ^= 0x08;	/* CPU 0's offset (u64 LE after the word) + 512 KiB */
+	snprintf(bad, sizeof(bad), "%s/bad.dat", self->dir);
+	put_bytes(bad, buf, len);
+	free(buf);
+	snprintf(cmd, sizeof(cmd), "build/bin/powerpin report %s 2>&1 >/dev/null; echo status $?", bad);
+	p = popen(cmd, "r");
+	ASSERT_NE(NULL, p);
+	len = fread(out, 1, sizeof(out) - 1, p);
+	out[len] = '\0';
+	pclose(p);
+	EXPECT_EQ(0, strncmp(out, "powerpin report: ", 17)) TH_LOG("%s", out);
+	nl = strchr(out, '\n');
+	ASSERT_NE(NULL, nl);
+	EXPECT_STREQ("status 1\n", nl + 1) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "bad.dat: unreadable trace.dat")) TH_LOG("%s", out);
+}
+
+/*
  * A page that cannot be read in the middle of a CPU's data: libtracecmd
  * ends that CPU there as if it were the end, so the reader must notice
  * that it did not get to the CPU's last record.
