@@ -185,6 +185,9 @@ int cmd_flame(int argc, char **argv)
 		if (errno == EFBIG)
 			fprintf(stderr, "powerpin flame: %s: larger than %zu MiB\n", name,
 				FLAME_MAX_LOG_BYTES >> 20);
+		else if (errno == EINVAL)
+			fprintf(stderr, "powerpin flame: %s: not a regular file: give the agent's log file, or - to read the log from standard input\n",
+				name);
 		else
 			fprintf(stderr, "powerpin flame: %s: %s\n", name, strerror(errno));
 		return 1;
