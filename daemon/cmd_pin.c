@@ -910,8 +910,9 @@ static int capture_input(const struct capture_file *f, const struct capture_file
 		fprintf(stderr, "powerpin pin capture: %s\n", strerror(errno));
 		return -1;
 	}
+	/* DIR is made once the probes work: only whether a pinlist is an input */
 	for (k = 0; k < nr; k++)
-		if (output_check(files[k].out)) {
+		if (output_check_not_input(files[k].out)) {
 			fprintf(stderr, "powerpin pin capture: %s: %s\n", files[k].out,
 				output_strerror(errno));
 			return -1;

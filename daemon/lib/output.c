@@ -292,6 +292,23 @@ static int check_writable(const struct resolved *res)
 	return ret;
 }
 
+int output_check_not_input(const char *name)
+{
+	struct resolved res;
+	int ret;
+
+	if (!strcmp(name, "-")) {
+		res.kind = RESOLVED_FD;
+		res.fd = STDOUT_FILENO;
+		return refuse_input(&res);
+	}
+	if (resolve(name, &res))
+		return 0;	/* output_open() will say why */
+	ret = refuse_input(&res);
+	free(res.path);
+	return ret;
+}
+
 int output_check(const char *name)
 {
 	struct resolved res;

@@ -75,6 +75,13 @@ int output_add_input(const char *path);
  */
 int output_check(const char *name);
 
+/*
+ * output_check()'s first part alone: -1 with EEXIST when @name is an
+ * input, else 0.  For an output in a directory the command makes later
+ * (pin capture's -o DIR).
+ */
+int output_check_not_input(const char *name);
+
 /* strerror(), with EEXIST worded for an output that is an input. */
 const char *output_strerror(int e);
 
