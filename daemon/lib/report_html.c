@@ -154,8 +154,9 @@ static void html_summary(const struct report *r, const char *title, FILE *out)
 	fputs("<h1>powerpin report</h1>\n<p>", out);
 	html_esc(out, title);
 	fprintf(out, ": %.3f s from trace time %" PRIu64 ".%09" PRIu64 " s, %" PRIu64
-		" samples, energy <b>%.4f J</b>", r->duration_s, r->first_ns / 1000000000,
-		r->first_ns % 1000000000, r->samples, r->energy_j);
+		" sample%s, energy <b>%.4f J</b>", r->duration_s, r->first_ns / 1000000000,
+		r->first_ns % 1000000000, r->samples, r->samples == 1 ? "" : "s",
+		fig(r->energy_j));
 	if (r->charge_note == REPORT_CHARGE_COMPARED)
 		fprintf(out, " (%.4f J &plusmn; %.4f J from the charge counter, %+.2f%%)",
 			r->energy_from_charge_j + 0.0, r->energy_from_charge_uncertainty_j,
@@ -272,8 +273,9 @@ static void html_charge(FILE *out, const struct report *r)
 			r->energy_from_charge_j + 0.0, r->energy_from_charge_uncertainty_j);
 		fprintf(out, "<tr><td>resolution (smallest step seen)</td><td>%.0f uAh</td></tr>\n",
 			r->charge_resolution_uah);
-		fprintf(out, "<tr><td>change</td><td>%.*f steps</td></tr>\n",
-			r->charge_steps == floor(r->charge_steps) ? 0 : 1, r->charge_steps);
+		fprintf(out, "<tr><td>change</td><td>%.*f step%s</td></tr>\n",
+			r->charge_steps == floor(r->charge_steps) ? 0 : 1, r->charge_steps,
+			r->charge_steps == 1 ? "" : "s");
 	}
 	if (r->charge_note == REPORT_CHARGE_COMPARED) {
 		fprintf(out, "<tr><td>discrepancy</td><td>%+.2f%%</td></tr>\n", r->discrepancy_pct);
