@@ -523,22 +523,22 @@ int report_write_processes_csv(const struct report *r, FILE *out)
 {
 	uint32_t i;
 
-	fputs("kind,tgid,comm,threads,cpu_s,energy_j\n", out);
+	/* as the JSON: an unknown group has no tgid and its one thread's pid */
+	fputs("kind,tgid,pid,comm,threads,cpu_s,energy_j\n", out);
 	for (i = 0; i < r->nr_processes; i++) {
 		const struct report_process *p = &r->processes[i];
 		const char *c;
 
-		/* an unknown group: no tgid, the thread's pid in its name's column */
 		if (p->tgid_known)
-			fprintf(out, "process,%d,\"", p->tgid);
+			fprintf(out, "process,%d,,\"", p->tgid);
 		else
-			fprintf(out, "process,,\"pid %d: ", p->tgid);
+			fprintf(out, "process,,%d,\"", p->tgid);
 		for (c = p->comm; *c; c++)
 			fputs(*c == '"' ? "\"\"" : (char[]){ *c, 0 }, out);
 		fprintf(out, "\",%d,%.9f,%.9g\n", p->threads, (double)p->cpu_ns / 1e9, p->energy_j);
 	}
-	fprintf(out, "idle,,<idle>,,,%.9g\n", r->sign * r->idle_energy + 0.0);
-	fprintf(out, "other,,<other>,,,%.9g\n", r->sign * r->other_energy + 0.0);
+	fprintf(out, "idle,,,<idle>,,,%.9g\n", r->sign * r->idle_energy + 0.0);
+	fprintf(out, "other,,,<other>,,,%.9g\n", r->sign * r->other_energy + 0.0);
 	return finish_stream(out);
 }
 
@@ -558,7 +558,8 @@ int report_write_threads_csv(const struct report *r, FILE *out)
 {
 	uint32_t i;
 
-	fputs("tid,tgid,comm,cpu_s,energy_j\n", out);
+	/* "pid", the kernel's name for a thread's id, as in the JSON's threads */
+	fputs("pid,tgid,comm,cpu_s,energy_j\n", out);
 	for (i = 0; i < r->nr_tasks; i++) {
 		const struct report_task *t = &r->tasks[r->task_order[i]];
 		char comm[sizeof(t->comm) + 1];

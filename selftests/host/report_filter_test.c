@@ -421,7 +421,7 @@ TEST_F(filter, pid_in_every_output)
 			EXPECT_TRUE(file_has(p, "frame")) TH_LOG("%s", outs[i]);
 	}
 	snprintf(p, sizeof(p), "%s/s-threads.csv", self->dir);
-	EXPECT_TRUE(file_has(p, "tid,tgid,comm,cpu_s,energy_j\n100,100,\"app\",1.000000000,1\n101,100,\"RenderThread\",0.500000000,0.5\n"));
+	EXPECT_TRUE(file_has(p, "pid,tgid,comm,cpu_s,energy_j\n100,100,\"app\",1.000000000,1\n101,100,\"RenderThread\",0.500000000,0.5\n"));
 	snprintf(p, sizeof(p), "%s/s-slices.csv", self->dir);
 	EXPECT_TRUE(file_has(p, "kind,name,count,duration_s,energy_j,energy_above_baseline_j,unterminated\nslice,\"frame\",1,0.200000000,0.4,,0\n"));
 	snprintf(p, sizeof(p), "%s/r.json", self->dir);

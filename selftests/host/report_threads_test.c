@@ -61,7 +61,7 @@ static int count(const char *hay, const char *needle)
 FIXTURE(thr) {
 	char dir[64];
 	char in[128], out[128], json[128], pf[128], err[128];
-	char *text, *js, *trace, *warn;
+	char *text, *js, *trace, *warn, *procs, *threads;
 };
 
 FIXTURE_SETUP(thr)
@@ -85,6 +85,8 @@ FIXTURE_TEARDOWN(thr)
 	free(self->js);
 	free(self->trace);
 	free(self->warn);
+	free(self->procs);
+	free(self->threads);
 	if (!self->dir[0])
 		return;
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
@@ -98,11 +100,17 @@ static int run(FIXTURE_DATA(thr) *self)
 	char cmd[1024];
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "%s report %s --json %s --perfetto %s > %s 2> %s", POWERPIN,
-		 self->in, self->json, self->pf, self->out, self->err);
+	snprintf(cmd, sizeof(cmd), "%s report %s --json %s --perfetto %s --csv %s/s.csv > %s 2> %s",
+		 POWERPIN, self->in, self->json, self->pf, self->dir, self->out, self->err);
 	st = system(cmd);
 	self->warn = slurp(self->err);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "%s/s-processes.csv", self->dir);
+	self->procs = slurp(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/s-threads.csv", self->dir);
+	self->threads = slurp(cmd);
+	if (!self->procs || !self->threads)
 		return -1;
 	self->text = slurp(self->out);
 	self->js = slurp(self->json);
@@ -152,6 +160,14 @@ TEST_F_TIMEOUT(thr, text_tgid_column, 120)
 	EXPECT_NE(NULL, strstr(self->js, "{\"kind\": \"process\", \"tgid\": null, \"pid\": 2000, \"comm\": \"lone\", \"threads\": 1,"));
 	EXPECT_NE(NULL, strstr(self->js, "{\"pid\": 1216, \"tgid\": 1215, \"comm\": \"RenderThread\""));
 	EXPECT_NE(NULL, strstr(self->js, "{\"pid\": 2000, \"tgid\": null, \"comm\": \"lone\""));
+	/* the CSV tables say the same, in the same columns as the JSON's keys */
+	EXPECT_EQ(0, strncmp(self->procs, "kind,tgid,pid,comm,threads,cpu_s,energy_j\n", 42));
+	EXPECT_NE(NULL, strstr(self->procs, "\nprocess,1215,,\"app\",2,1.400000000,")) TH_LOG("%s", self->procs);
+	EXPECT_NE(NULL, strstr(self->procs, "\nprocess,,2000,\"lone\",1,0.300000000,")) TH_LOG("%s", self->procs);
+	EXPECT_EQ(NULL, strstr(self->procs, "pid 2000:"));
+	EXPECT_EQ(0, strncmp(self->threads, "pid,tgid,comm,cpu_s,energy_j\n", 29));
+	EXPECT_NE(NULL, strstr(self->threads, "\n1216,1215,\"RenderThread\",")) TH_LOG("%s", self->threads);
+	EXPECT_NE(NULL, strstr(self->threads, "\n2000,,\"lone\",")) TH_LOG("%s", self->threads);
 	/* every CPU's task known from the start: nothing unattributed, exactly */
 	EXPECT_NE(NULL, strstr(self->js, "\"other_j\": 0,"));
 	if (!self->trace)
