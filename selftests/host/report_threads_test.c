@@ -61,7 +61,7 @@ static int count(const char *hay, const char *needle)
 FIXTURE(thr) {
 	char dir[64];
 	char in[128], out[128], json[128], pf[128], err[128];
-	char *text, *js, *trace, *warn, *procs, *threads;
+	char *text, *js, *trace, *warn, *procs, *threads, *chrome;
 };
 
 FIXTURE_SETUP(thr)
@@ -87,6 +87,7 @@ FIXTURE_TEARDOWN(thr)
 	free(self->warn);
 	free(self->procs);
 	free(self->threads);
+	free(self->chrome);
 	if (!self->dir[0])
 		return;
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
@@ -100,8 +101,8 @@ static int run(FIXTURE_DATA(thr) *self)
 	char cmd[1024];
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "%s report %s --json %s --perfetto %s --csv %s/s.csv > %s 2> %s",
-		 POWERPIN, self->in, self->json, self->pf, self->dir, self->out, self->err);
+	snprintf(cmd, sizeof(cmd), "%s report %s --json %s --perfetto %s --csv %s/s.csv --chrome-json %s/c.json > %s 2> %s",
+		 POWERPIN, self->in, self->json, self->pf, self->dir, self->dir, self->out, self->err);
 	st = system(cmd);
 	self->warn = slurp(self->err);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
@@ -110,7 +111,9 @@ static int run(FIXTURE_DATA(thr) *self)
 	self->procs = slurp(cmd);
 	snprintf(cmd, sizeof(cmd), "%s/s-threads.csv", self->dir);
 	self->threads = slurp(cmd);
-	if (!self->procs || !self->threads)
+	snprintf(cmd, sizeof(cmd), "%s/c.json", self->dir);
+	self->chrome = slurp(cmd);
+	if (!self->procs || !self->threads || !self->chrome)
 		return -1;
 	self->text = slurp(self->out);
 	self->js = slurp(self->json);
@@ -168,6 +171,12 @@ TEST_F_TIMEOUT(thr, text_tgid_column, 120)
 	EXPECT_EQ(0, strncmp(self->threads, "pid,tgid,comm,cpu_s,energy_j\n", 29));
 	EXPECT_NE(NULL, strstr(self->threads, "\n1216,1215,\"RenderThread\",")) TH_LOG("%s", self->threads);
 	EXPECT_NE(NULL, strstr(self->threads, "\n2000,,\"lone\",")) TH_LOG("%s", self->threads);
+	/* Chrome JSON: "lone" under one "tgid unknown" process, not as process 2000 */
+	EXPECT_NE(NULL, strstr(self->chrome, "\"pid\":2147483645,\"args\":{\"name\":\"tgid unknown"))
+		TH_LOG("%s", self->chrome);
+	EXPECT_NE(NULL, strstr(self->chrome, "\"pid\":2147483645,\"tid\":2000,\"args\":{\"name\":\"lone\"}"));
+	EXPECT_EQ(NULL, strstr(self->chrome, "\"pid\":2000,"));
+	EXPECT_NE(NULL, strstr(self->chrome, "\"pid\":1215,\"tid\":1216,\"args\":{\"name\":\"RenderThread\"}"));
 	/* every CPU's task known from the start: nothing unattributed, exactly */
 	EXPECT_NE(NULL, strstr(self->js, "\"other_j\": 0,"));
 	if (!self->trace)
