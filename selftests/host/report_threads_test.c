@@ -61,7 +61,7 @@ static int count(const char *hay, const char *needle)
 FIXTURE(thr) {
 	char dir[64];
 	char in[128], out[128], json[128], pf[128], err[128];
-	char *text, *js, *trace, *warn, *procs, *threads, *chrome;
+	char *text, *js, *trace, *warn, *procs, *threads, *chrome, *html;
 };
 
 FIXTURE_SETUP(thr)
@@ -88,6 +88,7 @@ FIXTURE_TEARDOWN(thr)
 	free(self->procs);
 	free(self->threads);
 	free(self->chrome);
+	free(self->html);
 	if (!self->dir[0])
 		return;
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
@@ -101,8 +102,9 @@ static int run(FIXTURE_DATA(thr) *self)
 	char cmd[1024];
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "%s report %s --json %s --perfetto %s --csv %s/s.csv --chrome-json %s/c.json > %s 2> %s",
-		 POWERPIN, self->in, self->json, self->pf, self->dir, self->dir, self->out, self->err);
+	snprintf(cmd, sizeof(cmd), "%s report %s --json %s --perfetto %s --csv %s/s.csv --chrome-json %s/c.json --html %s/r.html > %s 2> %s",
+		 POWERPIN, self->in, self->json, self->pf, self->dir, self->dir, self->dir, self->out,
+		 self->err);
 	st = system(cmd);
 	self->warn = slurp(self->err);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
@@ -113,7 +115,9 @@ static int run(FIXTURE_DATA(thr) *self)
 	self->threads = slurp(cmd);
 	snprintf(cmd, sizeof(cmd), "%s/c.json", self->dir);
 	self->chrome = slurp(cmd);
-	if (!self->procs || !self->threads || !self->chrome)
+	snprintf(cmd, sizeof(cmd), "%s/r.html", self->dir);
+	self->html = slurp(cmd);
+	if (!self->procs || !self->threads || !self->chrome || !self->html)
 		return -1;
 	self->text = slurp(self->out);
 	self->js = slurp(self->json);
@@ -177,6 +181,12 @@ TEST_F_TIMEOUT(thr, text_tgid_column, 120)
 	EXPECT_NE(NULL, strstr(self->chrome, "\"pid\":2147483645,\"tid\":2000,\"args\":{\"name\":\"lone\"}"));
 	EXPECT_EQ(NULL, strstr(self->chrome, "\"pid\":2000,"));
 	EXPECT_NE(NULL, strstr(self->chrome, "\"pid\":1215,\"tid\":1216,\"args\":{\"name\":\"RenderThread\"}"));
+	/* HTML: tables and slice lanes say unknown, never the pid as a tgid */
+	EXPECT_NE(NULL, strstr(self->html, "<tr><td>lone</td><td>unknown (pid 2000)</td><td>1</td>"))
+		TH_LOG("%s", self->html);
+	EXPECT_NE(NULL, strstr(self->html, "<tr><td>lone</td><td>2000</td><td>unknown</td>"));
+	EXPECT_NE(NULL, strstr(self->html, "<tr><td>RenderThread</td><td>1216</td><td>1215</td>"));
+	EXPECT_EQ(NULL, strstr(self->html, "<td>2000</td><td>2000</td>"));
 	/* every CPU's task known from the start: nothing unattributed, exactly */
 	EXPECT_NE(NULL, strstr(self->js, "\"other_j\": 0,"));
 	if (!self->trace)
