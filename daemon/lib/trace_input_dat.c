@@ -558,6 +558,8 @@ static int dat_fill(struct dat_reader *r, struct tep_record *rec, struct trace_e
 /* The event to the caller, its tasks' thread groups first; a new task only teaches. */
 static int dat_deliver(struct dat_reader *r, struct trace_event *ev)
 {
+	if (trace_tgids_atrace(&r->tgids, ev))
+		return -6;
 	if (ev->kind == TRACE_EV_NEWTASK) {
 		if (trace_tgids_newtask(&r->tgids, ev->pid, ev->newtask.pid,
 					ev->newtask.clone_flags))

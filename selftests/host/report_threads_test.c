@@ -247,6 +247,35 @@ TEST_F_TIMEOUT(thr, tracedat_saved_tgids_and_newtask, 120)
 	EXPECT_EQ(0, count(self->trace, "tid: 3000"));
 }
 
+/*
+ * 1400's group is said only by its atrace writes (B|1400|...): a thread it
+ * makes with CLONE_THREAD (1401) joins it, as one it makes with saved
+ * tgids would.
+ */
+TEST_F_TIMEOUT(thr, clone_thread_of_an_atrace_group, 120)
+{
+	struct tdat w;
+	int k;
+
+	ASSERT_EQ(0, tdat_open(&w, 2));
+	tdat_comm(&w, 1400, "game");
+	for (k = 0; k <= 20; k++)
+		tdat_battery(&w, 1, T0 + k * 50 * MS, 77, k + 1, 4000000, -500000, 4000, 0);
+	tdat_switch(&w, 0, T0 + 1 * MS, "swapper/0", 0, "game", 1400);
+	tdat_print(&w, 0, T0 + 2 * MS, 1400, "B|1400|load\n");
+	tdat_print(&w, 0, T0 + 3 * MS, 1400, "E|1400\n");
+	tdat_newtask(&w, 0, T0 + 4 * MS, 1400, 1401, "game", 0x3d0f00);	/* a thread */
+	tdat_fork(&w, 0, T0 + 4 * MS, "game", 1400, 1401);
+	tdat_switch(&w, 0, T0 + 500 * MS, "game", 1400, "loader", 1401);
+	tdat_switch(&w, 0, T0 + 900 * MS, "loader", 1401, "swapper/0", 0);
+	ASSERT_EQ(0, tdat_close(&w, self->in));
+	ASSERT_EQ(0, run(self)) TH_LOG("%s", self->warn ? self->warn : "");
+
+	EXPECT_NE(NULL, strstr(self->text, "tgid 1400, 2 threads,")) TH_LOG("%s", self->text);
+	EXPECT_NE(NULL, strstr(self->js, "{\"pid\": 1401, \"tgid\": 1400,")) TH_LOG("%s", self->js);
+	EXPECT_EQ(NULL, strstr(self->text, "tgid unknown"));
+}
+
 /* Events on CPU 1024: left out of the Perfetto trace, with a warning. */
 TEST_F_TIMEOUT(thr, perfetto_cpu_1024_left_out, 120)
 {
