@@ -730,7 +730,8 @@ static void pinlist_usage(FILE *out)
 		"after the valid pairs are shown.\n"
 		"\n"
 		"  --dump          print each pair as start=... bytes=...\n"
-		"  --summary       print total_bytes_to_pin=...\n"
+		"  --summary       print total_bytes_to_pin=... (without --dump or --json:\n"
+		"                  the default)\n"
 		"  --json          machine-readable output\n"
 		"  -v, --verbose   more detail\n"
 		"  -h, --help      this text\n");
@@ -770,6 +771,9 @@ int cmd_pinlist(int argc, char **argv)
 		fprintf(stderr, "powerpin pinlist: expected exactly one <file>\n");
 		return usage_error("powerpin pinlist");
 	}
+	/* nothing asked: the summary, not a silent success */
+	if (!dump && !summary && !json)
+		summary = true;
 	path = argv[optind];
 	ret = pinlist_read_file(path, &r, &trailing);
 	e = errno;

@@ -814,6 +814,11 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		fprintf(stderr, "powerpin report: only one output can go to standard output\n");
 		return usage_error("powerpin report");
 	}
+	/* the counts would have nowhere to go: say so rather than drop them */
+	if (to_stdout && a->stat) {
+		fprintf(stderr, "powerpin report: --stat prints on standard output, where an output already goes (-): give that output a file\n");
+		return usage_error("powerpin report");
+	}
 	a->to_stdout = to_stdout;
 	a->opt.filter = &a->filter;
 	if (outputs_distinct(a->o.name))

@@ -503,6 +503,8 @@ TEST_F(filter, bad_values)
 		{ "--cpu 2-1", "--cpu wants CPU numbers below 4096, as 0,2-3, not '2-1'" },
 		{ "--pid x", "--pid wants positive ids, as 12,34, not 'x'" },
 		{ "--tid 1,,2", "--tid wants positive ids, as 12,34, not '1,,2'" },
+		{ "--stat --json -", "--stat prints on standard output, where an output already goes (-): give that output a file" },
+		{ "--json '' --stat", "--json wants a file name (or - for standard output), not ''" },
 	};
 	char cmd[512], out[4096], want[512];
 	size_t i;
