@@ -202,6 +202,13 @@ static int samples_event(const struct trace_event *ev, void *arg)
 	struct samples_pass *p = arg;
 
 	report_event(ev, &p->live);
+	/*
+	 * A --from/--to window's edge is not a sample (its values are its
+	 * neighbour's): priced in the live report, written by none of the
+	 * per-sample outputs, which hold the samples read
+	 */
+	if (ev->kind == TRACE_EV_POWER && (ev->power.has & TRACE_POWER_WINDOW_EDGE))
+		return 0;
 	/* the model's power and energy as far as here, for the HTML and Perfetto writers */
 	if (p->live.model_run && report_model_event(p->live.model_run, ev))
 		return 4;

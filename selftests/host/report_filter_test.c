@@ -247,6 +247,22 @@ TEST_F(filter, window_edges_between_samples)
 	EXPECT_NEAR(0.5, self->r.duration_s, 1e-9);
 	EXPECT_NEAR(ramp_j(0.25, 0.75), self->r.energy_j, 1e-9);
 	EXPECT_NEAR(ramp_j(0.25, 0.75), task_j(&self->r, 100), 1e-9);
+	/* the samples CSV holds the 5 samples read, not the edges */
+	{
+		char *csv = NULL;
+		size_t len = 0, rows = 0, i;
+		FILE *f = open_memstream(&csv, &len);
+
+		ASSERT_NE(NULL, f);
+		ASSERT_EQ(0, report_write_outputs(&self->r, self->path,
+						  &(struct report_outputs){ .csv = f, .title = "t" },
+						  self->err, sizeof(self->err)));
+		fclose(f);
+		for (i = 0; i < len; i++)
+			rows += csv[i] == '\n';
+		EXPECT_EQ(1U + 5U, rows) TH_LOG("%s", csv);
+		free(csv);
+	}
 }
 
 /* Windows with nothing to price are named as what they are */
