@@ -134,6 +134,10 @@ static int parse_args(int argc, char **argv, const char **output, bool *folded, 
 			*bytes = !strcmp(optarg, "bytes");
 			break;
 		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "powerpin flame: --output wants a file name (or - for standard output), not ''\n");
+				return usage_error("powerpin flame");
+			}
 			*output = optarg;
 			break;
 		case 'h':
@@ -171,11 +175,19 @@ int cmd_flame(int argc, char **argv)
 		fprintf(stderr, "powerpin flame: %s\n", strerror(errno));
 		return 1;
 	}
+	/* the output is checked before the log is read */
+	if (output_check(output)) {
+		fprintf(stderr, "powerpin flame: %s: %s\n", output, output_strerror(errno));
+		return 1;
+	}
 	if (strcmp(input, "-") ? read_bounded_file(input, FLAME_MAX_LOG_BYTES, &buf, &len) :
 				 read_stdin(FLAME_MAX_LOG_BYTES, (char **)&buf, &len)) {
 		if (errno == EFBIG)
 			fprintf(stderr, "powerpin flame: %s: larger than %zu MiB\n", name,
 				FLAME_MAX_LOG_BYTES >> 20);
+		else if (errno == EINVAL)
+			fprintf(stderr, "powerpin flame: %s: not a regular file: give the agent's log file, or - to read the log from standard input\n",
+				name);
 		else
 			fprintf(stderr, "powerpin flame: %s: %s\n", name, strerror(errno));
 		return 1;

@@ -731,7 +731,8 @@ static void pinlist_usage(FILE *out)
 		"after the valid pairs are shown.\n"
 		"\n"
 		"  --dump          print each pair as start=... bytes=...\n"
-		"  --summary       print total_bytes_to_pin=...\n"
+		"  --summary       print total_bytes_to_pin=... (without --dump or --json:\n"
+		"                  the default)\n"
 		"  --json          machine-readable output\n"
 		"  -v, --verbose   more detail\n"
 		"  -h, --help      this text\n");
@@ -771,6 +772,9 @@ int cmd_pinlist(int argc, char **argv)
 		fprintf(stderr, "powerpin pinlist: expected exactly one <file>\n");
 		return usage_error("powerpin pinlist");
 	}
+	/* nothing asked: the summary, not a silent success */
+	if (!dump && !summary && !json)
+		summary = true;
 	path = argv[optind];
 	ret = pinlist_read_file(path, &r, &trailing);
 	e = errno;
@@ -912,8 +916,9 @@ static int capture_input(const struct capture_file *f, const struct capture_file
 		fprintf(stderr, "powerpin pin capture: %s\n", strerror(errno));
 		return -1;
 	}
+	/* DIR is made once the probes work: only whether a pinlist is an input */
 	for (k = 0; k < nr; k++)
-		if (output_check(files[k].out)) {
+		if (output_check_not_input(files[k].out)) {
 			fprintf(stderr, "powerpin pin capture: %s: %s\n", files[k].out,
 				output_strerror(errno));
 			return -1;

@@ -912,6 +912,21 @@ static int hold_wakelock(const struct profile_plan *plan)
 	return held;
 }
 
+/* The outputs, checked before minutes of measuring; 0, or -1 with a message. */
+static int outputs_check(const struct profile_opts *o)
+{
+	const char *const out[] = { o->output, o->json };
+	size_t i;
+
+	for (i = 0; i < sizeof(out) / sizeof(out[0]); i++)
+		if (out[i] && output_check(out[i])) {
+			fprintf(stderr, "powerpin profile: %s: %s\n", out[i],
+				output_strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	static struct profile_topology topo;
@@ -941,6 +956,10 @@ int cmd_profile(int argc, char **argv)
 		       profile_format_describe(o.format));
 		profile_plan_free(&plan);
 		return fflush(stdout) ? 1 : 0;
+	}
+	if (outputs_check(&o)) {
+		profile_plan_free(&plan);
+		return 1;
 	}
 	m = calloc(plan.nsteps, sizeof(*m));
 	held = m ? hold_wakelock(&plan) : 0;

@@ -676,6 +676,19 @@ static int filter_option(int c, char *arg, struct report_args *a)
 	return ret ? usage_error("powerpin report") : -1;
 }
 
+/* An output option given an empty name: a usage error, not ENOENT. */
+static int empty_output(int c)
+{
+	static const char *const names[128] = {
+		['j'] = "--json", ['c'] = "--csv", ['H'] = "--html", ['p'] = "--perfetto",
+		['C'] = "--chrome-json", ['F'] = "--flame",
+	};
+
+	fprintf(stderr, "powerpin report: %s wants a file name (or - for standard output), not ''\n",
+		names[c]);
+	return usage_error("powerpin report");
+}
+
 /* One option of getopt's; -1 to go on, else the exit status. */
 static int report_option(int c, const char *arg, struct report_args *a)
 {
@@ -687,6 +700,8 @@ static int report_option(int c, const char *arg, struct report_args *a)
 
 	switch (c) {
 	case 'j': case 'c': case 'H': case 'p': case 'C': case 'F':
+		if (!*arg)
+			return empty_output(c);
 		a->o.name[by_opt[c]] = arg;
 		return -1;
 	case 'i':
@@ -797,6 +812,11 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		to_stdout += a->o.name[i] && output_is_stdout(a->o.name[i]);
 	if (to_stdout > 1) {
 		fprintf(stderr, "powerpin report: only one output can go to standard output\n");
+		return usage_error("powerpin report");
+	}
+	/* the counts would have nowhere to go: say so rather than drop them */
+	if (to_stdout && a->stat) {
+		fprintf(stderr, "powerpin report: --stat prints on standard output, where an output already goes (-): give that output a file\n");
 		return usage_error("powerpin report");
 	}
 	a->to_stdout = to_stdout;

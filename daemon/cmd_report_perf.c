@@ -53,16 +53,45 @@ static int feed(FILE *fp, struct report_perf *rp, const char *perfdata)
 	return ret ? -1 : 0;
 }
 
+/*
+ * --perf FILE must be perf record's perf.data: its first 8 bytes are
+ * "PERFILE2" (either byte order).  Anything else makes perf script say
+ * "incompatible file format (rerun with -v to learn more)": name it here
+ * instead.  0, or -1 with a message.
+ */
+static int perf_data_check(const char *perfdata)
+{
+	static const char trace_dat[] = "\027\010\104tracing";
+	char magic[10] = "";
+	ssize_t n;
+	int fd;
+
+	fd = open(perfdata, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "powerpin report: --perf %s: %s\n", perfdata, strerror(errno));
+		return -1;
+	}
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	if (n >= 8 && (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8)))
+		return 0;
+	if (n >= 10 && !memcmp(magic, trace_dat, 10))
+		fprintf(stderr, "powerpin report: --perf %s: a trace.dat (trace-cmd's), not perf record's perf.data: give it as the report's <input>\n",
+			perfdata);
+	else
+		fprintf(stderr, "powerpin report: --perf %s: not a perf.data file (perf record -g writes one)\n",
+			perfdata);
+	return -1;
+}
+
 static int report_perf_from_perfdata(struct report_perf *rp, const char *perfdata)
 {
 	int pipefd[2], status, ret;
 	pid_t pid;
 	FILE *fp;
 
-	if (access(perfdata, R_OK)) {
-		fprintf(stderr, "powerpin report: %s: %s\n", perfdata, strerror(errno));
+	if (perf_data_check(perfdata))
 		return -1;
-	}
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		fprintf(stderr, "powerpin report: %s\n", strerror(errno));
 		return -1;

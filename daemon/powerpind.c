@@ -593,6 +593,18 @@ static void reap(struct ppd *d, bool block)
 	}
 }
 
+/* "period_ms: 12.5": whole microseconds, without trailing zeros. */
+static void print_period_ms(uint32_t us)
+{
+	char frac[8];
+	int n;
+
+	n = snprintf(frac, sizeof(frac), "%03u", us % 1000);
+	while (n > 0 && frac[n - 1] == '0')
+		frac[--n] = '\0';
+	printf("period_ms: %u%s%s\n", us / 1000, n ? "." : "", frac);
+}
+
 /* --check-config: what the daemon would run with, on stdout. */
 static int print_config(const struct ppd *d)
 {
@@ -602,10 +614,11 @@ static int print_config(const struct ppd *d)
 	       access(d->config_path, F_OK) ? " (not present: defaults)" : "");
 	printf("spool: %s\n", d->spool_arg ? d->spool_arg :
 	       d->cfg.spool ? d->cfg.spool : pp_default_spool());
+	/* in the configuration's own terms: period_ms, as it was written */
 	if (d->cfg.have_period)
-		printf("period_us: %u\n", d->cfg.period_us);
+		print_period_ms(d->cfg.period_us);
 	else
-		printf("period_us: the module's own\n");
+		printf("period_ms: the module's own\n");
 	if (d->cfg.supply)
 		printf("supply: \"%s\"\n", d->cfg.supply);
 	else

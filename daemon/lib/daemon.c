@@ -64,10 +64,11 @@ static int parse_line(struct ppd_config *c, char *key, char *val,
 
 		errno = 0;
 		ms = strtod(val, &end);
-		us = ms * 1000.0;
+		/* 1.001 * 1000 is 1000.9999999999999 in binary: round, within 1 ns */
+		us = round(ms * 1000.0);
 		if (errno || end == val || *end || !isfinite(ms) ||
 		    us < POWERPIN_PERIOD_US_MIN || us > POWERPIN_PERIOD_US_MAX ||
-		    us != floor(us)) {
+		    fabs(ms * 1000.0 - us) > 1e-3) {
 			snprintf(msg, msglen,
 				 "period_ms '%s': expected 1 to 60000 in steps of 0.001",
 				 val);

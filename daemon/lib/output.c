@@ -251,7 +251,48 @@ static int refuse_input(const struct resolved *res)
 	return -1;
 }
 
-int output_check(const char *name)
+/*
+ * Whether output_open() could write what @res leads to, looked at without
+ * creating anything: a descriptor open for writing, a stream that may be
+ * written, or a file whose directory exists and may take the temporary
+ * file.  0, or -1 with errno.
+ */
+static int check_writable(const struct resolved *res)
+{
+	char *dir, *slash;
+	struct stat st;
+	int ret;
+
+	if (res->kind == RESOLVED_FD) {
+		ret = fcntl(res->fd, F_GETFL);
+		if (ret >= 0 && (ret & O_ACCMODE) == O_RDONLY)
+			errno = EBADF;
+		return ret < 0 || (ret & O_ACCMODE) == O_RDONLY ? -1 : 0;
+	}
+	if (res->kind == RESOLVED_STREAM)
+		return faccessat(AT_FDCWD, res->path, W_OK, AT_EACCESS);
+	if (!*res->path) {
+		errno = ENOENT;
+		return -1;
+	}
+	slash = strrchr(res->path, '/');
+	if (!slash)
+		return faccessat(AT_FDCWD, ".", W_OK | X_OK, AT_EACCESS);
+	dir = strndup(res->path, slash == res->path ? 1 : (size_t)(slash - res->path));
+	if (!dir)
+		return -1;
+	ret = stat(dir, &st);
+	if (!ret && !S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		ret = -1;
+	}
+	if (!ret)
+		ret = faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS);
+	free(dir);
+	return ret;
+}
+
+int output_check_not_input(const char *name)
 {
 	struct resolved res;
 	int ret;
@@ -264,6 +305,25 @@ int output_check(const char *name)
 	if (resolve(name, &res))
 		return 0;	/* output_open() will say why */
 	ret = refuse_input(&res);
+	free(res.path);
+	return ret;
+}
+
+int output_check(const char *name)
+{
+	struct resolved res;
+	int ret;
+
+	if (!strcmp(name, "-")) {
+		res.kind = RESOLVED_FD;
+		res.fd = STDOUT_FILENO;
+		return refuse_input(&res);
+	}
+	if (resolve(name, &res))
+		return -1;
+	ret = refuse_input(&res);
+	if (!ret)
+		ret = check_writable(&res);
 	free(res.path);
 	return ret;
 }
@@ -283,8 +343,35 @@ const char *output_strerror(int e)
  * them and calls unlink(), which is async-signal-safe.
  */
 static const char *volatile temps[OUTPUT_MAX_TEMPS];
-static const int cleanup_signals[] = { SIGHUP, SIGINT, SIGPIPE, SIGTERM };
 static bool handlers_set;
+
+/*
+ * Whether @sig's default action ends the process (signal(7): "Term" or
+ * "Core"), so that a temporary file would be left behind by it: every
+ * signal but those whose default is to ignore, stop or continue, and
+ * SIGKILL and SIGSTOP, which cannot be caught.  Real-time signals end
+ * the process too.
+ */
+static bool ends_process(int sig)
+{
+	switch (sig) {
+	case SIGKILL: case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+	case SIGCONT: case SIGCHLD: case SIGURG: case SIGWINCH:
+		return false;
+	}
+	return true;
+}
+
+/* The signals temporary files are removed on: those ending the process. */
+static void cleanup_set(sigset_t *set)
+{
+	int sig;
+
+	sigemptyset(set);
+	for (sig = 1; sig <= SIGRTMAX; sig++)
+		if (ends_process(sig))
+			sigaddset(set, sig);	/* glibc's internal ones: refused, fine */
+}
 
 static void on_fatal_signal(int sig)
 {
@@ -294,39 +381,41 @@ static void on_fatal_signal(int sig)
 	for (i = 0; i < OUTPUT_MAX_TEMPS; i++)
 		if (temps[i])
 			unlink(temps[i]);
-	/* SA_RESETHAND put back the default action: end as the signal would */
+	/*
+	 * SA_RESETHAND put back the default action: end as the signal would
+	 * (a fault's signal, SIGSEGV or SIGFPE, comes again at the return)
+	 */
 	raise(sig);
 	errno = e;
 }
 
-/* Catch the cleanup signals whose action is the default; once. */
+/*
+ * Catch the cleanup signals whose action is the default, once: one the
+ * process ignores stays ignored (nohup), one with a handler (a fuzzer's,
+ * a sanitizer's) keeps it.
+ */
 static void set_handlers(void)
 {
 	struct sigaction sa = { .sa_handler = on_fatal_signal,
 				.sa_flags = SA_RESETHAND }, old;
-	size_t i;
+	int sig;
 
 	if (handlers_set)
 		return;
 	handlers_set = true;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
-		sigaddset(&sa.sa_mask, cleanup_signals[i]);
-	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
-		if (!sigaction(cleanup_signals[i], NULL, &old) && old.sa_handler == SIG_DFL &&
-		    !(old.sa_flags & SA_SIGINFO))
-			sigaction(cleanup_signals[i], &sa, NULL);
+	cleanup_set(&sa.sa_mask);
+	for (sig = 1; sig <= SIGRTMAX; sig++)
+		if (sigismember(&sa.sa_mask, sig) == 1 && !sigaction(sig, NULL, &old) &&
+		    old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO))
+			sigaction(sig, &sa, NULL);
 }
 
 /* Hold off the cleanup signals while the table and the files change. */
 static void block_signals(sigset_t *old)
 {
 	sigset_t set;
-	size_t i;
 
-	sigemptyset(&set);
-	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
-		sigaddset(&set, cleanup_signals[i]);
+	cleanup_set(&set);
 	sigprocmask(SIG_BLOCK, &set, old);
 }
 

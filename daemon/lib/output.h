@@ -23,9 +23,11 @@
  * file (device and inode), by whatever name, link or descriptor.
  *
  * Temporary files are never left behind by a signal: while one exists,
- * SIGHUP, SIGINT, SIGPIPE and SIGTERM (those whose action is the default)
- * remove every temporary file of the process and then end it as the
- * signal would have.  Only SIGKILL can leave one.
+ * every signal whose default action ends the process (SIGHUP, SIGINT,
+ * SIGQUIT, SIGPIPE, SIGTERM, SIGUSR1/2, SIGALRM, SIGXFSZ, SIGXCPU, ...,
+ * those whose action is still the default) removes every temporary file
+ * of the process and then ends it as the signal would have.  Only
+ * SIGKILL can leave one.
  */
 #ifndef POWERPIN_OUTPUT_H
 #define POWERPIN_OUTPUT_H
@@ -64,11 +66,21 @@ int output_open(struct output_file *out, const char *name);
 int output_add_input(const char *path);
 
 /*
- * Whether output_open(@name) would be refused as an input, checked before
- * anything is created: -1 with errno EEXIST if so, else 0.  For commands
- * that check their outputs before long work.
+ * Whether output_open(@name) would be refused, checked before anything is
+ * created: -1 with errno EEXIST for an input, EISDIR for a directory,
+ * ENOENT or ENOTDIR for a directory that is not there, EACCES or EROFS
+ * for one that cannot be written, EBADF for a descriptor not open for
+ * writing; else 0.  For commands to check every output before they read
+ * their input.
  */
 int output_check(const char *name);
+
+/*
+ * output_check()'s first part alone: -1 with EEXIST when @name is an
+ * input, else 0.  For an output in a directory the command makes later
+ * (pin capture's -o DIR).
+ */
+int output_check_not_input(const char *name);
 
 /* strerror(), with EEXIST worded for an output that is an input. */
 const char *output_strerror(int e);

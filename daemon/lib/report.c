@@ -538,47 +538,19 @@ static void seq_check(struct report *r, uint32_t seq)
 		r->seq_resets++;
 }
 
-static void on_power(struct report *r, const struct trace_event *ev)
+/*
+ * A point of the power curve at @ts, a sample or a window's edge: the
+ * trapezoid from the previous point, and everything priced by interval.
+ */
+static void price_point(struct report *r, uint64_t ts, int64_t v, int64_t i, double p,
+			int64_t q, bool has_charge)
 {
-	int64_t v = ev->power.voltage_uv, i = ev->power.current_ua;
-	double p = (double)v * (double)i * 1e-6;	/* uW */
-	uint64_t ts = ev->ts_ns, dt;
-	bool repeated;
+	uint64_t dt;
 
-	if (r->have_seq && (ev->power.has & TRACE_POWER_HAS_SEQ))
-		seq_check(r, ev->power.seq);
-	r->have_seq = ev->power.has & TRACE_POWER_HAS_SEQ;
-	r->last_seq = ev->power.seq;
-	/*
-	 * A failed read is reported as 0: such a sample is counted and left
-	 * out, and its neighbours' trapezoid bridges the interval.
-	 */
-	if (ev->power.flags & (POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN)) {
-		r->read_errors++;
-		return;
-	}
-	if (ev->power.flags & POWERPIN_SAMPLE_REPEATED)
-		r->flagged_repeated++;
-	if (ev->power.flags & POWERPIN_SAMPLE_LATE)
-		r->late++;
-	if (ev->power.flags & POWERPIN_SAMPLE_MISSING)
-		r->missing++;
-
-	if (!r->samples)
+	if (!r->have_prev)
 		r->first_ns = ts;
-
-	repeated = (ev->power.flags & POWERPIN_SAMPLE_REPEATED) ||
-		   (r->have_prev && v == r->prev_v && i == r->prev_i &&
-		    ev->power.charge_uah == r->prev_q);
-	r->repeated += repeated;
-
-	hist_add(&r->volt, v);
-	hist_add(&r->cur, i);
-	hist_add(&r->pow, llround(fmax(-HIST_LIMIT, fmin(HIST_LIMIT, p))));
-	r->samples++;
 	/* the plot's bucket first: slices ending now are shaded up to it */
 	plot_add(r, ts, v, i, p);
-
 	if (r->have_prev) {
 		dt = ts - r->last_ns;
 		if (!dt) {
@@ -602,20 +574,112 @@ static void on_power(struct report *r, const struct trace_event *ev)
 	} else {
 		report_attr_first_sample(r);
 		report_slices_first_sample(r);
-		if (ev->power.has & TRACE_POWER_HAS_CHARGE) {
+		if (has_charge) {
 			r->have_charge = true;
-			r->first_charge = r->last_charge = ev->power.charge_uah;
+			r->first_charge = r->last_charge = q;
 			r->last_charge_ns = ts;
 		}
 	}
-	if (r->have_charge && r->have_prev && (ev->power.has & TRACE_POWER_HAS_CHARGE))
-		charge_step(r, ev->power.charge_uah, ts);
+	if (r->have_charge && r->have_prev && has_charge)
+		charge_step(r, q, ts);
 	r->have_prev = true;
 	r->last_ns = ts;
 	r->prev_v = v;
 	r->prev_i = i;
-	r->prev_q = ev->power.charge_uah;
+	r->prev_q = q;
 	r->prev_p = p;
+}
+
+/*
+ * The point at @at on the line from (@t0: @v0, @i0) to (@t1: @v1, @i1):
+ * voltage and current interpolated, and the power on the line between the
+ * two powers (as slices are priced), not their product.
+ */
+static void edge_point(struct report *r, uint64_t at, uint64_t t0, int64_t v0, int64_t i0,
+		       uint64_t t1, int64_t v1, int64_t i1, int64_t q, bool has_charge)
+{
+	double f = t1 > t0 ? (double)(at - t0) / (double)(t1 - t0) : 0;
+	double p0 = (double)v0 * (double)i0 * 1e-6, p1 = (double)v1 * (double)i1 * 1e-6;
+
+	r->window_edges++;
+	price_point(r, at, llround(v0 + (v1 - v0) * f), llround(i0 + (i1 - i0) * f),
+		    p0 + (p1 - p0) * f, q, has_charge);
+}
+
+/* The window's start, now that the sample after it (@t1) is known. */
+static void edge_settle(struct report *r, uint64_t t1, int64_t v1, int64_t i1, int64_t q,
+			bool has_charge)
+{
+	r->edge_pending = false;
+	if (t1 > r->edge_at_ns)
+		edge_point(r, r->edge_at_ns, r->edge_from_ns, r->edge_v, r->edge_i, t1, v1, i1,
+			   q, has_charge);
+}
+
+/* A window's edge (TRACE_POWER_WINDOW_EDGE): its start waits for the next sample. */
+static void on_window_edge(struct report *r, const struct trace_event *ev)
+{
+	int64_t v = ev->power.voltage_uv, i = ev->power.current_ua;
+	bool has_charge = ev->power.has & TRACE_POWER_HAS_CHARGE;
+
+	if (r->edge_pending)
+		edge_settle(r, ev->power.edge_ns, v, i, ev->power.charge_uah, has_charge);
+	if (!r->have_prev) {
+		r->edge_pending = true;
+		r->edge_at_ns = ev->ts_ns;
+		r->edge_from_ns = ev->power.edge_ns;
+		r->edge_v = v;
+		r->edge_i = i;
+		return;
+	}
+	if (ev->ts_ns > r->last_ns && ev->power.edge_ns > ev->ts_ns)
+		edge_point(r, ev->ts_ns, r->last_ns, r->prev_v, r->prev_i, ev->power.edge_ns, v, i,
+			   r->prev_q, r->have_charge);
+}
+
+static void on_power(struct report *r, const struct trace_event *ev)
+{
+	int64_t v = ev->power.voltage_uv, i = ev->power.current_ua;
+	double p = (double)v * (double)i * 1e-6;	/* uW */
+	bool repeated;
+
+	if (ev->power.has & TRACE_POWER_WINDOW_EDGE) {
+		on_window_edge(r, ev);
+		return;
+	}
+	if (r->have_seq && (ev->power.has & TRACE_POWER_HAS_SEQ))
+		seq_check(r, ev->power.seq);
+	r->have_seq = ev->power.has & TRACE_POWER_HAS_SEQ;
+	r->last_seq = ev->power.seq;
+	/*
+	 * A failed read is reported as 0: such a sample is counted and left
+	 * out, and its neighbours' trapezoid bridges the interval.
+	 */
+	if (ev->power.flags & (POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN)) {
+		r->read_errors++;
+		return;
+	}
+	if (ev->power.flags & POWERPIN_SAMPLE_REPEATED)
+		r->flagged_repeated++;
+	if (ev->power.flags & POWERPIN_SAMPLE_LATE)
+		r->late++;
+	if (ev->power.flags & POWERPIN_SAMPLE_MISSING)
+		r->missing++;
+	/* repeating the last sample, not a window's edge interpolated to it */
+	repeated = (ev->power.flags & POWERPIN_SAMPLE_REPEATED) ||
+		   (r->samples && v == r->prev_v && i == r->prev_i &&
+		    ev->power.charge_uah == r->prev_q);
+	r->repeated += repeated;
+	if (r->edge_pending)
+		edge_settle(r, ev->ts_ns, v, i, ev->power.charge_uah,
+			    ev->power.has & TRACE_POWER_HAS_CHARGE);
+
+	hist_add(&r->volt, v);
+	hist_add(&r->cur, i);
+	hist_add(&r->pow, llround(fmax(-HIST_LIMIT, fmin(HIST_LIMIT, p))));
+	r->samples++;
+	price_point(r, ev->ts_ns, v, i, p, ev->power.charge_uah,
+		    ev->power.has & TRACE_POWER_HAS_CHARGE);
 }
 
 int report_event(const struct trace_event *ev, void *arg)
@@ -775,7 +839,8 @@ static void pick_sign(struct report *r)
 			r->sign = (dq > 0) == (r->charge_int_uah > 0) ? -1 : 1;
 			r->sign_method = "detected from the charge counter";
 		} else {
-			r->sign = r->cur.sum > 0 ? 1 : -1;
+			/* a window between two samples has only its edges' current */
+			r->sign = (r->samples ? r->cur.sum > 0 : r->charge_int_uah > 0) ? 1 : -1;
 			r->sign_method = "assumed from the mean current, device on battery";
 		}
 		break;
@@ -851,7 +916,7 @@ const char *report_charge_note_text(const struct report *r, char *buf, size_t le
 
 int report_finish(struct report *r, char *err, size_t errlen)
 {
-	if (!r->samples) {
+	if (!r->samples && !r->window_edges) {
 		snprintf(err, errlen,
 			 "no power samples (expected powerpin:powerpin_battery, powerpin:battery or write_power_ringbuffer events)");
 		return -1;

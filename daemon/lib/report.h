@@ -216,6 +216,14 @@ struct report {
 	uint64_t zero_intervals;		/* samples at the previous one's time */
 	uint64_t max_interval_ns;
 	bool have_prev;
+	/*
+	 * A --from window's start between two samples: the one before it,
+	 * until the first one inside gives the power at the edge
+	 */
+	bool edge_pending;
+	uint64_t edge_at_ns, edge_from_ns;
+	int64_t edge_v, edge_i;
+	uint32_t window_edges;		/* edges priced (not samples) */
 	int64_t prev_v, prev_i, prev_q;
 	double prev_p;			/* uW */
 	bool have_seq;

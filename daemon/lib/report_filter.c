@@ -143,6 +143,11 @@ struct filter_read {
 	uint64_t base_ns;		/* the first power sample's time */
 	struct report_event_counts *counts;
 	bool opened;			/* an event inside the window was passed on */
+	bool closed;			/* the window's end edge was passed on */
+	bool have_last;
+	struct trace_event last;	/* the last sample, before or inside the window */
+	uint64_t powered;		/* samples and edges passed on */
+	int input_cpus;			/* CPUs the input has (said, or seen) */
 	struct filter_cpu *cpus;	/* before it opened, by CPU number */
 	int nr_cpus;
 	int error;			/* ENOMEM */
@@ -283,25 +288,102 @@ static uint64_t window_start(const struct filter_read *fr, uint64_t ts)
 	return f->from_abs ? f->from_ns : fr->base_ns + f->from_ns;
 }
 
+/* Whether @ts is past the window's end (relative bounds wait for the first sample). */
+static bool past_end(const struct filter_read *fr, uint64_t ts)
+{
+	const struct report_filter *f = fr->f;
+
+	if (!f->have_to)
+		return false;
+	return f->to_abs ? ts > f->to_ns : fr->have_base && ts - fr->base_ns > f->to_ns;
+}
+
+static bool is_sample(const struct trace_event *ev)
+{
+	return ev->kind == TRACE_EV_POWER &&
+	       !(ev->power.flags & (POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN)) &&
+	       !(ev->power.has & TRACE_POWER_WINDOW_EDGE);
+}
+
+/*
+ * A window's edge at @at between two samples, @other the one on its far
+ * side (report.c prices the partial interval).  Not an event of the input:
+ * straight to the report, not counted.
+ */
+static int pass_edge(struct filter_read *fr, uint64_t at, const struct trace_event *other)
+{
+	struct trace_event edge = *other;
+
+	edge.ts_ns = at;
+	edge.comm = NULL;	/* the reader's, gone since */
+	edge.power.has |= TRACE_POWER_WINDOW_EDGE;
+	edge.power.edge_ns = other->ts_ns;
+	return fr->ops->event ? fr->ops->event(&edge, fr->arg) : 0;
+}
+
+/*
+ * The window opens at its start @at: the edge there when the last sample
+ * is before it, then what each CPU runs.
+ */
+static int open_at(struct filter_read *fr, uint64_t at)
+{
+	int ret = 0;
+
+	fr->opened = true;
+	if (fr->have_last && fr->last.ts_ns < at && fr->f->have_from)
+		ret = pass_edge(fr, at, &fr->last);
+	if (!ret && fr->nr_cpus)
+		ret = window_open(fr, at);
+	return ret;
+}
+
+/* An event past the window's end: the end's edge, at the first sample after it. */
+static int after_window(struct filter_read *fr, const struct trace_event *ev)
+{
+	const struct report_filter *f = fr->f;
+	uint64_t end = f->to_abs ? f->to_ns : fr->base_ns + f->to_ns;
+	uint64_t start = window_start(fr, end);
+	int ret = 0;
+
+	if (fr->closed || !is_sample(ev) || !fr->have_last || start > end)
+		return 0;
+	fr->closed = true;
+	/* nothing inside: the window lies between this sample and the last */
+	if (!fr->opened && (ret = open_at(fr, start)))
+		return ret;
+	if (fr->last.ts_ns >= end)
+		return 0;
+	fr->powered++;	/* the start's edge is priced by it, or by a sample inside */
+	return pass_edge(fr, end, ev);
+}
+
 static int filter_event(const struct trace_event *ev, void *arg)
 {
 	struct filter_read *fr = arg;
-	int ret;
+	int ret = 0;
 
-	if (ev->kind == TRACE_EV_POWER && !fr->have_base &&
-	    !(ev->power.flags & (POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN))) {
+	if (ev->cpu >= fr->input_cpus && ev->cpu < REPORT_FILTER_CPUS)
+		fr->input_cpus = ev->cpu + 1;
+	if (ev->kind == TRACE_EV_POWER && !fr->have_base && is_sample(ev)) {
 		fr->have_base = true;
 		fr->base_ns = ev->ts_ns;
 	}
 	if (!in_window(fr, ev->ts_ns)) {
-		if (!fr->opened)
+		if (past_end(fr, ev->ts_ns))
+			ret = after_window(fr, ev);
+		else if (!fr->opened)
 			note_before(fr, ev);
-		return fr->error ? -1 : 0;
+	} else {
+		if (!fr->opened)
+			ret = open_at(fr, window_start(fr, ev->ts_ns));
+		if (!ret)
+			ret = pass_on(fr, ev);
 	}
-	if (!fr->opened && fr->nr_cpus && (ret = window_open(fr, window_start(fr, ev->ts_ns))))
-		return ret;
-	fr->opened = true;
-	return pass_on(fr, ev);
+	if (is_sample(ev)) {
+		fr->have_last = true;
+		fr->last = *ev;
+	}
+	return ret ? ret : fr->error ? -1 : 0;
 }
 
 /* An event inside the window, through the CPU and thread filters. */
@@ -317,6 +399,7 @@ static int pass_on(struct filter_read *fr, const struct trace_event *ev)
 	}
 	if (fr->counts && copy.kind < REPORT_EVENT_KINDS)
 		fr->counts->n[copy.kind]++;
+	fr->powered += is_sample(&copy);
 	return fr->ops->event ? fr->ops->event(&copy, fr->arg) : 0;
 }
 
@@ -324,6 +407,8 @@ static void filter_cpus(int nr_cpus, void *arg)
 {
 	struct filter_read *fr = arg;
 
+	if (nr_cpus > fr->input_cpus)
+		fr->input_cpus = nr_cpus;
 	if (fr->ops->cpus)
 		fr->ops->cpus(nr_cpus, fr->arg);
 }
@@ -368,6 +453,71 @@ static void filter_cut_line(unsigned long lineno, void *arg)
 		fr->ops->cut_line(lineno, fr->arg);
 }
 
+/* Whether a CPU --cpu selects is one the input has. */
+static bool cpus_in_input(const struct filter_read *fr)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < fr->input_cpus; cpu++)
+		if (cpu_kept(fr->f, cpu))
+			return true;
+	return false;
+}
+
+/* --cpu selects none of the input's CPUs: say which it has; -1. */
+static int cpus_not_in_input(const struct filter_read *fr, const char *path, char *err,
+			     size_t errlen)
+{
+	if (!fr->input_cpus)
+		snprintf(err, errlen, "%s: --cpu: the capture names no CPU at all", path);
+	else
+		snprintf(err, errlen,
+			 "%s: --cpu selects none of the capture's CPUs (it has %d: 0 to %d)",
+			 path, fr->input_cpus, fr->input_cpus - 1);
+	return -1;
+}
+
+/* Seconds on the report's axis (from the first sample) of trace time @ns. */
+static double axis_s(const struct filter_read *fr, uint64_t ns)
+{
+	return ((double)ns - (double)fr->base_ns) / 1e9;
+}
+
+/*
+ * The window held no sample and no edge: say why, on the report's axis
+ * (seconds from the capture's first sample); -1.
+ */
+static int window_empty(const struct filter_read *fr, const char *path, char *err,
+			size_t errlen)
+{
+	const struct report_filter *f = fr->f;
+	uint64_t last = fr->last.ts_ns;
+	uint64_t from = window_start(fr, fr->base_ns);
+	uint64_t to = !f->have_to ? last : f->to_abs ? f->to_ns : fr->base_ns + f->to_ns;
+
+	if (!f->have_from && !f->have_to) {
+		snprintf(err, errlen, "%s: no power samples (the filters kept none)", path);
+		return -1;
+	}
+	if (f->have_from && f->have_to && from > to)
+		snprintf(err, errlen,
+			 "%s: the window is inverted: --from is at %.3f s, after --to at %.3f s",
+			 path, axis_s(fr, from), axis_s(fr, to));
+	else if (from > last)
+		snprintf(err, errlen,
+			 "%s: the window starts at %.3f s, past the capture's last power sample (%.3f s)",
+			 path, axis_s(fr, from), axis_s(fr, last));
+	else if (to < fr->base_ns)
+		snprintf(err, errlen,
+			 "%s: the window ends at %.3f s, before the capture's first power sample (0 s)",
+			 path, axis_s(fr, to));
+	else
+		snprintf(err, errlen,
+			 "%s: the window from %.3f s to %.3f s holds no power sample and has none on both sides to price it",
+			 path, axis_s(fr, from), axis_s(fr, to));
+	return -1;
+}
+
 static int read_counted(const char *path, const struct trace_input_ops *ops, void *arg,
 			const struct report_filter *f, struct report_event_counts *c,
 			char *err, size_t errlen)
@@ -392,6 +542,11 @@ static int read_counted(const char *path, const struct trace_input_ops *ops, voi
 	ret = trace_input_read(path, &fops, &fr, err, errlen);
 	if (fr.error && ret == -1)
 		snprintf(err, errlen, "%s: out of memory", path);
+	if (!ret && f && f->cpus && !cpus_in_input(&fr))
+		ret = cpus_not_in_input(&fr, path, err, errlen);
+	/* --stat counts what a window holds, even nothing */
+	if (!ret && !c && !fr.powered && fr.have_base)
+		ret = window_empty(&fr, path, err, errlen);
 	free(fr.cpus);
 	return ret;
 }

@@ -154,8 +154,9 @@ static void html_summary(const struct report *r, const char *title, FILE *out)
 	fputs("<h1>powerpin report</h1>\n<p>", out);
 	html_esc(out, title);
 	fprintf(out, ": %.3f s from trace time %" PRIu64 ".%09" PRIu64 " s, %" PRIu64
-		" samples, energy <b>%.4f J</b>", r->duration_s, r->first_ns / 1000000000,
-		r->first_ns % 1000000000, r->samples, r->energy_j);
+		" sample%s, energy <b>%.4f J</b>", r->duration_s, r->first_ns / 1000000000,
+		r->first_ns % 1000000000, r->samples, r->samples == 1 ? "" : "s",
+		fig(r->energy_j));
 	if (r->charge_note == REPORT_CHARGE_COMPARED)
 		fprintf(out, " (%.4f J &plusmn; %.4f J from the charge counter, %+.2f%%)",
 			r->energy_from_charge_j + 0.0, r->energy_from_charge_uncertainty_j,
@@ -194,11 +195,17 @@ static void process_tables(const struct report *r, FILE *out)
 	fputs("<h3>Processes</h3>\n<table><tr><th>process</th><th>tgid</th><th>threads</th><th>CPU s</th><th>energy J</th></tr>\n",
 	      out);
 	for (i = 0; i < r->nr_processes; i++) {
+		const struct report_process *p = &r->processes[i];
+
 		fputs("<tr><td>", out);
-		html_esc(out, r->processes[i].comm);
-		fprintf(out, "</td><td>%d</td><td>%d</td><td>%.3f</td><td>%.4f</td></tr>\n",
-			r->processes[i].tgid, r->processes[i].threads,
-			(double)r->processes[i].cpu_ns / 1e9, fig(r->processes[i].energy_j));
+		html_esc(out, p->comm);
+		/* as the text says it: a lone thread whose group is unknown */
+		if (p->tgid_known)
+			fprintf(out, "</td><td>%d", p->tgid);
+		else
+			fprintf(out, "</td><td>unknown (pid %d)", p->tgid);
+		fprintf(out, "</td><td>%d</td><td>%.3f</td><td>%.4f</td></tr>\n", p->threads,
+			(double)p->cpu_ns / 1e9, fig(p->energy_j));
 	}
 	fprintf(out, "<tr><td>&lt;idle&gt;</td><td></td><td></td><td></td><td>%.4f</td></tr>\n",
 		fig(r->sign * r->idle_energy));
@@ -214,8 +221,13 @@ static void process_tables(const struct report *r, FILE *out)
 			continue;
 		fputs("<tr><td>", out);
 		html_esc(out, t->comm);
-		fprintf(out, "</td><td>%d</td><td>%d</td><td>%.3f</td><td>%.4f</td></tr>\n", t->pid,
-			t->tgid > 0 ? t->tgid : t->pid, (double)t->cpu_ns / 1e9, fig(r->sign * t->energy));
+		fprintf(out, "</td><td>%d</td><td>", t->pid);
+		if (t->tgid > 0)
+			fprintf(out, "%d", t->tgid);
+		else
+			fputs("unknown", out);
+		fprintf(out, "</td><td>%.3f</td><td>%.4f</td></tr>\n", (double)t->cpu_ns / 1e9,
+			fig(r->sign * t->energy));
 		shown++;
 	}
 	fputs("</table>\n", out);
@@ -272,8 +284,9 @@ static void html_charge(FILE *out, const struct report *r)
 			r->energy_from_charge_j + 0.0, r->energy_from_charge_uncertainty_j);
 		fprintf(out, "<tr><td>resolution (smallest step seen)</td><td>%.0f uAh</td></tr>\n",
 			r->charge_resolution_uah);
-		fprintf(out, "<tr><td>change</td><td>%.*f steps</td></tr>\n",
-			r->charge_steps == floor(r->charge_steps) ? 0 : 1, r->charge_steps);
+		fprintf(out, "<tr><td>change</td><td>%.*f step%s</td></tr>\n",
+			r->charge_steps == floor(r->charge_steps) ? 0 : 1, r->charge_steps,
+			r->charge_steps == 1 ? "" : "s");
 	}
 	if (r->charge_note == REPORT_CHARGE_COMPARED) {
 		fprintf(out, "<tr><td>discrepancy</td><td>%+.2f%%</td></tr>\n", r->discrepancy_pct);
@@ -505,9 +518,15 @@ static void threads_json(struct html_writer *w, FILE *out)
 		if (!(w->tid_seen[tid / 64] & (1ULL << (tid % 64))))
 			continue;
 		t = report_find_task(r, (int)tid);
-		tgid = t && t->tgid > 0 ? t->tgid : (int)tid;
+		tgid = t && t->tgid > 0 ? t->tgid : -1;
 		fprintf(out, "%s\"%u\": {\"name\": ", first ? "" : ", ", tid);
 		script_string(out, thread_name(w, (int)tid), SIZE_MAX);
+		/* a group the input does not say: null, all such threads in one lane group */
+		if (tgid < 0) {
+			fputs(", \"tgid\": null, \"process\": \"tgid unknown\"}", out);
+			first = false;
+			continue;
+		}
 		fprintf(out, ", \"tgid\": %d, \"process\": ", tgid);
 		script_string(out, process_name(w, tgid), SIZE_MAX);
 		fputs("}", out);

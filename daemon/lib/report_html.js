@@ -84,9 +84,11 @@
       s.k = k;
       if (!ln) {
         var th = threads[s.tid] || { name: '', tgid: s.tid, process: '' };
-        var pr = byProc[th.tgid];
+        // tgid null: the input does not say; all such threads in one group
+        var key = th.tgid === null ? 'unknown' : String(th.tgid);
+        var pr = byProc[key];
         if (!pr) {
-          pr = byProc[th.tgid] = { tgid: th.tgid, name: th.process, lanes: [], folded: false };
+          pr = byProc[key] = { key: key, tgid: th.tgid, name: th.process, lanes: [], folded: false };
           procs.push(pr);
         }
         ln = byTid[s.tid] = { tid: s.tid, name: th.name, rows: [], count: 0, folded: false };
@@ -97,7 +99,9 @@
       ln.count++;
       if (s.row === 0) top.push(s);
     });
-    procs.sort(function (a, b) { return a.tgid - b.tgid; });
+    procs.sort(function (a, b) {
+      return (a.tgid === null) - (b.tgid === null) || a.tgid - b.tgid;
+    });
     procs.forEach(function (pr) { pr.lanes.sort(function (a, b) { return a.tid - b.tid; }); });
   })();
   var HEAD = 14, laneH = 0;
@@ -394,8 +398,8 @@
     layout();
     if (!procs.length) el('text', { x: 4, y: T + 12, 'font-size': 11 }, svg, 'slices');
     procs.forEach(function (pr) {
-      laneLabel(svg, 4, pr.y, (pr.name || 'process') + ' ' + pr.tgid, pr.folded, 'data-proc',
-                pr.tgid, 'pp-proc-label');
+      laneLabel(svg, 4, pr.y, pr.tgid === null ? pr.name : (pr.name || 'process') + ' ' + pr.tgid,
+                pr.folded, 'data-proc', pr.key, 'pp-proc-label');
       pr.lanes.forEach(function (ln) {
         if (!ln.shown) return;
         laneLabel(svg, 16, ln.y, (ln.name || 'thread') + ' ' + ln.tid +
@@ -555,7 +559,7 @@
   window.addEventListener('mouseup', function () { drag = null; });
   lane.addEventListener('click', function (ev) {
     var fold = ev.target.getAttribute && (ev.target.getAttribute('data-proc') !== null ?
-      procs.filter(function (pr) { return pr.tgid === +ev.target.getAttribute('data-proc'); }) :
+      procs.filter(function (pr) { return pr.key === ev.target.getAttribute('data-proc'); }) :
       ev.target.getAttribute('data-tid') !== null ?
       [].concat.apply([], procs.map(function (pr) { return pr.lanes; })).filter(function (ln) {
         return ln.tid === +ev.target.getAttribute('data-tid');

@@ -261,7 +261,7 @@ static double tidy(double v)
 static void text_stat(FILE *out, const char *what, const char *unit, const struct report_stat *s)
 {
 	fprintf(out, "%-8s min %9.4f  mean %9.4f  p50 %9.4f  p95 %9.4f  max %9.4f %s\n", what,
-		s->min, s->mean, s->p50, s->p95, s->max, unit);
+		tidy(s->min), tidy(s->mean), tidy(s->p50), tidy(s->p95), tidy(s->max), unit);
 }
 
 /* Energy from the charge counter, its resolution and what it allows. */
@@ -276,9 +276,9 @@ static void text_charge(FILE *out, const struct report *r)
 	}
 	fprintf(out, "from charge    %.4f J +- %.4f J (charge counter delta x time-weighted mean voltage)\n",
 		r->energy_from_charge_j + 0.0, r->energy_from_charge_uncertainty_j);
-	fprintf(out, "               counter resolution %.0f uAh (smallest step seen), moved %.*f steps\n",
+	fprintf(out, "               counter resolution %.0f uAh (smallest step seen), moved %.*f step%s\n",
 		r->charge_resolution_uah, r->charge_steps == floor(r->charge_steps) ? 0 : 1,
-		r->charge_steps);
+		r->charge_steps, r->charge_steps == 1 ? "" : "s");
 	if (r->charge_note == REPORT_CHARGE_COMPARED)
 		fprintf(out, "               discrepancy %+.2f%% against the trapezoid\n",
 			r->discrepancy_pct);
@@ -453,26 +453,29 @@ static void text_counters(const struct report *r, FILE *out)
 /* Samples, gaps, drops: how far the capture itself can be trusted. */
 static void text_quality(const struct report *r, FILE *out)
 {
-	fprintf(out, "duration       %.3f s, %" PRIu64 " samples (median interval %.1f ms, max %.1f ms)\n",
-		r->duration_s, r->samples, r->median_interval_s * 1e3,
+	fprintf(out, "duration       %.3f s, %" PRIu64 " sample%s (median interval %.1f ms, max %.1f ms)\n",
+		r->duration_s, r->samples, r->samples == 1 ? "" : "s", r->median_interval_s * 1e3,
 		(double)r->max_interval_ns / 1e6);
+	if (r->window_edges)
+		fprintf(out, "window edges   %u between two samples, priced with the power interpolated between them\n",
+			r->window_edges);
 	fprintf(out, "repeated       %" PRIu64 " samples equal to the previous one (%" PRIu64 " flagged by the sampler)\n",
 		r->repeated, r->flagged_repeated);
 	fprintf(out, "gaps           %" PRIu64 " intervals over twice the median; %" PRIu64
 		" samples missing by seq; %" PRIu64 " lost events%s\n",
 		r->gaps, r->seq_gaps, r->lost_events, r->lost_unknown ? " (and drops of unknown size)" : "");
 	if (r->read_errors)
-		fprintf(out, "read errors    %" PRIu64 " samples the sampler could not read, left out\n",
-			r->read_errors);
+		fprintf(out, "read errors    %" PRIu64 " sample%s the sampler could not read, left out\n",
+			r->read_errors, r->read_errors == 1 ? "" : "s");
 	if (r->seq_resets)
 		fprintf(out, "seq resets     %" PRIu64 " times the sampler's seq went back (module reloaded); not counted as missing\n",
 			r->seq_resets);
 	if (r->missing)
-		fprintf(out, "missing        %" PRIu64 " samples flagged with a property the supply does not provide (read as 0)\n",
-			r->missing);
+		fprintf(out, "missing        %" PRIu64 " sample%s flagged with a property the supply does not provide (read as 0)\n",
+			r->missing, r->missing == 1 ? "" : "s");
 	if (r->zero_intervals)
-		fprintf(out, "same time      %" PRIu64 " samples at the previous sample's timestamp (no interval)\n",
-			r->zero_intervals);
+		fprintf(out, "same time      %" PRIu64 " sample%s at the previous sample's timestamp (no interval)\n",
+			r->zero_intervals, r->zero_intervals == 1 ? "" : "s");
 	if (r->slices_dropped || r->slice_ends_unmatched || r->marks_ignored)
 		fprintf(out, "slices         %" PRIu64 " not tracked (%d already open), %" PRIu64
 			" ends without a begin, %" PRIu64 " trace_marker writes ignored\n",
@@ -520,22 +523,22 @@ int report_write_processes_csv(const struct report *r, FILE *out)
 {
 	uint32_t i;
 
-	fputs("kind,tgid,comm,threads,cpu_s,energy_j\n", out);
+	/* as the JSON: an unknown group has no tgid and its one thread's pid */
+	fputs("kind,tgid,pid,comm,threads,cpu_s,energy_j\n", out);
 	for (i = 0; i < r->nr_processes; i++) {
 		const struct report_process *p = &r->processes[i];
 		const char *c;
 
-		/* an unknown group: no tgid, the thread's pid in its name's column */
 		if (p->tgid_known)
-			fprintf(out, "process,%d,\"", p->tgid);
+			fprintf(out, "process,%d,,\"", p->tgid);
 		else
-			fprintf(out, "process,,\"pid %d: ", p->tgid);
+			fprintf(out, "process,,%d,\"", p->tgid);
 		for (c = p->comm; *c; c++)
 			fputs(*c == '"' ? "\"\"" : (char[]){ *c, 0 }, out);
 		fprintf(out, "\",%d,%.9f,%.9g\n", p->threads, (double)p->cpu_ns / 1e9, p->energy_j);
 	}
-	fprintf(out, "idle,,<idle>,,,%.9g\n", r->sign * r->idle_energy + 0.0);
-	fprintf(out, "other,,<other>,,,%.9g\n", r->sign * r->other_energy + 0.0);
+	fprintf(out, "idle,,,<idle>,,,%.9g\n", r->sign * r->idle_energy + 0.0);
+	fprintf(out, "other,,,<other>,,,%.9g\n", r->sign * r->other_energy + 0.0);
 	return finish_stream(out);
 }
 
@@ -555,7 +558,8 @@ int report_write_threads_csv(const struct report *r, FILE *out)
 {
 	uint32_t i;
 
-	fputs("tid,tgid,comm,cpu_s,energy_j\n", out);
+	/* "pid", the kernel's name for a thread's id, as in the JSON's threads */
+	fputs("pid,tgid,comm,cpu_s,energy_j\n", out);
 	for (i = 0; i < r->nr_tasks; i++) {
 		const struct report_task *t = &r->tasks[r->task_order[i]];
 		char comm[sizeof(t->comm) + 1];

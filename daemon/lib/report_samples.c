@@ -22,6 +22,12 @@
 #include "util.h"
 
 #define CHROME_BATTERY_PID	0x7ffffffe
+/*
+ * Chrome JSON has no "no process": threads whose group the input does not
+ * say go under this one, named as the text and JSON say it ("tgid
+ * unknown"), rather than each passing for a process of its own pid.
+ */
+#define CHROME_UNKNOWN_TGID_PID	0x7ffffffd
 
 struct samples_pass {
 	const struct report *r;
@@ -71,7 +77,7 @@ static int tgid_of(const struct report *r, int pid)
 {
 	const struct report_task *t = report_find_task(r, pid);
 
-	return t && t->tgid > 0 ? t->tgid : pid;
+	return t && t->tgid > 0 ? t->tgid : CHROME_UNKNOWN_TGID_PID;
 }
 
 static void chrome_header(struct samples_pass *p)
@@ -84,6 +90,9 @@ static void chrome_header(struct samples_pass *p)
 	chrome_sep(p);
 	fprintf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"battery (powerpin)\"}}",
 		CHROME_BATTERY_PID);
+	chrome_sep(p);
+	fprintf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"tgid unknown (threads whose process the capture does not say)\"}}",
+		CHROME_UNKNOWN_TGID_PID);
 	for (i = 0; i < r->nr_tasks; i++) {
 		const struct report_task *t = &r->tasks[i];
 
@@ -91,7 +100,7 @@ static void chrome_header(struct samples_pass *p)
 			continue;
 		chrome_sep(p);
 		fprintf(out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
-			t->tgid > 0 ? t->tgid : t->pid, t->pid);
+			t->tgid > 0 ? t->tgid : CHROME_UNKNOWN_TGID_PID, t->pid);
 		json_string(out, t->comm, sizeof(t->comm));
 		fputs("}}", out);
 	}
@@ -133,8 +142,11 @@ static void chrome_mark(struct samples_pass *p, const struct trace_event *ev)
 		chrome_sep(p);
 		fputs("{\"name\":", out);
 		json_string(out, name, bar - name);
-		fprintf(out, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%lld}}",
-			ev->ts_ns / 1e3, tgid, strtoll(num, NULL, 10));
+		fprintf(out, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,", ev->ts_ns / 1e3, tgid);
+		/* in the unknown group, each thread's counters apart: by id */
+		if (tgid == CHROME_UNKNOWN_TGID_PID)
+			fprintf(out, "\"id\":\"%d\",", ev->pid);
+		fprintf(out, "\"args\":{\"value\":%lld}}", strtoll(num, NULL, 10));
 	} else if (ev->mark.len > 9 && !strncmp(s, "powerpin:", 9)) {
 		chrome_sep(p);
 		fputs("{\"name\":", out);
@@ -190,6 +202,13 @@ static int samples_event(const struct trace_event *ev, void *arg)
 	struct samples_pass *p = arg;
 
 	report_event(ev, &p->live);
+	/*
+	 * A --from/--to window's edge is not a sample (its values are its
+	 * neighbour's): priced in the live report, written by none of the
+	 * per-sample outputs, which hold the samples read
+	 */
+	if (ev->kind == TRACE_EV_POWER && (ev->power.has & TRACE_POWER_WINDOW_EDGE))
+		return 0;
 	/* the model's power and energy as far as here, for the HTML and Perfetto writers */
 	if (p->live.model_run && report_model_event(p->live.model_run, ev))
 		return 4;

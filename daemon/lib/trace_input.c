@@ -778,6 +778,8 @@ static int text_deliver(struct text_reader *t, struct trace_event *ev)
 {
 	const struct trace_input_ops *ops = t->ops;
 
+	if (trace_tgids_atrace(&t->tgids, ev))
+		goto oom;
 	if (ev->kind == TRACE_EV_NEWTASK) {
 		if (trace_tgids_learn(&t->tgids, ev->pid, ev->tgid) ||
 		    trace_tgids_newtask(&t->tgids, ev->pid, ev->newtask.pid,

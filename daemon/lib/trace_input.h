@@ -41,6 +41,13 @@ enum trace_event_kind {
 #define TRACE_POWER_HAS_CAPACITY	(1U << 3)
 #define TRACE_POWER_HAS_TEMP		(1U << 4)
 #define TRACE_POWER_HAS_CURRENT_AVG	(1U << 5)
+/*
+ * Not a sample: a --from/--to window's edge (report_filter.c), at ts_ns,
+ * between two samples.  Its values are those of the sample on the other
+ * side of the edge, at edge_ns; the report prices the edge's partial
+ * interval as it prices a slice's, with power interpolated between them.
+ */
+#define TRACE_POWER_WINDOW_EDGE	(1U << 6)
 
 /*
  * A task's state as sched_switch prints prev_state, one bit per letter,
@@ -83,6 +90,7 @@ struct trace_event {
 			int64_t current_avg_ua;
 			int32_t capacity;	/* percent */
 			int32_t temp_dc;	/* tenths of a degree Celsius */
+			uint64_t edge_ns;	/* TRACE_POWER_WINDOW_EDGE */
 		} power;
 		struct {
 			int prev_pid;

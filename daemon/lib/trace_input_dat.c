@@ -8,13 +8,18 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <trace-cmd/trace-cmd.h>
 
@@ -553,6 +558,8 @@ static int dat_fill(struct dat_reader *r, struct tep_record *rec, struct trace_e
 /* The event to the caller, its tasks' thread groups first; a new task only teaches. */
 static int dat_deliver(struct dat_reader *r, struct trace_event *ev)
 {
+	if (trace_tgids_atrace(&r->tgids, ev))
+		return -6;
 	if (ev->kind == TRACE_EV_NEWTASK) {
 		if (trace_tgids_newtask(&r->tgids, ev->pid, ev->newtask.pid,
 					ev->newtask.clone_flags))
@@ -817,6 +824,53 @@ static int dat_incomplete_cpu(struct tracecmd_input *handle, const struct dat_re
 }
 
 /*
+ * Why the headers are opened twice.  libtraceevent's format parser (1.7.1
+ * to 1.8.4) and libtracecmd's header reader trust the file: one flipped bit
+ * in a format's field list or print format crashes them in a dozen places
+ * (SIGSEGV in the parser's token and argument code, SIGFPE for a page size
+ * or field size of 0), and trace-cmd report crashes the same way.  Checking
+ * every format as that parser would read it is rewriting the parser, so the
+ * headers and the CPU data's layout are opened first in a child process: a
+ * child that a signal ends means a file the libraries cannot read, and it is
+ * refused with a message instead of crashing the caller.  The headers are
+ * small beside the data, so the time stays linear in the file's size.
+ */
+static void dat_trial_child(const char *path)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS };
+	struct rlimit no_core = { 0, 0 };
+	struct tracecmd_input *handle;
+	size_t i;
+
+	/* die of the signal quietly: no core file, no fuzzer's or sanitizer's report */
+	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		signal(faults[i], SIG_DFL);
+	setrlimit(RLIMIT_CORE, &no_core);
+	handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (handle)
+		tracecmd_init_data(handle);
+	_exit(0);
+}
+
+/* Whether opening @path's headers ends a process with a signal (above); its number or 0. */
+static int dat_trial_open(const char *path)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return 0;	/* no trial: the open below is as before */
+	if (!pid)
+		dat_trial_child(path);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+/*
  * Open @path's headers and data.  tracecmd_open() is these two steps; done
  * apart because libtracecmd 1.3's error path after a failed
  * tracecmd_init_data() (a v6 file cut inside its CPU data) calls
@@ -827,10 +881,20 @@ static int dat_incomplete_cpu(struct tracecmd_input *handle, const struct dat_re
 static struct tracecmd_input *dat_open(const char *path, char *err, size_t errlen)
 {
 	struct tracecmd_input *handle;
+	int sig;
 
 	/* the library's own messages would not say which input failed */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	/* libtracecmd also prints through libtraceevent's log ("mmap: ...") */
+	tep_set_loglevel(TEP_LOG_NONE);
 	format_refused[0] = '\0';
+	sig = dat_trial_open(path);
+	if (sig) {
+		snprintf(err, errlen,
+			 "%s: unreadable trace.dat (corrupt headers or event formats: the trace-cmd libraries crash reading them: %s)",
+			 path, strsignal(sig));
+		return NULL;
+	}
 	handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (format_refused[0]) {
 		snprintf(err, errlen,
@@ -977,8 +1041,54 @@ static struct tracecmd_input *dat_find_instance(struct tracecmd_input *top, cons
 	return NULL;
 }
 
+/*
+ * libtracecmd 1.3 prints some failures itself whatever its log level
+ * (perror("mmap") and "Can not mmap file, will read instead" for a corrupt
+ * CPU data offset, "File possibly truncated..."): they would come before
+ * the reader's own message, which names the input.  Its calls run with
+ * standard error on /dev/null; the descriptor to put back, or -1.
+ */
+static int quiet_begin(void)
+{
+	int saved, null;
+
+	fflush(stderr);
+	saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved < 0 || null < 0 || dup2(null, STDERR_FILENO) < 0) {
+		if (saved >= 0)
+			close(saved);
+		saved = -1;
+	}
+	if (null >= 0)
+		close(null);
+	return saved;
+}
+
+static void quiet_end(int saved)
+{
+	if (saved < 0)
+		return;
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+}
+
+static int dat_read(const char *path, const struct trace_input_ops *ops, void *arg,
+		    char *err, size_t errlen);
+
 int trace_input_read_tracedat(const char *path, const struct trace_input_ops *ops,
 			      void *arg, char *err, size_t errlen)
+{
+	int saved = quiet_begin(), ret;
+
+	ret = dat_read(path, ops, arg, err, errlen);
+	quiet_end(saved);
+	return ret;
+}
+
+/* trace_input_read_tracedat() with the library's messages silenced. */
+static int dat_read(const char *path, const struct trace_input_ops *ops, void *arg,
+		    char *err, size_t errlen)
 {
 	struct tracecmd_input *handle;
 	struct dat_reader r;

@@ -3,6 +3,7 @@
  * Thread groups as the readers learn them, and sched_switch's prev_state
  * letters: what trace_input.c and trace_input_dat.c share (trace_threads.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,27 @@ int trace_tgids_newtask(struct trace_tgids *m, int parent, int child, uint64_t c
 		return trace_tgids_learn(m, child, child);
 	tgid = trace_tgids_get(m, parent);
 	return tgid > 0 ? trace_tgids_learn(m, child, tgid) : 0;
+}
+
+int trace_tgids_atrace(struct trace_tgids *m, const struct trace_event *ev)
+{
+	const char *s = ev->mark.text, *end;
+	long tgid;
+	char *stop;
+
+	if (ev->kind != TRACE_EV_MARK || ev->pid <= 0 || ev->mark.len < 4 || !s)
+		return 0;
+	/* B|TGID|..., C|TGID|..., S|TGID|..., F|TGID|...: atrace's own getpid() */
+	if (!strchr("BCSF", s[0]) || s[1] != '|' || !isdigit((unsigned char)s[2]))
+		return 0;
+	end = s + ev->mark.len;
+	errno = 0;
+	tgid = strtol(s + 2, &stop, 10);
+	if (errno || stop >= end || *stop != '|' || tgid <= 0 || tgid > INT32_MAX)
+		return 0;
+	if (trace_tgids_get(m, ev->pid) > 0)
+		return 0;	/* the kernel's word first */
+	return trace_tgids_learn(m, ev->pid, (int)tgid);
 }
 
 long trace_tgids_parse_saved(struct trace_tgids *m, const char *stats)

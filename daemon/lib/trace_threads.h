@@ -46,6 +46,13 @@ int trace_tgids_get(const struct trace_tgids *m, int pid);
  */
 int trace_tgids_newtask(struct trace_tgids *m, int parent, int child, uint64_t clone_flags);
 /*
+ * An atrace write (B|TGID|..., C|TGID|..., S|, F|) names its writer's
+ * group (atrace writes getpid()): learn it when the kernel has not said
+ * one, so a thread the writer later makes with CLONE_THREAD joins it.
+ * Returns 0, -1 out of memory.
+ */
+int trace_tgids_atrace(struct trace_tgids *m, const struct trace_event *ev);
+/*
  * The "powerpin: tgids=PID:TGID ..." lines of a trace.dat's CPUSTAT text
  * (NULL: none).  Returns the pairs learned, or -1 out of memory.
  */

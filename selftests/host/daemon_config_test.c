@@ -195,6 +195,44 @@ TEST(config_load_only_bounded_regular_files)
 	system(cmd);
 }
 
+/* --check-config says the period as the file does: period_ms, not period_us */
+TEST(check_config_in_the_files_terms)
+{
+	static const struct {
+		const char *conf, *says;
+	} cases[] = {
+		{ "period_ms = 5\n", "period_ms: 5\n" },
+		{ "period_ms = 12.5\n", "period_ms: 12.5\n" },
+		{ "period_ms = 1.001\n", "period_ms: 1.001\n" },
+		{ "report = no\n", "period_ms: the module's own\n" },
+	};
+	char conf[] = "/tmp/ppconf.XXXXXX", cmd[256], out[1024];
+	size_t k, n;
+	FILE *f, *p;
+	int fd;
+
+	if (access("build/bin/powerpind", X_OK))
+		SKIP(return, "build/bin/powerpind not built (make userspace)");
+	fd = mkstemp(conf);
+	ASSERT_LE(0, fd);
+	close(fd);
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		f = fopen(conf, "w");
+		ASSERT_NE(NULL, f);
+		fputs(cases[k].conf, f);
+		fclose(f);
+		snprintf(cmd, sizeof(cmd), "build/bin/powerpind --check-config --config %s", conf);
+		p = popen(cmd, "r");
+		ASSERT_NE(NULL, p);
+		n = fread(out, 1, sizeof(out) - 1, p);
+		out[n] = '\0';
+		EXPECT_EQ(0, pclose(p));
+		EXPECT_NE(NULL, strstr(out, cases[k].says)) TH_LOG("%s", out);
+		EXPECT_EQ(NULL, strstr(out, "period_us")) TH_LOG("%s", out);
+	}
+	unlink(conf);
+}
+
 TEST(spool_dirs_and_summary)
 {
 	char spool[] = "/tmp/ppspool.XXXXXX", path[256], buf[512];

@@ -216,6 +216,10 @@ TEST_F(flame, usage)
 	snprintf(cmd, sizeof(cmd), POWERPIN " flame %s/none.log 2>&1", self->dir);
 	EXPECT_EQ(1, run_cmd(cmd, self->text, sizeof(self->text)));
 	EXPECT_NE(NULL, strstr(self->text, "No such file")) TH_LOG("%s", self->text);
+	/* a device is named as what it is, not "Invalid argument" */
+	EXPECT_EQ(1, run_cmd(POWERPIN " flame /dev/null 2>&1", self->text, sizeof(self->text)));
+	EXPECT_NE(NULL, strstr(self->text, "/dev/null: not a regular file")) TH_LOG("%s", self->text);
+	EXPECT_EQ(NULL, strstr(self->text, "Invalid argument")) TH_LOG("%s", self->text);
 }
 
 /* An empty log, or one without a sample: refused, with a line number, nothing written. */

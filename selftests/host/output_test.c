@@ -478,6 +478,73 @@ TEST_F(out, report_outputs_follow_links_and_streams)
 }
 
 /*
+ * Every output is checked before the input is read: a directory that is
+ * not there, a directory for a name, an empty name.  Nothing is printed
+ * (the summary came first before), and the corrupt input is never reached.
+ */
+TEST_F(out, report_outputs_checked_before_reading)
+{
+	char *in = at(self, 0, "in.txt"), *bad = at(self, 1, "bad.txt");
+	char *err = at(self, 2, "stderr"), *o = at(self, 3, "stdout");
+
+	if (access(powerpin(), X_OK))
+		SKIP(return, "powerpin not built (make userspace)");
+	make_trace(in);
+	put_file(bad, "not a capture\n");
+	EXPECT_EQ(1, sh_in(self->dir, "%s report %s --json %s/no/such/dir/x.json", powerpin(),
+			   in, self->dir));
+	EXPECT_STREQ("", file_text(o));
+	EXPECT_NE(NULL, strstr(file_text(err), "no/such/dir/x.json: No such file or directory"))
+		TH_LOG("%s", file_text(err));
+	/* the output is named, not the input's own fault */
+	EXPECT_EQ(1, sh_in(self->dir, "%s report %s --csv x.csv --html %s/no/x.html", powerpin(),
+			   bad, self->dir));
+	EXPECT_NE(NULL, strstr(file_text(err), "no/x.html: No such file or directory"))
+		TH_LOG("%s", file_text(err));
+	EXPECT_EQ(1, sh_in(self->dir, "mkdir -p d && %s report %s --perfetto d", powerpin(), in));
+	EXPECT_STREQ("", file_text(o));
+	EXPECT_NE(NULL, strstr(file_text(err), "d: Is a directory")) TH_LOG("%s", file_text(err));
+	EXPECT_EQ(1, sh_in(self->dir, "%s report %s --csv x.csv --chrome-json %s/stdout/x.json",
+			   powerpin(), in, self->dir));
+	EXPECT_NE(NULL, strstr(file_text(err), "Not a directory")) TH_LOG("%s", file_text(err));
+	if (geteuid()) {
+		EXPECT_EQ(1, sh_in(self->dir, "mkdir -p ro && chmod 555 ro && %s report %s --json ro/x.json",
+				   powerpin(), in));
+		EXPECT_STREQ("", file_text(o));
+		EXPECT_NE(NULL, strstr(file_text(err), "ro/x.json: Permission denied"))
+			TH_LOG("%s", file_text(err));
+	}
+	/* an empty name is a usage error, status 2 */
+	EXPECT_EQ(2, sh_in(self->dir, "%s report %s --json ''", powerpin(), in));
+	EXPECT_NE(NULL, strstr(file_text(err), "--json wants a file name")) TH_LOG("%s", file_text(err));
+	EXPECT_EQ(2, sh_in(self->dir, "%s report %s --html=", powerpin(), in));
+	EXPECT_NE(NULL, strstr(file_text(err), "--html wants a file name")) TH_LOG("%s", file_text(err));
+	EXPECT_EQ(0, others_in(self->dir, "in.txt", "bad.txt", "stdout", "stderr", "d", "ro",
+			       NULL));
+}
+
+/* flame and profile check their outputs before reading or measuring too */
+TEST_F(out, flame_and_profile_outputs_checked_first)
+{
+	char *log = at(self, 0, "bad.log"), *err = at(self, 2, "stderr");
+
+	if (access(powerpin(), X_OK))
+		SKIP(return, "powerpin not built (make userspace)");
+	put_file(log, "not an allocation log\n");
+	EXPECT_EQ(1, sh_in(self->dir, "%s flame %s -o %s/no/f.html", powerpin(), log, self->dir));
+	EXPECT_NE(NULL, strstr(file_text(err), "no/f.html: No such file or directory"))
+		TH_LOG("%s", file_text(err));
+	EXPECT_EQ(2, sh_in(self->dir, "%s flame %s -o ''", powerpin(), log));
+	EXPECT_NE(NULL, strstr(file_text(err), "--output wants a file name")) TH_LOG("%s", file_text(err));
+	/* profile: before the minutes of measuring (here: no gauge to measure) */
+	EXPECT_EQ(1, sh_in(self->dir, "%s profile -o p.xml --json %s/no/p.json", powerpin(),
+			   self->dir));
+	EXPECT_NE(NULL, strstr(file_text(err), "no/p.json: No such file or directory"))
+		TH_LOG("%s", file_text(err));
+	EXPECT_EQ(0, others_in(self->dir, "bad.log", "stdout", "stderr", NULL));
+}
+
+/*
  * Several outputs: all written first, then renamed; one that fails leaves
  * every file as it was.  (Never a system device as the failing output: a
  * build that replaces outputs by rename would replace it.)

@@ -431,6 +431,10 @@ TEST_F(pinlist, write_read_round_trip)
 	ASSERT_EQ(0, run(self->out, "%s pinlist %s --dump --summary", powerpin_bin(), self->path));
 	EXPECT_TRUE(file_contains(self->out, "--pinlist memory ranges--\nstart=0 bytes=8192\nstart=12288 bytes=4096\n--pinlist summary--\ntotal_bytes_to_pin=12288\n"));
 	EXPECT_FALSE(file_contains(self->out, "Failed"));
+	/* no flag: the summary, not nothing */
+	ASSERT_EQ(0, run(self->out, "%s pinlist %s", powerpin_bin(), self->path));
+	EXPECT_TRUE(file_contains(self->out, "--pinlist summary--\ntotal_bytes_to_pin=12288\n"));
+	EXPECT_FALSE(file_contains(self->out, "start="));
 	pin_ranges_free(&in);
 	pin_ranges_free(&norm);
 	pin_ranges_free(&back);

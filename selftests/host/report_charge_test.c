@@ -101,7 +101,7 @@ TEST_F(charge, one_step_gives_no_percentage)
 
 	EXPECT_NE(NULL, strstr(self->text,
 			       "from charge    7.2000 J +- 7.2000 J (charge counter delta x time-weighted mean voltage)\n"
-			       "               counter resolution 500 uAh (smallest step seen), moved 1 steps\n"
+			       "               counter resolution 500 uAh (smallest step seen), moved 1 step\n"
 			       "               no discrepancy: the charge counter moved 1 step of 500 uAh (fewer than 10): too coarse to compare with the trapezoid\n"))
 		TH_LOG("%s", self->text);
 	EXPECT_EQ(NULL, strstr(self->text, "discrepancy +"));
@@ -116,7 +116,7 @@ TEST_F(charge, one_step_gives_no_percentage)
 
 	EXPECT_NE(NULL, strstr(self->html, "<td>energy from charge</td><td>7.2000 J &plusmn; 7.2000 J</td>"));
 	EXPECT_NE(NULL, strstr(self->html, "<td>resolution (smallest step seen)</td><td>500 uAh</td>"));
-	EXPECT_NE(NULL, strstr(self->html, "<td>change</td><td>1 steps</td>"));
+	EXPECT_NE(NULL, strstr(self->html, "<td>change</td><td>1 step</td>"));
 	EXPECT_NE(NULL, strstr(self->html,
 			       "<td>discrepancy</td><td>none: the charge counter moved 1 step of 500 uAh (fewer than 10): too coarse to compare with the trapezoid</td>"));
 	EXPECT_EQ(NULL, strstr(self->html, "%)"));
@@ -160,6 +160,34 @@ TEST_F(charge, ten_steps_are_compared)
 }
 
 /* The resolution is the smallest step, not the first or the usual one. */
+/*
+ * No current at all: every format says 0 J, not "-0.0000 J" (the sign is
+ * discharge-negative, and -1 * 0 is -0); one sample is "1 sample".
+ */
+TEST_F(charge, zero_energy_and_one_sample)
+{
+	int k;
+
+	for (k = 0; k <= 10; k++)
+		gen_battery(&self->g, T0 + k * 100 * MS, k + 1, 4000000, 0, 2000000, 0);
+	ASSERT_EQ(0, run(self)) TH_LOG("%s", self->err);
+	EXPECT_EQ(NULL, strstr(self->html, "-0.0000")) TH_LOG("%s", self->html);
+	EXPECT_NE(NULL, strstr(self->html, "11 samples, energy <b>0.0000 J</b>"));
+	EXPECT_EQ(NULL, strstr(self->text, "-0.0000")) TH_LOG("%s", self->text);
+	report_free(&self->r);
+	free(self->text);
+	free(self->json);
+	free(self->html);
+	self->text = self->json = self->html = NULL;
+
+	memset(&self->g, 0, sizeof(self->g));
+	self->g.nr_cpus = 1;
+	gen_battery(&self->g, T0, 1, 4000000, -1000000, 2000000, 0);
+	ASSERT_EQ(0, run(self)) TH_LOG("%s", self->err);
+	EXPECT_NE(NULL, strstr(self->text, ", 1 sample (")) TH_LOG("%s", self->text);
+	EXPECT_NE(NULL, strstr(self->html, ", 1 sample, energy")) TH_LOG("%s", self->html);
+}
+
 TEST_F(charge, resolution_is_the_smallest_step)
 {
 	static const long long q[] = { 5000000, 4998500, 4997000, 4996500, 4995000, 4993000 };

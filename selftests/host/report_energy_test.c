@@ -649,7 +649,7 @@ TEST_F(report, drops_and_resets_reported)
 	EXPECT_NE(NULL, strstr(text, "2 samples missing by seq;"));
 	EXPECT_NE(NULL, strstr(text, "seq resets     1 times"));
 	EXPECT_NE(NULL, strstr(text, "missing        3 samples flagged"));
-	EXPECT_NE(NULL, strstr(text, "same time      1 samples"));
+	EXPECT_NE(NULL, strstr(text, "same time      1 sample at"));
 	EXPECT_NE(NULL, strstr(text, "slices         4 not tracked (4096 already open), 1 ends without a begin, 2 trace_marker writes ignored"));
 	free(text);
 	free(json);

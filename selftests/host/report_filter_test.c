@@ -183,6 +183,116 @@ TEST_F(filter, window_from_marker)
 	EXPECT_NEAR(0.5, task_j(&self->r, 200), 1e-9);
 }
 
+/*
+ * 10 Hz (the module's default period) while the current climbs 1 A/s at
+ * 4 V: p(t) = 4 * (0.5 + t) W, sampled at 0, 0.1, ... 1.0 s.  A 16 ms
+ * slice from 0.420 s to 0.436 s lies between two samples.
+ */
+static void ramp_capture(const char *path)
+{
+	struct gen g = { .nr_cpus = 1 };
+	int k;
+
+	for (k = 0; k <= 10; k++)
+		gen_battery(&g, T0 + k * 100 * MS, k + 1, 4000000, 500000 + 100000 * k,
+			    1000000, 0);
+	gen_switch(&g, T0 - MS, 0, "swapper/0", 0, 0, "app", 100);
+	gen_mark(&g, T0 + 420 * MS, 0, "app", 100, 100, "B|100|frame");
+	gen_mark(&g, T0 + 436 * MS, 0, "app", 100, 100, "E|100");
+	if (gen_write(&g, path))
+		abort();
+}
+
+/* The integral of 4 * (0.5 + t) W from @a to @b seconds. */
+static double ramp_j(double a, double b)
+{
+	return 4 * (0.5 * (b - a) + (b * b - a * a) / 2);
+}
+
+/* A window between two samples is priced as the slice table prices the slice */
+TEST_F(filter, window_inside_one_interval)
+{
+	const struct report_selection s = { .from = "frame", .to = "frame" };
+	double slice_j;
+
+	ramp_capture(self->path);
+	{
+		const struct report_selection all = { 0 };
+
+		ASSERT_EQ(0, run(_metadata, self, &all));
+		ASSERT_NE(NULL, slice(&self->r, "frame"));
+		slice_j = self->r.sign * slice(&self->r, "frame")->energy;
+		report_free(&self->r);
+		self->ran = false;
+		report_filter_free(&self->f);
+	}
+	EXPECT_NEAR(ramp_j(0.420, 0.436), slice_j, 1e-9);
+	ASSERT_EQ(0, run(_metadata, self, &s));
+	EXPECT_NEAR(slice_j, self->r.energy_j, 1e-9);
+	EXPECT_NEAR(0.016, self->r.duration_s, 1e-9);
+	EXPECT_EQ(0U, self->r.samples);
+	EXPECT_EQ(2U, self->r.window_edges);
+	EXPECT_NEAR(slice_j, task_j(&self->r, 100), 1e-9);
+}
+
+/* Seconds between samples: the partial intervals at both edges count */
+TEST_F(filter, window_edges_between_samples)
+{
+	const struct report_selection s = { .from = "0.25", .to = "0.75" };
+
+	ramp_capture(self->path);
+	ASSERT_EQ(0, run(_metadata, self, &s));
+	EXPECT_EQ(5U, self->r.samples);		/* 0.3 ... 0.7 s */
+	EXPECT_EQ(2U, self->r.window_edges);
+	EXPECT_NEAR(0.5, self->r.duration_s, 1e-9);
+	EXPECT_NEAR(ramp_j(0.25, 0.75), self->r.energy_j, 1e-9);
+	EXPECT_NEAR(ramp_j(0.25, 0.75), task_j(&self->r, 100), 1e-9);
+	/* the samples CSV holds the 5 samples read, not the edges */
+	{
+		char *csv = NULL;
+		size_t len = 0, rows = 0, i;
+		FILE *f = open_memstream(&csv, &len);
+
+		ASSERT_NE(NULL, f);
+		ASSERT_EQ(0, report_write_outputs(&self->r, self->path,
+						  &(struct report_outputs){ .csv = f, .title = "t" },
+						  self->err, sizeof(self->err)));
+		fclose(f);
+		for (i = 0; i < len; i++)
+			rows += csv[i] == '\n';
+		EXPECT_EQ(1U + 5U, rows) TH_LOG("%s", csv);
+		free(csv);
+	}
+}
+
+/* Windows with nothing to price are named as what they are */
+TEST_F(filter, window_empty_inverted_out_of_range)
+{
+	static const struct {
+		const char *from, *to, *says;
+	} cases[] = {
+		{ "5", NULL, "the window starts at 5.000 s, past the capture's last power sample (1.000 s)" },
+		{ "1.05", "2", "the window starts at 1.050 s, past the capture's last power sample (1.000 s)" },
+		{ "0.3", "0.1", "the window is inverted: --from is at 0.300 s, after --to at 0.100 s" },
+	};
+	size_t k;
+
+	ramp_capture(self->path);
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const struct report_selection s = { .from = cases[k].from, .to = cases[k].to };
+		struct report_options opt = { .filter = &self->f };
+		struct report r;
+
+		report_filter_free(&self->f);
+		ASSERT_EQ(0, report_filter_resolve(&self->f, self->path, &s, self->err,
+						   sizeof(self->err)));
+		ASSERT_EQ(0, report_init(&r, &opt));
+		EXPECT_EQ(-1, report_run(&r, self->path, self->err, sizeof(self->err)));
+		EXPECT_NE(NULL, strstr(self->err, cases[k].says)) TH_LOG("%s", self->err);
+		report_free(&r);
+	}
+}
+
 TEST_F(filter, unknown_name)
 {
 	const struct report_selection s = { .to = "nosuchslice" };
@@ -269,6 +379,29 @@ TEST_F(filter, no_thread_matches)
 	EXPECT_NE(NULL, strstr(self->err, "no thread in the input matches"));
 }
 
+/* --cpu naming no CPU of the capture (2 CPUs) is an error, not all <other> */
+TEST_F(filter, cpu_not_in_capture)
+{
+	const struct report_selection s = { 0 };
+	struct report_event_counts c;
+	char err[256];
+
+	ASSERT_EQ(0, report_filter_parse_cpus(&self->f, "5,7-9", err, sizeof(err)));
+	ASSERT_EQ(-1, run(_metadata, self, &s));
+	EXPECT_NE(NULL, strstr(self->err, "--cpu selects none of the capture's CPUs (it has 2: 0 to 1)"))
+		TH_LOG("%s", self->err);
+	/* --stat too */
+	EXPECT_EQ(-1, report_count_events(self->path, &self->f, &c, self->err, sizeof(self->err)));
+	EXPECT_NE(NULL, strstr(self->err, "it has 2: 0 to 1")) TH_LOG("%s", self->err);
+	/* one CPU of the capture among them is a selection */
+	report_filter_free(&self->f);
+	report_free(&self->r);
+	self->ran = false;
+	ASSERT_EQ(0, report_filter_parse_cpus(&self->f, "1,5", err, sizeof(err)));
+	ASSERT_EQ(0, run(_metadata, self, &s));
+	EXPECT_NEAR(0.5, task_j(&self->r, 200), 1e-9);
+}
+
 /* ---- the command: every output made from the same events ----------------- */
 
 static bool file_has(const char *path, const char *what)
@@ -304,7 +437,7 @@ TEST_F(filter, pid_in_every_output)
 			EXPECT_TRUE(file_has(p, "frame")) TH_LOG("%s", outs[i]);
 	}
 	snprintf(p, sizeof(p), "%s/s-threads.csv", self->dir);
-	EXPECT_TRUE(file_has(p, "tid,tgid,comm,cpu_s,energy_j\n100,100,\"app\",1.000000000,1\n101,100,\"RenderThread\",0.500000000,0.5\n"));
+	EXPECT_TRUE(file_has(p, "pid,tgid,comm,cpu_s,energy_j\n100,100,\"app\",1.000000000,1\n101,100,\"RenderThread\",0.500000000,0.5\n"));
 	snprintf(p, sizeof(p), "%s/s-slices.csv", self->dir);
 	EXPECT_TRUE(file_has(p, "kind,name,count,duration_s,energy_j,energy_above_baseline_j,unterminated\nslice,\"frame\",1,0.200000000,0.4,,0\n"));
 	snprintf(p, sizeof(p), "%s/r.json", self->dir);
@@ -386,6 +519,8 @@ TEST_F(filter, bad_values)
 		{ "--cpu 2-1", "--cpu wants CPU numbers below 4096, as 0,2-3, not '2-1'" },
 		{ "--pid x", "--pid wants positive ids, as 12,34, not 'x'" },
 		{ "--tid 1,,2", "--tid wants positive ids, as 12,34, not '1,,2'" },
+		{ "--stat --json -", "--stat prints on standard output, where an output already goes (-): give that output a file" },
+		{ "--json '' --stat", "--json wants a file name (or - for standard output), not ''" },
 	};
 	char cmd[512], out[4096], want[512];
 	size_t i;

@@ -475,8 +475,8 @@ TEST_F(cli, outputs)
 	EXPECT_EQ(1, count_lines(csv, "time_s,voltage_v,current_a,power_w,charge_uah,seq,flags,capture_start_s"));
 	EXPECT_EQ(1, count_lines(csv, "0.000000000,4.000000,0.500000,2.000000,5000,0,0,100.000000000"));
 	EXPECT_EQ(1, count_lines(csv, "2.000000000,4.000000,0.500000,2.000000,5000,200,0,100.000000000"));
-	EXPECT_EQ(1, count_lines(procs, "process,42,\"spin\",1,2.000000000,4"));
-	EXPECT_EQ(1, count_lines(procs, "idle,,<idle>,,,0"));
+	EXPECT_EQ(1, count_lines(procs, "process,42,,\"spin\",1,2.000000000,4"));
+	EXPECT_EQ(1, count_lines(procs, "idle,,,<idle>,,,0"));
 
 	page = slurp(html);
 	ASSERT_NE(NULL, page);

@@ -349,7 +349,8 @@ FIXTURE_SETUP(rp)
 	snprintf(self->env, sizeof(self->env), "POWERPIN_PERF=%s", self->perf);
 	ASSERT_EQ(0, write_capture(self->trace));
 	ASSERT_EQ(0, write_file(self->script, samples, 0644));
-	ASSERT_EQ(0, write_file(self->data, "stands for a perf.data\n", 0644));
+	/* perf.data's magic, then the stand-in's note */
+	ASSERT_EQ(0, write_file(self->data, "PERFILE2 stands for a perf.data\n", 0644));
 	/* the stand-in: says how it was run, prints the samples */
 	snprintf(text, sizeof(text), "#!/bin/sh\necho \"$@\" >%s/args\ncat %s\nexit ${PERF_EXIT:-0}\n",
 		 self->dir, self->script);
@@ -522,6 +523,9 @@ TEST_F(rp, errors)
 		{ "--perf @/perf.data --perf-map @/nope", "", "--perf-map @/nope: No such file", 1 },
 		/* no perf.data */
 		{ "--perf @/none.data", "", "none.data: No such file", 1 },
+		/* not a perf.data: named before perf script says "incompatible file format" */
+		{ "--perf @/trace.txt", "", "--perf @/trace.txt: not a perf.data file", 1 },
+		{ "--perf @/perf", "", "--perf @/perf: not a perf.data file", 1 },
 		/* perf script fails */
 		{ "--perf @/perf.data", "PERF_EXIT=3", "perf script failed (exit 3)", 1 },
 	};

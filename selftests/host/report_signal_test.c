@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A report stopped half-way leaves no NAME.tmp.XXXXXX behind and every
- * output file as it was: SIGTERM, SIGINT and SIGHUP while it writes,
- * SIGPIPE when its standard output's reader goes away, and EPIPE when
- * SIGPIPE is ignored.  The report is held half-way deterministically: its
+ * output file as it was: SIGTERM, SIGINT and SIGHUP while it writes, and
+ * every other signal whose default action ends a process (SIGQUIT, the
+ * user signals, the timers' and the limits', a real-time one), SIGPIPE
+ * when its standard output's reader goes away, EPIPE when SIGPIPE is
+ * ignored, and SIGXFSZ when an output grows past `ulimit -f`.  The report is held half-way deterministically: its
  * CSV goes to a pipe the test does not read, so it blocks once the pipe
  * is full, with every other output open in its temporary file.
  */
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -114,6 +117,7 @@ static int temps_in(const char *dir)
 static int start_report(FIXTURE_DATA(sig) *self, bool ignore_pipe)
 {
 	struct timespec nap = { 0, 5 * 1000 * 1000 };
+	struct rlimit no_core = { 0, 0 };
 	int p[2], queued = 0, size, i;
 	char err[128];
 
@@ -139,6 +143,7 @@ static int start_report(FIXTURE_DATA(sig) *self, bool ignore_pipe)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		setrlimit(RLIMIT_CORE, &no_core);	/* SIGQUIT: no core file */
 		execl(self->powerpin, "powerpin", "report", "in.txt", "--csv", "-",
 		      "--json", outputs[0], "--html", outputs[1], "--perfetto", outputs[2],
 		      "--chrome-json", outputs[3], (char *)NULL);
@@ -214,6 +219,75 @@ TEST_F(sig, sigint)
 TEST_F(sig, sighup)
 {
 	killed_by(self, _metadata, SIGHUP);
+}
+
+TEST_F(sig, sigquit)
+{
+	killed_by(self, _metadata, SIGQUIT);
+}
+
+TEST_F(sig, sigusr1)
+{
+	killed_by(self, _metadata, SIGUSR1);
+}
+
+TEST_F(sig, sigusr2)
+{
+	killed_by(self, _metadata, SIGUSR2);
+}
+
+TEST_F(sig, sigalrm)
+{
+	killed_by(self, _metadata, SIGALRM);
+}
+
+TEST_F(sig, sigxcpu)
+{
+	killed_by(self, _metadata, SIGXCPU);
+}
+
+TEST_F(sig, sigvtalrm)
+{
+	killed_by(self, _metadata, SIGVTALRM);
+}
+
+TEST_F(sig, sigprof)
+{
+	killed_by(self, _metadata, SIGPROF);
+}
+
+TEST_F(sig, sigrtmin)
+{
+	killed_by(self, _metadata, SIGRTMIN + 2);
+}
+
+/*
+ * `ulimit -f 16` (16 KiB): the first output past it raises SIGXFSZ in the
+ * report, which ends it with every temporary file removed
+ */
+TEST_F(sig, sigxfsz)
+{
+	struct rlimit fsize = { 16384, 16384 }, no_core = { 0, 0 };
+	int status = 0;
+
+	self->pid = fork();
+	ASSERT_LE(0, self->pid);
+	if (!self->pid) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || chdir(self->dir))
+			_exit(125);
+		signal(SIGXFSZ, SIG_DFL);
+		setrlimit(RLIMIT_CORE, &no_core);
+		setrlimit(RLIMIT_FSIZE, &fsize);
+		execl(self->powerpin, "powerpin", "report", "in.txt", "--json", outputs[0],
+		      "--html", outputs[1], "--perfetto", outputs[2], "--chrome-json",
+		      outputs[3], (char *)NULL);
+		_exit(127);
+	}
+	EXPECT_EQ(0, finish(self, _metadata, &status));
+	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("status 0x%x", status);
+	EXPECT_EQ(SIGXFSZ, WTERMSIG(status));
 }
 
 /* The reader of standard output goes away: SIGPIPE */

@@ -61,7 +61,7 @@ static int count(const char *hay, const char *needle)
 FIXTURE(thr) {
 	char dir[64];
 	char in[128], out[128], json[128], pf[128], err[128];
-	char *text, *js, *trace, *warn;
+	char *text, *js, *trace, *warn, *procs, *threads, *chrome, *html;
 };
 
 FIXTURE_SETUP(thr)
@@ -85,6 +85,10 @@ FIXTURE_TEARDOWN(thr)
 	free(self->js);
 	free(self->trace);
 	free(self->warn);
+	free(self->procs);
+	free(self->threads);
+	free(self->chrome);
+	free(self->html);
 	if (!self->dir[0])
 		return;
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
@@ -98,11 +102,22 @@ static int run(FIXTURE_DATA(thr) *self)
 	char cmd[1024];
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "%s report %s --json %s --perfetto %s > %s 2> %s", POWERPIN,
-		 self->in, self->json, self->pf, self->out, self->err);
+	snprintf(cmd, sizeof(cmd), "%s report %s --json %s --perfetto %s --csv %s/s.csv --chrome-json %s/c.json --html %s/r.html > %s 2> %s",
+		 POWERPIN, self->in, self->json, self->pf, self->dir, self->dir, self->dir, self->out,
+		 self->err);
 	st = system(cmd);
 	self->warn = slurp(self->err);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "%s/s-processes.csv", self->dir);
+	self->procs = slurp(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/s-threads.csv", self->dir);
+	self->threads = slurp(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/c.json", self->dir);
+	self->chrome = slurp(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/r.html", self->dir);
+	self->html = slurp(cmd);
+	if (!self->procs || !self->threads || !self->chrome || !self->html)
 		return -1;
 	self->text = slurp(self->out);
 	self->js = slurp(self->json);
@@ -152,6 +167,26 @@ TEST_F_TIMEOUT(thr, text_tgid_column, 120)
 	EXPECT_NE(NULL, strstr(self->js, "{\"kind\": \"process\", \"tgid\": null, \"pid\": 2000, \"comm\": \"lone\", \"threads\": 1,"));
 	EXPECT_NE(NULL, strstr(self->js, "{\"pid\": 1216, \"tgid\": 1215, \"comm\": \"RenderThread\""));
 	EXPECT_NE(NULL, strstr(self->js, "{\"pid\": 2000, \"tgid\": null, \"comm\": \"lone\""));
+	/* the CSV tables say the same, in the same columns as the JSON's keys */
+	EXPECT_EQ(0, strncmp(self->procs, "kind,tgid,pid,comm,threads,cpu_s,energy_j\n", 42));
+	EXPECT_NE(NULL, strstr(self->procs, "\nprocess,1215,,\"app\",2,1.400000000,")) TH_LOG("%s", self->procs);
+	EXPECT_NE(NULL, strstr(self->procs, "\nprocess,,2000,\"lone\",1,0.300000000,")) TH_LOG("%s", self->procs);
+	EXPECT_EQ(NULL, strstr(self->procs, "pid 2000:"));
+	EXPECT_EQ(0, strncmp(self->threads, "pid,tgid,comm,cpu_s,energy_j\n", 29));
+	EXPECT_NE(NULL, strstr(self->threads, "\n1216,1215,\"RenderThread\",")) TH_LOG("%s", self->threads);
+	EXPECT_NE(NULL, strstr(self->threads, "\n2000,,\"lone\",")) TH_LOG("%s", self->threads);
+	/* Chrome JSON: "lone" under one "tgid unknown" process, not as process 2000 */
+	EXPECT_NE(NULL, strstr(self->chrome, "\"pid\":2147483645,\"args\":{\"name\":\"tgid unknown"))
+		TH_LOG("%s", self->chrome);
+	EXPECT_NE(NULL, strstr(self->chrome, "\"pid\":2147483645,\"tid\":2000,\"args\":{\"name\":\"lone\"}"));
+	EXPECT_EQ(NULL, strstr(self->chrome, "\"pid\":2000,"));
+	EXPECT_NE(NULL, strstr(self->chrome, "\"pid\":1215,\"tid\":1216,\"args\":{\"name\":\"RenderThread\"}"));
+	/* HTML: tables and slice lanes say unknown, never the pid as a tgid */
+	EXPECT_NE(NULL, strstr(self->html, "<tr><td>lone</td><td>unknown (pid 2000)</td><td>1</td>"))
+		TH_LOG("%s", self->html);
+	EXPECT_NE(NULL, strstr(self->html, "<tr><td>lone</td><td>2000</td><td>unknown</td>"));
+	EXPECT_NE(NULL, strstr(self->html, "<tr><td>RenderThread</td><td>1216</td><td>1215</td>"));
+	EXPECT_EQ(NULL, strstr(self->html, "<td>2000</td><td>2000</td>"));
 	/* every CPU's task known from the start: nothing unattributed, exactly */
 	EXPECT_NE(NULL, strstr(self->js, "\"other_j\": 0,"));
 	if (!self->trace)
@@ -210,6 +245,35 @@ TEST_F_TIMEOUT(thr, tracedat_saved_tgids_and_newtask, 120)
 	EXPECT_EQ(1, count(self->trace, "thread { pid: 1215 tid: 1217 "));
 	EXPECT_EQ(1, count(self->trace, "thread { pid: 1300 tid: 1300 "));
 	EXPECT_EQ(0, count(self->trace, "tid: 3000"));
+}
+
+/*
+ * 1400's group is said only by its atrace writes (B|1400|...): a thread it
+ * makes with CLONE_THREAD (1401) joins it, as one it makes with saved
+ * tgids would.
+ */
+TEST_F_TIMEOUT(thr, clone_thread_of_an_atrace_group, 120)
+{
+	struct tdat w;
+	int k;
+
+	ASSERT_EQ(0, tdat_open(&w, 2));
+	tdat_comm(&w, 1400, "game");
+	for (k = 0; k <= 20; k++)
+		tdat_battery(&w, 1, T0 + k * 50 * MS, 77, k + 1, 4000000, -500000, 4000, 0);
+	tdat_switch(&w, 0, T0 + 1 * MS, "swapper/0", 0, "game", 1400);
+	tdat_print(&w, 0, T0 + 2 * MS, 1400, "B|1400|load\n");
+	tdat_print(&w, 0, T0 + 3 * MS, 1400, "E|1400\n");
+	tdat_newtask(&w, 0, T0 + 4 * MS, 1400, 1401, "game", 0x3d0f00);	/* a thread */
+	tdat_fork(&w, 0, T0 + 4 * MS, "game", 1400, 1401);
+	tdat_switch(&w, 0, T0 + 500 * MS, "game", 1400, "loader", 1401);
+	tdat_switch(&w, 0, T0 + 900 * MS, "loader", 1401, "swapper/0", 0);
+	ASSERT_EQ(0, tdat_close(&w, self->in));
+	ASSERT_EQ(0, run(self)) TH_LOG("%s", self->warn ? self->warn : "");
+
+	EXPECT_NE(NULL, strstr(self->text, "tgid 1400, 2 threads,")) TH_LOG("%s", self->text);
+	EXPECT_NE(NULL, strstr(self->js, "{\"pid\": 1401, \"tgid\": 1400,")) TH_LOG("%s", self->js);
+	EXPECT_EQ(NULL, strstr(self->text, "tgid unknown"));
 }
 
 /* Events on CPU 1024: left out of the Perfetto trace, with a warning. */

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <kselftest_harness.h>
@@ -243,6 +245,157 @@ TEST_F(dat, truncated_anywhere)
 		EXPECT_NE(NULL, strstr(err, "cut.dat: ")) TH_LOG("cut at %g: %s", cuts[i], err);
 		report_free(&r);
 	}
+}
+
+/* @len bytes of @buf as the file @path; aborts when it cannot. */
+static void put_bytes(const char *path, const char *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f))
+		abort();
+}
+
+/* The whole file, malloc'd, its size in @len; NULL when it cannot be read. */
+static char *read_whole(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	FILE *f = fopen(path, "rb");
+
+	if (!f || fstat(fileno(f), &st) || !(buf = malloc(st.st_size + 1)) ||
+	    fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = st.st_size;
+	return buf;
+}
+
+/*
+ * report_run() on @path in a child: its wait status.  The child exits 0
+ * when the report is made, 1 when it is refused with a message naming
+ * the file, 2 when it is refused without one.
+ */
+static int report_in_child(const char *path)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		struct report r;
+		char err[512] = "";
+		int ret;
+
+		alarm(60);
+		if (report_init(&r, NULL))
+			_exit(3);
+		ret = report_run(&r, path, err, sizeof(err));
+		_exit(!ret ? 0 : strstr(err, path) ? 1 : 2);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+/*
+ * One flipped bit anywhere in the headers and event formats (everything
+ * before the CPU data's "flyrecord"), and a page size of 0: a report or one
+ * line naming the file, never a crash.  libtraceevent's format parser
+ * crashes (SIGSEGV, SIGFPE) on many of these; trace-cmd report too.
+ */
+TEST_F_TIMEOUT(dat, corrupt_headers_never_crash, 300)
+{
+	char flip[160], *buf, *fly;
+	int crashed = 0, refused = 0, status, k;
+	size_t len, i;
+
+	/* a second of samples: the time goes to the headers, not the data */
+	for (k = 0; k <= 100; k++)
+		tdat_battery(&self->w, k % 2, T0 + k * 10 * MS, 77, k, 3800000, -500000, 2500000, 0);
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	buf = read_whole(self->path, &len);
+	ASSERT_NE(NULL, buf);
+	fly = memmem(buf, len, "flyrecord", 9);
+	ASSERT_NE(NULL, fly);
+	snprintf(flip, sizeof(flip), "%s/flip.dat", self->dir);
+	/* every byte, one bit each (bit i % 8); then the page size, 0 */
+	for (i = 0; i <= (size_t)(fly - buf); i++) {
+		bool page0 = i == (size_t)(fly - buf);
+		uint32_t page = 0, old = 0;
+
+		if (page0) {
+			/* magic (10), "6\0", endian, long size, then the page size */
+			memcpy(&old, buf + 14, 4);
+			memcpy(buf + 14, &page, 4);
+		} else {
+			buf[i] ^= 1 << (i % 8);
+		}
+		put_bytes(flip, buf, len);
+		if (page0)
+			memcpy(buf + 14, &old, 4);
+		else
+			buf[i] ^= 1 << (i % 8);
+		status = report_in_child(flip);
+		ASSERT_NE(-1, status);
+		if (WIFSIGNALED(status)) {
+			if (crashed++ < 8)
+				TH_LOG("byte %zu bit %zu: %s", i, i % 8, strsignal(WTERMSIG(status)));
+			continue;
+		}
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) <= 1)
+			TH_LOG("byte %zu bit %zu: status 0x%x", i, i % 8, status);
+		refused += WEXITSTATUS(status) == 1;
+	}
+	free(buf);
+	EXPECT_EQ(0, crashed);
+	/* most flips in a format are caught, not read as garbage */
+	EXPECT_LT(100, refused);
+}
+
+/*
+ * CPU 0's data offset pointing past the file: libtracecmd prints its own
+ * "mmap: Invalid argument" and "Can not mmap file" lines whatever its log
+ * level; powerpin report's stderr is its one line naming the file.
+ */
+TEST_F(dat, corrupt_cpu_offset_one_line)
+{
+	char bad[160], cmd[512], out[2048] = "";
+	char *buf, *fly, *nl;
+	size_t len;
+	FILE *p;
+	int k;
+
+	if (access("build/bin/powerpin", X_OK))
+		SKIP(return, "build/bin/powerpin not built (make userspace)");
+	/* 0.2 s: each CPU's data one page */
+	for (k = 0; k <= 20; k++)
+		tdat_battery(&self->w, k % 2, T0 + k * 10 * MS, 77, k, 3800000, -500000, 2500000, 0);
+	ASSERT_EQ(0, tdat_close(&self->w, self->path));
+	buf = read_whole(self->path, &len);
+	ASSERT_NE(NULL, buf);
+	fly = memmem(buf, len, "flyrecord", 9);
+	ASSERT_NE(NULL, fly);
+	fly[9 + 2] ^= 0x08;	/* CPU 0's offset (u64 LE after the word) + 512 KiB */
+	snprintf(bad, sizeof(bad), "%s/bad.dat", self->dir);
+	put_bytes(bad, buf, len);
+	free(buf);
+	snprintf(cmd, sizeof(cmd), "build/bin/powerpin report %s 2>&1 >/dev/null; echo status $?", bad);
+	p = popen(cmd, "r");
+	ASSERT_NE(NULL, p);
+	len = fread(out, 1, sizeof(out) - 1, p);
+	out[len] = '\0';
+	pclose(p);
+	EXPECT_EQ(0, strncmp(out, "powerpin report: ", 17)) TH_LOG("%s", out);
+	nl = strchr(out, '\n');
+	ASSERT_NE(NULL, nl);
+	EXPECT_STREQ("status 1\n", nl + 1) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "bad.dat: unreadable trace.dat")) TH_LOG("%s", out);
 }
 
 /*
