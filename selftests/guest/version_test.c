@@ -21,7 +21,7 @@
 /* Run @cmd; its stdout into @out, its stderr into @err; exit status. */
 static int run(const char *cmd, char *out, size_t outlen, char *err, size_t errlen)
 {
-	char full[512];
+	char full[1200];
 	FILE *fp;
 	size_t n;
 	int st;
@@ -107,7 +107,7 @@ TEST(mismatch_warns)
 
 TEST(modcheck_matches_the_loaded_module)
 {
-	char cmd[256], out[2048], err[1024];
+	char cmd[1024], out[2048], err[1024];
 	struct utsname u;
 
 	ASSERT_EQ(0, uname(&u));

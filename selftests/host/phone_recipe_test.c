@@ -79,9 +79,12 @@ TEST_F_TIMEOUT(recipe, nexus6_recipe_builds_a_matching_module, 900)
 	int rc;
 
 	ASSERT_NE(NULL, readme);
-	for (i = 0; i < sizeof(recipe) / sizeof(recipe[0]); i++)
-		EXPECT_NE(NULL, strstr(readme, recipe[i]))
-			TH_LOG("kmod/README.md does not say: %s", recipe[i]);
+	for (i = 0; i < sizeof(recipe) / sizeof(recipe[0]); i++) {
+		if (strstr(readme, recipe[i]))
+			continue;
+		TH_LOG("kmod/README.md does not say line %zu of the recipe", i + 1);
+		EXPECT_TRUE(false);
+	}
 	n = snprintf(script, sizeof(script), "set -e; export HOME=%s; %s; ", self->home, ADB);
 	for (i = 0; i < sizeof(recipe) / sizeof(recipe[0]); i++)
 		n += snprintf(script + n, sizeof(script) - n, "%s >>%s/log 2>&1; ",
@@ -96,8 +99,11 @@ TEST_F_TIMEOUT(recipe, nexus6_recipe_builds_a_matching_module, 900)
 		run_cmd(script, out, sizeof(out));
 	}
 	ASSERT_EQ(0, rc) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "module  3.10.40 SMP preempt mod_unload ARMv7")) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "matches (insmod's vermagic check passes)")) TH_LOG("%s", out);
+	if (!strstr(out, "module  3.10.40 SMP preempt mod_unload ARMv7") ||
+	    !strstr(out, "matches (insmod's vermagic check passes)")) {
+		TH_LOG("modcheck did not say the module matches: %s", out);
+		EXPECT_TRUE(false);
+	}
 }
 
 TEST_HARNESS_MAIN
