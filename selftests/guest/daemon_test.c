@@ -104,6 +104,14 @@ static char *find_capture(const char *spool, const char *file, int nth)
 	return found;
 }
 
+/*
+ * How long a wait for the daemon may take before it counts as a hang: the
+ * waits end as soon as what they wait for happens, and a guest starved by
+ * other guests on the host takes several times an idle one's 1 to 2 s to
+ * write a capture's reports (the time is reported, not bounded).
+ */
+#define HANG_S		60.0
+
 static char *wait_capture(const char *spool, const char *file, int nth,
 			  double timeout_s)
 {
@@ -427,9 +435,9 @@ TEST_F_TIMEOUT(ppd, end_to_end, 300)
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
 	t_off = now_s();
 
-	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	dir = wait_capture(self->spool, "summary.txt", 0, HANG_S);
 	t_seen = now_s();
-	ASSERT_NE(NULL, dir) TH_LOG("no capture within 5 s of tracing_on 0");
+	ASSERT_NE(NULL, dir) TH_LOG("no capture within %.0f s of tracing_on 0", HANG_S);
 	TH_LOG("capture %s complete %.2f s after tracing_on 0", dir, t_seen - t_off);
 	EXPECT_EQ(1, summary_value(dir, "complete"));
 	samples = summary_value(dir, "samples");
@@ -508,7 +516,7 @@ TEST_F_TIMEOUT(ppd, kill9_then_restart, 300)
 	int stale = 0;
 
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
-	first = wait_capture(self->spool, "", 0, 5.0);
+	first = wait_capture(self->spool, "", 0, HANG_S);
 	usleep(500000);
 	stop_daemon(self->pid, SIGKILL);
 	self->pid = 0;
@@ -529,7 +537,7 @@ TEST_F_TIMEOUT(ppd, kill9_then_restart, 300)
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
 	busy_for(1.0);
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
-	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	dir = wait_capture(self->spool, "summary.txt", 0, HANG_S);
 	ASSERT_NE(NULL, dir);
 	EXPECT_EQ(1, summary_value(dir, "complete"));
 	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
@@ -556,7 +564,7 @@ TEST_F_TIMEOUT(ppd, module_reload_under_daemon, 300)
 	snprintf(cmd, sizeof(cmd), "insmod build/%s/powerpin.ko", u.release);
 	ASSERT_EQ(0, system(cmd));
 	/* the daemon notices and enables the new module's events */
-	end = now_s() + 10;
+	end = now_s() + HANG_S;
 	while (now_s() < end &&
 	       (read_text(TRACING "/events/powerpin/powerpin_battery/enable", buf, sizeof(buf)) ||
 		buf[0] != '1'))
@@ -567,7 +575,7 @@ TEST_F_TIMEOUT(ppd, module_reload_under_daemon, 300)
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
 	busy_for(1.0);
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
-	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	dir = wait_capture(self->spool, "summary.txt", 0, HANG_S);
 	ASSERT_NE(NULL, dir);
 	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
 	ASSERT_EQ(0, read_battery_events(trace, &ev));
@@ -585,7 +593,7 @@ TEST_F_TIMEOUT(ppd, sighup_rereads_config, 120)
 	snprintf(buf, sizeof(buf), "report = no\nperiod_ms = 20\n");
 	ASSERT_EQ(0, write_file(self->conf, buf));
 	kill(self->pid, SIGHUP);
-	end = now_s() + 10;
+	end = now_s() + HANG_S;
 	while (now_s() < end &&
 	       !file_has("/sys/module/powerpin/parameters/period_us", "20000"))
 		usleep(50000);
@@ -595,7 +603,7 @@ TEST_F_TIMEOUT(ppd, sighup_rereads_config, 120)
 	/* a broken file is refused and the daemon carries on */
 	ASSERT_EQ(0, write_file(self->conf, "period_ms = 0.1\n"));
 	kill(self->pid, SIGHUP);
-	end = now_s() + 10;
+	end = now_s() + HANG_S;
 	while (now_s() < end && !file_has(self->log, "configuration not changed"))
 		usleep(50000);
 	EXPECT_TRUE(file_has(self->log, ":1: period_ms '0.1'"));
@@ -619,7 +627,7 @@ TEST_F_TIMEOUT(ppd, starts_with_gate_open, 120)
 	ASSERT_LT(0, self->pid);
 	usleep(1000000);
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
-	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	dir = wait_capture(self->spool, "summary.txt", 0, HANG_S);
 	ASSERT_NE(NULL, dir);
 	EXPECT_EQ(1, summary_value(dir, "complete"));
 	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
@@ -650,7 +658,7 @@ TEST_F_TIMEOUT(ppd, one_capture_at_a_time, 120)
 
 	/* while the daemon captures, record refuses */
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
-	dir = wait_capture(self->spool, "", 0, 5.0);
+	dir = wait_capture(self->spool, "", 0, HANG_S);
 	ASSERT_NE(NULL, dir);
 	free(dir);
 	snprintf(cmd, sizeof(cmd), "build/bin/powerpin record -q -d 1 -o %s 2>%s/rec.err",
@@ -659,7 +667,7 @@ TEST_F_TIMEOUT(ppd, one_capture_at_a_time, 120)
 	snprintf(cmd, sizeof(cmd), "%s/rec.err", self->base);
 	EXPECT_TRUE(file_has(cmd, "another capture"));
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
-	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	dir = wait_capture(self->spool, "summary.txt", 0, HANG_S);
 	ASSERT_NE(NULL, dir);
 	EXPECT_EQ(1, summary_value(dir, "complete"));
 	free(dir);
@@ -712,13 +720,13 @@ TEST_F_TIMEOUT(ppd, disk_full_fails_the_capture, 180)
 	ASSERT_LT(0, self->pid);
 
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
-	end = now_s() + 10;
+	end = now_s() + HANG_S;
 	while (now_s() < end && !file_has(self->log, "capture started"))
 		usleep(20000);
 	ASSERT_TRUE(file_has(self->log, "capture started"));
 	snprintf(fill, sizeof(fill), "%s/fill", self->spool);
 	ASSERT_TRUE(fill_fs(fill));
-	end = now_s() + 10;
+	end = now_s() + HANG_S;
 	while (now_s() < end && !file_has(self->log, "failed: cannot write"))
 		switch_for(0.1);
 	/* space again: nothing may come back of the capture now */
@@ -726,9 +734,9 @@ TEST_F_TIMEOUT(ppd, disk_full_fails_the_capture, 180)
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
 	EXPECT_TRUE(file_has(self->log, "No space left on device"));
 	/* the sampler closes the gate at its next poll */
-	ASSERT_EQ(0, wait_idle(5.0));
+	ASSERT_EQ(0, wait_idle(HANG_S));
 
-	dir = wait_capture(self->spool, "summary.txt", 0, 5.0);
+	dir = wait_capture(self->spool, "summary.txt", 0, HANG_S);
 	ASSERT_NE(NULL, dir);
 	EXPECT_EQ(0, summary_value(dir, "complete"));
 	snprintf(path, sizeof(path), "%s/summary.txt", dir);
@@ -742,7 +750,7 @@ TEST_F_TIMEOUT(ppd, disk_full_fails_the_capture, 180)
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
 	busy_for(1.0);
 	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
-	next = wait_capture(self->spool, "trace.dat", 0, 10.0);
+	next = wait_capture(self->spool, "trace.dat", 0, HANG_S);
 	ASSERT_NE(NULL, next);
 	EXPECT_NE(0, strcmp(dir, next));
 	snprintf(path, sizeof(path), "%s/summary.txt", next);
