@@ -42,6 +42,8 @@ static double now_s(void)
 FIXTURE(unit) {
 	pid_t unshare_pid;
 	int systemd_pid;
+	char tracing_on[8];	/* as found, put back at the end */
+	char period_us[32];
 };
 
 /* Run @cmd inside the namespaces of systemd; 0 if it exits 0. */
@@ -55,6 +57,12 @@ FIXTURE_SETUP(unit)
 	FILE *p;
 
 	self->unshare_pid = -1;
+	/* what the teardown puts back ("" where there is nothing to read) */
+	if (read_line(TRACING "/tracing_on", self->tracing_on, sizeof(self->tracing_on)))
+		self->tracing_on[0] = '\0';
+	if (read_line("/sys/module/powerpin/parameters/period_us", self->period_us,
+		      sizeof(self->period_us)))
+		self->period_us[0] = '\0';
 	if (access(SYSTEMD, X_OK) || sh("command -v unshare nsenter >/dev/null"))
 		SKIP(return, "no systemd or util-linux namespace tools");
 	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) &&
@@ -140,7 +148,11 @@ FIXTURE_TEARDOWN(unit)
 			kill(self->systemd_pid, SIGKILL);
 		waitpid(self->unshare_pid, NULL, 0);
 	}
-	sh("rm -rf " PIN_FILE " " PREFIX " /etc/powerpin/powerpind.conf; echo 0 >" TRACING "/tracing_on");
+	sh("rm -rf " PIN_FILE " " PREFIX " /etc/powerpin/powerpind.conf");
+	if (self->period_us[0])
+		put_file("/sys/module/powerpin/parameters/period_us", self->period_us);
+	if (self->tracing_on[0])
+		put_file(TRACING "/tracing_on", self->tracing_on);
 }
 
 TEST_F_TIMEOUT(unit, hardened_daemon_still_captures, 400)
