@@ -292,7 +292,13 @@ static int check_writable(const struct resolved *res)
 	return ret;
 }
 
-int output_check_not_input(const char *name)
+/*
+ * The checks of output_check() (@writable) and output_check_not_input():
+ * standard output or the file @name leads to is no input of the command,
+ * and, for the first, could be written.  A name that does not resolve is
+ * an error for the first and left to output_open() by the second.
+ */
+static int check_output(const char *name, bool writable)
 {
 	struct resolved res;
 	int ret;
@@ -303,29 +309,22 @@ int output_check_not_input(const char *name)
 		return refuse_input(&res);
 	}
 	if (resolve(name, &res))
-		return 0;	/* output_open() will say why */
+		return writable ? -1 : 0;
 	ret = refuse_input(&res);
+	if (!ret && writable)
+		ret = check_writable(&res);
 	free(res.path);
 	return ret;
 }
 
+int output_check_not_input(const char *name)
+{
+	return check_output(name, false);
+}
+
 int output_check(const char *name)
 {
-	struct resolved res;
-	int ret;
-
-	if (!strcmp(name, "-")) {
-		res.kind = RESOLVED_FD;
-		res.fd = STDOUT_FILENO;
-		return refuse_input(&res);
-	}
-	if (resolve(name, &res))
-		return -1;
-	ret = refuse_input(&res);
-	if (!ret)
-		ret = check_writable(&res);
-	free(res.path);
-	return ret;
+	return check_output(name, true);
 }
 
 const char *output_strerror(int e)
