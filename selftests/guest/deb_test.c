@@ -23,7 +23,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include "cmd_helpers.h"
 

@@ -28,7 +28,7 @@
 #include <linux/bpf.h>
 #include <linux/powerpin.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include "genl.h"
 #include "sampler_helpers.h"
@@ -100,7 +100,7 @@ FIXTURE_TEARDOWN(gate)
  * count exactly those.  Instance tracing_on 0 (top level 1 now, the event
  * not enabled there): no sample and no gauge read at all.
  */
-TEST_F_TIMEOUT(gate, instance_only, 120)
+TEST_F_TIMEOUT(gate, instance_only, 300)
 {
 	struct battery_ev *e = NULL;
 	long long s0, s1;
@@ -136,7 +136,7 @@ TEST_F_TIMEOUT(gate, instance_only, 120)
  * while tracing is on, each one in the trace, none while it is off, and
  * the kernel log stays clean (run-guest).
  */
-TEST_F_TIMEOUT(gate, filtered_event, 120)
+TEST_F_TIMEOUT(gate, filtered_event, 300)
 {
 	struct battery_ev *e = NULL;
 	long long s0, s1;
@@ -195,7 +195,7 @@ static void read_captures(struct pp_genl *l, struct captures *c, double secs)
  * CAPTURE_STOPPED only when tracing goes off), every deadline sampled or
  * missed (samples + missed), every sample in the instance, on that CPU.
  */
-TEST_F_TIMEOUT(gate, instance_cpumask, 120)
+TEST_F_TIMEOUT(gate, instance_cpumask, 300)
 {
 	static const char * const masks[] = { "1", "2" };
 	static const char * const cpu_tags[] = { "[000]", "[001]" };
@@ -261,7 +261,7 @@ TEST_F_TIMEOUT(gate, instance_cpumask, 120)
 }
 
 /* trace-cmd record -B: a real instance consumer with tracing off on top. */
-TEST_F_TIMEOUT(gate, trace_cmd_instance, 120)
+TEST_F_TIMEOUT(gate, trace_cmd_instance, 300)
 {
 	const char *dat = "/tmp/powerpin-gate.dat";
 	struct battery_ev *e = NULL;
@@ -295,7 +295,7 @@ TEST_F_TIMEOUT(gate, trace_cmd_instance, 120)
  * event that follows another task never sees the sampler's events: the
  * gauge is not read for it.
  */
-TEST_F_TIMEOUT(gate, perf, 120)
+TEST_F_TIMEOUT(gate, perf, 300)
 {
 	const char *data = "/tmp/powerpin-gate.perf";
 	const char *no_perf = perf_cannot_record();
@@ -330,7 +330,7 @@ TEST_F_TIMEOUT(gate, perf, 120)
  * is recorded until it fires, so nothing is read.  Once it fired, samples
  * go to the top level.
  */
-TEST_F_TIMEOUT(gate, enable_event_trigger, 120)
+TEST_F_TIMEOUT(gate, enable_event_trigger, 300)
 {
 	struct battery_ev *e = NULL;
 	long long s0, s1;
@@ -365,7 +365,7 @@ TEST_F_TIMEOUT(gate, enable_event_trigger, 120)
  * traceon trigger sees the first sample and turns tracing on.  A hist
  * trigger (where the kernel has them) counts exactly the samples.
  */
-TEST_F_TIMEOUT(gate, trigger_on_event, 120)
+TEST_F_TIMEOUT(gate, trigger_on_event, 300)
 {
 	char buf[4096], *hits;
 	long long s0, s1;
@@ -451,7 +451,7 @@ static long long bpf_run_cnt(int prog_fd)
  * exactly once per sample counted.  Both counts are read with the sampler
  * parked, so no sample is half done at either end.  Detached: quiet again.
  */
-TEST_F_TIMEOUT(gate, bpf_raw_tracepoint, 120)
+TEST_F_TIMEOUT(gate, bpf_raw_tracepoint, 300)
 {
 	int link, prog;
 	long long s0, s1, c0;
@@ -528,7 +528,7 @@ static int armed_timers(const char *path, struct armed_timer *t, int max)
  * here for the 5 s after which the thread looks only once a second:
  * sampler.idle_backoff tests that state.)
  */
-TEST_F_TIMEOUT(gate, start_latency, 180)
+TEST_F_TIMEOUT(gate, start_latency, 300)
 {
 	static const char * const periods[] = { "1000", "10000", "1000000", "60000000" };
 	const double poll_max = 0.055, tol = 0.0005;

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include "gauge_driver.h"
 

@@ -12,7 +12,7 @@
  */
 #include <math.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include "alloc_log.h"
 #include "java_helpers.h"

@@ -29,7 +29,7 @@
 #include <linux/powerpin.h>
 #include <linux/uhid.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include "genl.h"
 #include "sampler_helpers.h"
@@ -290,7 +290,7 @@ FIXTURE_TEARDOWN(life)
  * held nothing of the supply or its parent, so nothing is released into an
  * unloaded module: it finds the supply gone and waits.
  */
-TEST_F_TIMEOUT(life, hid_battery_gone_and_unloaded, 120)
+TEST_F_TIMEOUT(life, hid_battery_gone_and_unloaded, 300)
 {
 	struct battery_ev *e = NULL;
 	long long s0, s1, lost0;
@@ -340,7 +340,7 @@ TEST_F_TIMEOUT(life, hid_battery_gone_and_unloaded, 120)
  * the read ends, the supply is unregistered without a WARN, the sampler
  * counts it lost, and the modules unload.
  */
-TEST_F_TIMEOUT(life, hid_battery_destroyed_during_read, 120)
+TEST_F_TIMEOUT(life, hid_battery_destroyed_during_read, 300)
 {
 	long long lost0;
 	int asked;
@@ -371,7 +371,7 @@ TEST_F_TIMEOUT(life, hid_battery_destroyed_during_read, 120)
  * supply="": a HID battery (Device scope) registered before the system's
  * battery is not "the first battery"; the gauge is.
  */
-TEST_F_TIMEOUT(life, first_battery_skips_device_scope, 120)
+TEST_F_TIMEOUT(life, first_battery_skips_device_scope, 300)
 {
 	long long found0, s0;
 	char buf[128];
@@ -401,7 +401,7 @@ TEST_F_TIMEOUT(life, first_battery_skips_device_scope, 120)
  * answers -EAGAIN) while a later battery is ready: the sampler waits for
  * the first one instead of binding the next, and binds it once it answers.
  */
-TEST_F_TIMEOUT(life, first_battery_busy_is_retried, 120)
+TEST_F_TIMEOUT(life, first_battery_busy_is_retried, 300)
 {
 	long long found0;
 	char buf[128];
@@ -460,7 +460,7 @@ TEST_F_TIMEOUT(life, first_battery_busy_is_retried, 120)
  * transfer 100 ms): the unload waits for the read, the supply is lost,
  * and reloading the driver brings sampling back.
  */
-TEST_F_TIMEOUT(life, supply_owner_unloaded_during_read, 120)
+TEST_F_TIMEOUT(life, supply_owner_unloaded_during_read, 300)
 {
 	long long lost0, found0, s0;
 
@@ -496,7 +496,7 @@ TEST_F_TIMEOUT(life, supply_owner_unloaded_during_read, 120)
  * the unload waits for the read, no code of the unloaded module runs
  * afterwards, and the sampler counts the supply lost.
  */
-TEST_F_TIMEOUT(life, parentless_supply_unloaded_during_read, 120)
+TEST_F_TIMEOUT(life, parentless_supply_unloaded_during_read, 300)
 {
 	const char *reads = "/sys/module/pp_test_supply/parameters/reads";
 	struct battery_ev *e = NULL;
@@ -569,7 +569,7 @@ static pid_t perf_record_start(double secs)
  * unregistered after the module's exit through its class reg callback,
  * the instance outlives them, and the module loaded again samples for it.
  */
-TEST_F_TIMEOUT(life, module_unloaded_under_its_consumers, 180)
+TEST_F_TIMEOUT(life, module_unloaded_under_its_consumers, 300)
 {
 	const char *no_perf = perf_cannot_record();
 	long long s0;

@@ -20,7 +20,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include "cmd_helpers.h"
 #include "genl.h"

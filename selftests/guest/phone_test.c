@@ -28,7 +28,7 @@
 
 #include <minizip/zip.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include "cmd_helpers.h"
 #include "pin_helpers.h"

@@ -23,7 +23,7 @@
 
 /* the harness compares through int-typed temporaries: silence its noise */
 #pragma GCC diagnostic ignored "-Wsign-compare"
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include <linux/powerpin.h>
 

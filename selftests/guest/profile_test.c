@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include "cmd_helpers.h"
 #include "profile_helpers.h"
@@ -194,7 +194,7 @@ TEST_F(profile, record_enables_cpu_frequency)
 }
 
 /* SIGTERM in the middle: exit 128 + 15, no file, tracing as it was. */
-TEST_F_TIMEOUT(profile, sigterm_restores_and_writes_nothing, 120)
+TEST_F_TIMEOUT(profile, sigterm_restores_and_writes_nothing, 300)
 {
 	char path[128], desc[64];
 	struct stat st;

@@ -20,7 +20,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #define TRACING		"/sys/kernel/tracing"
 #define TRACEDAT_MAGIC	"\027\010\104tracing"
@@ -153,7 +153,7 @@ static int others_in(const char *dir, ...)
 	return n;
 }
 
-TEST_F_TIMEOUT(rec, command_status_is_returned, 180)
+TEST_F_TIMEOUT(rec, command_status_is_returned, 300)
 {
 	char *dat = at(self, 0, "t.dat"), *err = at(self, 1, "err");
 
@@ -186,7 +186,7 @@ TEST_F_TIMEOUT(rec, command_status_is_returned, 180)
 }
 
 /* -o -: the capture on stdout, CMD's own output moved to stderr */
-TEST_F_TIMEOUT(rec, output_to_stdout, 120)
+TEST_F_TIMEOUT(rec, output_to_stdout, 300)
 {
 	char *dat = at(self, 0, "out.dat"), *err = at(self, 1, "err");
 
@@ -201,7 +201,7 @@ TEST_F_TIMEOUT(rec, output_to_stdout, 120)
 	EXPECT_EQ(0, others_in(self->dir, "out.dat", "err", "r.json", NULL));
 }
 
-TEST_F_TIMEOUT(rec, output_link_fifo_and_device, 180)
+TEST_F_TIMEOUT(rec, output_link_fifo_and_device, 300)
 {
 	char *real = at(self, 0, "real.dat"), *link = at(self, 1, "link.dat");
 	char *copy = at(self, 2, "copy.dat"), *node = at(self, 3, "null");
@@ -237,7 +237,7 @@ TEST_F_TIMEOUT(rec, output_link_fifo_and_device, 180)
  * its temporary files: the output's NAME.tmp.XXXXXX, the per-CPU data
  * beside it, and the trace.dat built in $TMPDIR for a stream.
  */
-TEST_F_TIMEOUT(rec, signals_leave_no_temporary_files, 120)
+TEST_F_TIMEOUT(rec, signals_leave_no_temporary_files, 300)
 {
 	EXPECT_EQ(128 + 1, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat & p=$!; i=0; "
 			      "while [ $i -lt 200 ] && ! ls t.dat.cpu0.* >/dev/null 2>&1; do sleep 0.05; i=$((i + 1)); done; "
@@ -271,7 +271,7 @@ static void *render_thread(void *arg)
  * with powerpin record: the report groups the thread into its process
  * from the thread groups the kernel recorded.
  */
-TEST_F_TIMEOUT(rec, threads_grouped_into_their_process, 180)
+TEST_F_TIMEOUT(rec, threads_grouped_into_their_process, 300)
 {
 	char want[160], cmd[512];
 	pthread_t th;
@@ -318,7 +318,7 @@ TEST_F_TIMEOUT(rec, threads_grouped_into_their_process, 180)
  * made for the capture and removed after it; the top level is left as it
  * was (its tracing_on, which the sampler follows, and its events off).
  */
-TEST_F_TIMEOUT(rec, into_an_instance, 180)
+TEST_F_TIMEOUT(rec, into_an_instance, 300)
 {
 	char *dat = at(self, 0, "i.dat"), *json = at(self, 1, "r.json");
 

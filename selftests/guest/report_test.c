@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include "cmd_helpers.h"
 #include "report.h"

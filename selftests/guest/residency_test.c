@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include <linux/powerpin.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include "sampler_helpers.h"
 #include "tiny_fuse.h"

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #include "cmd_helpers.h"
 

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 #include <linux/powerpin.h>
 
 #include "gauge_driver.h"
@@ -100,7 +100,7 @@ FIXTURE_TEARDOWN(vendor)
  * keeps its supply (no loss), numbers every sample, and reads clean values
  * again as soon as the gauge answers.
  */
-TEST_F_TIMEOUT(vendor, again_burst_is_flagged_not_a_stop, 120)
+TEST_F_TIMEOUT(vendor, again_burst_is_flagged_not_a_stop, 300)
 {
 	long long lost0, s0, s1;
 	struct battery_ev *e = NULL;
@@ -149,7 +149,7 @@ TEST_F_TIMEOUT(vendor, again_burst_is_flagged_not_a_stop, 120)
  * delta to what the current drew (the same sign, within 2 mAh of the
  * trapezoid of the current), instead of 32 Ah.
  */
-TEST_F_TIMEOUT(vendor, charge_counter_wrap_is_a_jump_in_the_report, 180)
+TEST_F_TIMEOUT(vendor, charge_counter_wrap_is_a_jump_in_the_report, 300)
 {
 	const char *file = "/tmp/pp-vendor-wrap.trace";
 	bool before_5_11 = gauge_driver_before_5_11();
@@ -222,7 +222,7 @@ static const char *no_vendor_gauge(void)
  * The charger's "battery" registered before the gauge (the gauge rebound
  * after it): first-battery mode still samples the gauge.
  */
-TEST_F_TIMEOUT(vendor, gauge_is_the_first_battery, 120)
+TEST_F_TIMEOUT(vendor, gauge_is_the_first_battery, 300)
 {
 	const char *why = no_vendor_gauge();
 	char bound[64];
@@ -248,7 +248,7 @@ TEST_F_TIMEOUT(vendor, gauge_is_the_first_battery, 120)
  * the status and the kernel log, no sample taken; naming the gauge then
  * samples at once.
  */
-TEST_F_TIMEOUT(vendor, forwarding_supply_is_refused, 120)
+TEST_F_TIMEOUT(vendor, forwarding_supply_is_refused, 300)
 {
 	const char *why = no_vendor_gauge();
 	char forwards[64];

@@ -12,8 +12,9 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
-#include <kselftest_harness.h>
+#include "guest_harness.h"
 
 #define POWERPIN	"build/bin/powerpin"
 #define OTHER		"build/tests/bin/powerpin-other-version"
@@ -38,6 +39,8 @@ static int run(const char *cmd, char *out, size_t outlen, char *err, size_t errl
 	err[n] = '\0';
 	if (fp)
 		fclose(fp);
+	unlink("/tmp/vt.out");
+	unlink("/tmp/vt.err");
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
