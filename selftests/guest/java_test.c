@@ -10,6 +10,7 @@
  * with the emulator, max17042_battery and powerpin.ko loaded; the x86-64
  * guests see the host's /usr and so its JDK; a guest without a JVM skips.
  */
+#include <glob.h>
 #include <math.h>
 
 #include "guest_harness.h"
@@ -38,8 +39,34 @@ static int write_str(const char *path, const char *s)
 FIXTURE(jvm) {
 	char dir[64], dat[128], log[128], perf[128], mode[32];
 	char text[65536];
-	bool have_perf;
+	bool have_perf, had_hsperfdata;
+	glob_t maps;		/* the /tmp/perf-*.map files there before */
 };
+
+/*
+ * What the JVM leaves in /tmp is the test's to remove: the perf maps the
+ * agent wrote (perf reads them from there, so they outlive the JVM) and
+ * HotSpot's hsperfdata directory, when the test's JVM made it.
+ */
+static void remove_jvm_leftovers(FIXTURE_DATA(jvm) *self)
+{
+	glob_t now;
+	size_t i, j;
+
+	if (!glob("/tmp/perf-*.map", 0, NULL, &now)) {
+		for (i = 0; i < now.gl_pathc; i++) {
+			for (j = 0; j < self->maps.gl_pathc; j++)
+				if (!strcmp(now.gl_pathv[i], self->maps.gl_pathv[j]))
+					break;
+			if (j == self->maps.gl_pathc)
+				unlink(now.gl_pathv[i]);
+		}
+		globfree(&now);
+	}
+	globfree(&self->maps);
+	if (!self->had_hsperfdata && system("rm -rf /tmp/hsperfdata_$(id -un)"))
+		fprintf(stderr, "# could not remove the JVM's hsperfdata directory\n");
+}
 
 static pid_t start(const char *const argv[])
 {
@@ -71,6 +98,9 @@ FIXTURE_SETUP(jvm)
 		SKIP(return, "gauge emulator or tracefs missing");
 	if (system("command -v trace-cmd >/dev/null"))
 		SKIP(return, "trace-cmd not installed");
+	self->had_hsperfdata = !system("test -e /tmp/hsperfdata_$(id -un)");
+	if (glob("/tmp/perf-*.map", 0, NULL, &self->maps))
+		memset(&self->maps, 0, sizeof(self->maps));
 	self->have_perf = !system("command -v perf >/dev/null");
 	strcpy(self->dir, "/tmp/powerpin-jvm-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
@@ -112,6 +142,8 @@ FIXTURE_TEARDOWN(jvm)
 
 	if (self->mode[0])
 		write_str(EMU "/mode", self->mode);
+	if (self->dir[0])
+		remove_jvm_leftovers(self);
 	if (self->dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
 		if (system(cmd))

@@ -44,6 +44,7 @@ FIXTURE(unit) {
 	int systemd_pid;
 	char tracing_on[8];	/* as found, put back at the end */
 	char period_us[32];
+	bool mounted_cgroup;	/* the setup mounted cgroup2 for systemd */
 };
 
 /* Run @cmd inside the namespaces of systemd; 0 if it exits 0. */
@@ -65,10 +66,12 @@ FIXTURE_SETUP(unit)
 		self->period_us[0] = '\0';
 	if (access(SYSTEMD, X_OK) || sh("command -v unshare nsenter >/dev/null"))
 		SKIP(return, "no systemd or util-linux namespace tools");
-	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) &&
-	    (mkdir("/sys/fs/cgroup", 0755) && errno != EEXIST ? 1 :
-	     mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL)))
-		SKIP(return, "no cgroup2 for systemd");
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK)) {
+		if ((mkdir("/sys/fs/cgroup", 0755) && errno != EEXIST) ||
+		    mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL))
+			SKIP(return, "no cgroup2 for systemd");
+		self->mounted_cgroup = true;
+	}
 	ASSERT_NE(NULL, getcwd(top, sizeof(top)));
 	/*
 	 * Installed the way make install lays them out, outside /tmp: the
@@ -149,6 +152,9 @@ FIXTURE_TEARDOWN(unit)
 		waitpid(self->unshare_pid, NULL, 0);
 	}
 	sh("rm -rf " PIN_FILE " " PREFIX " /etc/powerpin/powerpind.conf");
+	/* systemd's cgroups are gone with it: the hierarchy unmounts */
+	if (self->mounted_cgroup && umount2("/sys/fs/cgroup", MNT_DETACH))
+		TH_LOG("could not unmount /sys/fs/cgroup: %s", strerror(errno));
 	if (self->period_us[0])
 		put_file("/sys/module/powerpin/parameters/period_us", self->period_us);
 	if (self->tracing_on[0])
