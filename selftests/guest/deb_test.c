@@ -114,6 +114,8 @@ FIXTURE_TEARDOWN(deb)
 	if (self->top[0]) {
 		sh("rmmod powerpin 2>/dev/null; insmod %s/build/%s/powerpin.ko", self->top,
 		   self->kver);
+		/* dpkg's database, the overlay's upper layer, the logs */
+		sh("rm -rf /tmp/deb_test.*");
 	}
 }
 
