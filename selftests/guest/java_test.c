@@ -142,9 +142,8 @@ FIXTURE_TEARDOWN(jvm)
 
 	if (self->mode[0])
 		write_str(EMU "/mode", self->mode);
-	if (self->dir[0])
-		remove_jvm_leftovers(self);
 	if (self->dir[0]) {
+		remove_jvm_leftovers(self);
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
 		if (system(cmd))
 			TH_LOG("could not remove %s", self->dir);
