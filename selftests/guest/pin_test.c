@@ -11,7 +11,11 @@
  *    from a --pinlist and from one embedded in the APK.
  *
  * The workload is this binary again: with PIN_TEST_READ=path:off+len,...
- * in the environment it reads those ranges (no readahead) and exits.
+ * in the environment it reads those ranges (no readahead) and exits.  A
+ * "probesN" item waits until the capture (its parent) has gone to sleep N
+ * more times: with --interval each sleep ends one probe, so everything read
+ * before is seen a tick earlier than what comes after, however slow the
+ * guest (a fixed pause is not enough when three guests share two cores).
  */
 #include <errno.h>
 #include <grp.h>
@@ -35,6 +39,44 @@
 
 /* ---- the workload --------------------------------------------------- */
 
+/* The parent's voluntary context switches, or -1. */
+static long parent_sleeps(void)
+{
+	char path[64], line[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)getppid());
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Wait (at most 5 minutes) until the parent has slept @n more times. */
+static int wait_parent_sleeps(long n)
+{
+	const struct timespec tick = { 0, 10 * 1000000 };
+	long start = parent_sleeps(), now;
+	int i;
+
+	if (start < 0)
+		return -1;
+	for (i = 0; i < 30000; i++) {
+		now = parent_sleeps();
+		if (now < 0)
+			return -1;
+		if (now - start >= n)
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	return -1;
+}
+
 __attribute__((constructor))
 static void workload(void)
 {
@@ -45,12 +87,12 @@ static void workload(void)
 	spec = strdup(spec);
 	path = strtok_r(spec, ":", &save);
 	while ((tok = strtok_r(NULL, ",", &save))) {
-		unsigned long long off, len, pause_ms;
+		unsigned long long off, len;
+		long probes;
 
-		if (sscanf(tok, "sleep%llu", &pause_ms) == 1) {
-			struct timespec ts = { pause_ms / 1000, (pause_ms % 1000) * 1000000 };
-
-			nanosleep(&ts, NULL);
+		if (sscanf(tok, "probes%ld", &probes) == 1) {
+			if (wait_parent_sleeps(probes))
+				_exit(4);
 			continue;
 		}
 		if (sscanf(tok, "%llu+%llu", &off, &len) != 2 ||
@@ -313,10 +355,10 @@ TEST_F(pin, capture_covers_exactly_the_entries_read)
 	EXPECT_TRUE(pin_file_is(out, want, 2));
 
 	/*
-	 * --interval: entry 3 read first, then (a second later) entry 1; the
+	 * --interval: entry 3 read first, then (three probes later) entry 1; the
 	 * pinlist puts entry 3 first, and a quota of its size keeps only it.
 	 */
-	snprintf(out, sizeof(out), "PIN_TEST_READ=%s:%llu+%zu,sleep1000,%llu+%zu", zip,
+	snprintf(out, sizeof(out), "PIN_TEST_READ=%s:%llu+%zu,probes3,%llu+%zu", zip,
 		 (unsigned long long)e[3].data, e[3].size, (unsigned long long)e[1].data,
 		 e[1].size);
 	ASSERT_EQ(0, pin_run("%s %s pin capture --file %s --evict --interval 50 -o %s/cap2 -- /proc/%d/exe > %s/log 2>&1",
@@ -327,7 +369,7 @@ TEST_F(pin, capture_covers_exactly_the_entries_read)
 		snprintf(out, sizeof(out), "%s/cap2/app.apk.pinlist", self->dir);
 		EXPECT_TRUE(pin_file_is(out, ordered, 2));
 	}
-	snprintf(out, sizeof(out), "PIN_TEST_READ=%s:%llu+%zu,sleep1000,%llu+%zu", zip,
+	snprintf(out, sizeof(out), "PIN_TEST_READ=%s:%llu+%zu,probes3,%llu+%zu", zip,
 		 (unsigned long long)e[3].data, e[3].size, (unsigned long long)e[1].data,
 		 e[1].size);
 	ASSERT_EQ(0, pin_run("%s %s pin capture --file %s --evict --interval 50 --quota %llu -o %s/cap3 -- /proc/%d/exe > %s/log 2>&1",
