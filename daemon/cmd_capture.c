@@ -311,7 +311,8 @@ static void record_usage(FILE *out)
 		"Capture power samples with scheduler events and trace_marker lines into a\n"
 		"trace-cmd trace.dat (docs/capture-format.md), without powerpind.\n"
 		"Enables the powerpin events, sched_switch, sched_process_fork/exit, turns\n"
-		"tracing on, and puts all of it back as it was at the end.\n\n"
+		"tracing on, and puts all of it back as it was at the end (tracefs too:\n"
+		"unmounted again if it was mounted for the capture).\n\n"
 		"  -d, --duration SECONDS  stop after this long (fractions allowed)\n"
 		"  -o, --output FILE       capture file (default trace.dat); \"-\" is stdout,\n"
 		"                          a FIFO or device is written through, a file is\n"
@@ -602,12 +603,19 @@ int cmd_record(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	ret = 1;
-	if (record_check_tracefs() || record_instance(&o))
+	/* a tracefs that libtracefs mounts for the capture goes at its end */
+	pp_tracing_mounts_note();
+	if (record_check_tracefs() || record_instance(&o)) {
+		pp_record_instance_end();
+		pp_tracing_mounts_undo();
 		return 1;
+	}
 
 	lock = pp_capture_lock();
 	if (lock < 0 && errno == EWOULDBLOCK) {
 		fprintf(stderr, "powerpin record: another capture (powerpind or powerpin record) is reading the ring buffer; try again when it ends\n");
+		pp_record_instance_end();
+		pp_tracing_mounts_undo();
 		return 1;
 	}
 
@@ -655,6 +663,7 @@ out:
 	pp_record_instance_end();
 	pp_genl_close(g);
 	pp_capture_unlock(lock);
+	pp_tracing_mounts_undo();
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return ret;

@@ -635,6 +635,7 @@ static int measure(const struct profile_opts *o, const struct profile_topology *
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &ss.old_int);
 	sigaction(SIGTERM, &sa, &ss.old_term);
+	pp_tracing_mounts_note();	/* what libtracefs mounts goes at the end */
 	if (check_access() || session_open(&ss))
 		goto out;
 	run.cap = capture_start(&ss, t);
@@ -661,6 +662,7 @@ out:
 	if (run.marker_fd >= 0)
 		close(run.marker_fd);
 	session_close(&ss);
+	pp_tracing_mounts_undo();
 	if (profile_stop) {
 		fprintf(stderr, "powerpin profile: stopped by signal %d; cpufreq and tracing put back, nothing written\n",
 			(int)profile_stop);

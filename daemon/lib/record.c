@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <tracefs.h>
@@ -78,6 +79,65 @@ void pp_record_instance_end(void)
 	tracefs_instance_free(pp_inst);
 	pp_inst = NULL;
 	pp_inst_made = false;
+}
+
+/* ---- tracefs mounts made on our behalf ------------------------------ */
+
+#define PP_MOUNTS_MAX	8
+
+static struct {
+	bool noted;
+	int nr;
+	char dir[PP_MOUNTS_MAX][256];
+} pp_mounts;
+
+/*
+ * The tracefs and debugfs mount points in /proc/self/mounts, in mount
+ * order, into @dir (at most PP_MOUNTS_MAX); their number, or -1.  A point
+ * with an escaped character (\040 for a space) is left out: libtracefs
+ * mounts only at its own fixed paths.
+ */
+static int tracing_mounts(char dir[][256])
+{
+	char line[1024], point[256], type[32];
+	FILE *f = fopen("/proc/self/mounts", "re");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f) && n < PP_MOUNTS_MAX) {
+		if (sscanf(line, "%*s %255s %31s", point, type) != 2 || strchr(point, '\\'))
+			continue;
+		if (!strcmp(type, "tracefs") || !strcmp(type, "debugfs"))
+			strcpy(dir[n++], point);
+	}
+	fclose(f);
+	return n;
+}
+
+void pp_tracing_mounts_note(void)
+{
+	pp_mounts.nr = tracing_mounts(pp_mounts.dir);
+	pp_mounts.noted = pp_mounts.nr >= 0;
+}
+
+void pp_tracing_mounts_undo(void)
+{
+	char now[PP_MOUNTS_MAX][256];
+	int n, i, j;
+
+	if (!pp_mounts.noted)
+		return;
+	pp_mounts.noted = false;
+	n = tracing_mounts(now);
+	/* newest first: tracefs automounted inside a debugfs made here */
+	for (i = n - 1; i >= 0; i--) {
+		for (j = 0; j < pp_mounts.nr; j++)
+			if (!strcmp(now[i], pp_mounts.dir[j]))
+				break;
+		if (j == pp_mounts.nr)
+			umount2(now[i], MNT_DETACH);
+	}
 }
 
 const char *const pp_capture_events[] = {

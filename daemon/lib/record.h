@@ -102,4 +102,15 @@ int pp_record_instance(const char *name);
 struct tracefs_instance *pp_record_tracefs_instance(void);
 void pp_record_instance_end(void);
 
+/*
+ * libtracefs mounts tracefs (or, where there is none, debugfs) by itself
+ * when it finds neither mounted.  A command that puts everything back as it
+ * found it calls pp_tracing_mounts_note() before its first libtracefs call
+ * and pp_tracing_mounts_undo() at its end: what was mounted in between, of
+ * those two types, is unmounted again (lazily: an open file keeps it alive
+ * until closed).
+ */
+void pp_tracing_mounts_note(void);
+void pp_tracing_mounts_undo(void);
+
 #endif

@@ -341,4 +341,41 @@ TEST_F_TIMEOUT(rec, into_an_instance, 300)
 	system("echo 0 > " TRACING "/tracing_on");
 }
 
+/*
+ * "puts all of it back": where neither tracefs nor debugfs is mounted,
+ * libtracefs mounts one for the capture, and the capture unmounts it again.
+ * Played in a mount namespace of its own, with every tracefs and debugfs
+ * mount taken away there first; the guest's own mounts are not touched.
+ */
+TEST_F_TIMEOUT(rec, unmounts_the_tracefs_it_mounted, 300)
+{
+	static const char script[] =
+		"pts() { awk '$3==\"tracefs\"||$3==\"debugfs\"{print $2}' /proc/self/mounts; }\n"
+		"for i in 1 2 3 4 5 6 7 8; do\n"
+		"  p=$(pts | tail -n 1); [ -n \"$p\" ] || break; umount -l \"$p\" || exit 8\n"
+		"done\n"
+		"[ -z \"$(pts)\" ] || { echo \"cannot unmount: $(pts)\"; exit 9; }\n"
+		"\"$PP/build/bin/powerpin\" record -q -o t.dat -d 1 || exit 10\n"
+		"left=$(pts | tr '\\n' ' ')\n"
+		"echo \"left mounted: [$left]\"\n"
+		"[ -z \"$left\" ]\n";
+	char *sc = at(self, 0, "mnt.sh"), *dat = at(self, 1, "t.dat");
+	FILE *f = fopen(sc, "w");
+
+	ASSERT_NE(NULL, f);
+	fputs(script, f);
+	ASSERT_EQ(0, fclose(f));
+	if (sh(self->dir, "unshare -m --propagation private true"))
+		SKIP(return, "no unshare -m here");
+	EXPECT_EQ(0, sh(self->dir, "unshare -m --propagation private sh ./mnt.sh > out 2>&1")) {
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "cat %s/out", self->dir);
+		system(cmd);
+	}
+	EXPECT_TRUE(is_capture(dat));
+	/* the guest's own tracefs is still there */
+	EXPECT_EQ(0, access(TRACING "/tracing_on", F_OK));
+}
+
 TEST_HARNESS_MAIN
