@@ -122,6 +122,7 @@ struct pf_cpu {
 	unsigned int nintern;
 	bool lost;
 	bool switched;			/* its first switch went out in full */
+	uint64_t first_sw_ts;		/* ... at this timestamp */
 };
 
 struct pf_slice_event {
@@ -842,7 +843,11 @@ static char *comm_copy(char *buf, size_t len, const char *comm);
 /*
  * A switch as a whole sched_switch event: Perfetto skips the first compact
  * switch of each CPU (its previous task is implied by nothing), so each
- * CPU's first switch goes out in this form.
+ * CPU's first switch goes out in this form.  So does every switch at that
+ * same timestamp: the importer queues a bundle's compact switches before
+ * its whole events and breaks timestamp ties by that order, so a compact
+ * switch sharing the first one's timestamp would sort before it and be the
+ * one skipped.
  */
 static void full_switch(struct pf_writer *w, const struct trace_event *ev)
 {
@@ -872,8 +877,9 @@ static void compact_switch(struct pf_writer *w, const struct trace_event *ev)
 
 	if (!c)
 		return;
-	if (!c->switched) {
+	if (!c->switched || ev->ts_ns == c->first_sw_ts) {
 		c->switched = true;
+		c->first_sw_ts = ev->ts_ns;
 		full_switch(w, ev);
 		return;
 	}

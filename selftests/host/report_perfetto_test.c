@@ -729,6 +729,49 @@ TEST_F_TIMEOUT(pf, slices_ending_after_the_last_sample, 120)
 	free(text);
 }
 
+/*
+ * Switches that share a CPU's first switch's timestamp go out whole too:
+ * the importer orders a bundle's compact switches before its whole events
+ * at a tie and skips the first one it meets, which would then be the
+ * second switch (compact_sched_switch_skipped) instead of the first.
+ */
+TEST_F_TIMEOUT(pf, ties_with_the_first_switch_are_whole, 120)
+{
+	struct gen g = { .nr_cpus = 1 };
+	char *text, tmp[128], want[256];
+	int k;
+
+	for (k = 0; k <= 10; k++)
+		gen_battery(&g, T0 + k * 100 * MS, k, 4000000, -500000, 5000, 0);
+	gen_switch(&g, T0 + 100 * MS, 0, "swapper/0", 0, 0, "a", 42);
+	gen_switch(&g, T0 + 100 * MS, 0, "a", 42, 42, "b", 43);
+	gen_switch(&g, T0 + 100 * MS, 0, "b", 43, 43, "c", 44);
+	gen_switch(&g, T0 + 300 * MS, 0, "c", 44, 44, "a", 42);
+	gen_switch(&g, T0 + 400 * MS, 0, "a", 42, 42, "swapper/0", 0);
+	ASSERT_EQ(0, gen_write(&g, self->in));
+	ASSERT_EQ(0, run_report(self, ""));
+	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
+	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
+	ASSERT_NE(NULL, text);
+	/* three whole at the first timestamp, in order; two compact after */
+	EXPECT_EQ(3, count(text, "sched_switch {"));
+	snprintf(want, sizeof(want), "event { timestamp: %llu pid: 0 sched_switch { prev_comm: \"swapper/0\"",
+		 T0 + 100 * MS);
+	EXPECT_EQ(1, count(text, want));
+	snprintf(want, sizeof(want), "event { timestamp: %llu pid: 42 sched_switch { prev_comm: \"a\"",
+		 T0 + 100 * MS);
+	EXPECT_EQ(1, count(text, want));
+	snprintf(want, sizeof(want), "event { timestamp: %llu pid: 43 sched_switch { prev_comm: \"b\"",
+		 T0 + 100 * MS);
+	EXPECT_EQ(1, count(text, want));
+	EXPECT_LT(strstr(text, "prev_comm: \"a\""), strstr(text, "prev_comm: \"b\""));
+	EXPECT_EQ(2, count(text, "switch_next_pid: "));
+	snprintf(want, sizeof(want), "compact_sched { switch_timestamp: %llu ", T0 + 300 * MS);
+	EXPECT_EQ(1, count(text, want));
+	check_upstream(_metadata, self->trace, text, tmp);
+	free(text);
+}
+
 /* A Perfetto file that cannot be written: a message, status 1, nothing left. */
 TEST_F(pf, unwritable_output)
 {
