@@ -111,7 +111,7 @@ AGENT_OBJ := $(AGENT_SRC:daemon/agent/%.c=$(B)/agent/%.o)
 AGENT   := $(B)/lib/libpowerpin_agent.so
 JAVA_CLASSES := $(if $(JAVAC),$(patsubst selftests/java/%.java,$(B)/java/%.class,$(wildcard selftests/java/*.java)))
 
-.PHONY: android all modules userspace binaries tests fuzzers fuzz version dist deb deps check demo fresh-check bench clean install uninstall static FORCE
+.PHONY: android all modules userspace binaries tests fuzzers fuzz version dist deb deps check demo fresh-check bench clean install uninstall static kmi-check FORCE
 
 all: modules userspace tests
 
@@ -251,6 +251,13 @@ bench:
 
 static:
 	@$(TOP)/scripts/static-checks
+
+# the module's symbols that the GKI KMI lists KMI (space-separated) do not
+# export: make kmi-check KMI=../shared/kmi/android14-6.1.txt [KO=path.ko]
+KO ?= $(KO_DIR)/powerpin.ko
+kmi-check:
+	@test -n "$(KMI)" || { echo "make kmi-check: name the KMI lists: KMI=\"LIST...\" (e.g. ../shared/kmi/android14-6.1.txt)" >&2; exit 2; }
+	@$(TOP)/scripts/kmi-check $(foreach l,$(KMI),--kmi $(l)) $(KO)
 
 # make demo, make check and make deb in pristine Debian 12 roots
 fresh-check:
