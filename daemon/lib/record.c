@@ -181,7 +181,11 @@ struct pp_capture {
 	int error;		/* first write error (errno), sticky */
 	char *error_file;	/* where it happened */
 	char *trace_clock;	/* the trace_clock file as the capture started */
-	char clock_line[192];	/* "powerpin: clock=..." (docs/capture-format.md) */
+	char clock_name[16];	/* the trace clock's name, "" unknown */
+	char *clock_lines;	/* "powerpin: clock=..." lines (docs/capture-format.md) */
+	size_t clock_len;
+	uint64_t boot0_ns;	/* CLOCK_BOOTTIME of the first pair ... */
+	uint64_t pair_ns;	/* ... and of the last */
 	char *tasks0;		/* "PID TGID" lines of the tasks alive at the start */
 };
 
@@ -381,36 +385,77 @@ static uint64_t clock_ns(clockid_t id)
  * One reading of the trace clock paired with CLOCK_BOOTTIME and
  * CLOCK_REALTIME, so a reader can put the capture's timestamps beside
  * other traces of the same boot (Perfetto's ftrace data source pairs its
- * clocks the same way).  The trace clock is read as per_cpu/cpu0/stats
- * prints it ("now ts:", microseconds), between two readings of the others.
+ * clocks the same way), appended to the capture's clock lines.  The trace
+ * clock is read as per_cpu/cpu0/stats prints it ("now ts:",
+ * microseconds), between two readings of the others.
  */
-static void capture_clock(struct pp_capture *c)
+static void capture_pair(struct pp_capture *c)
 {
 	uint64_t b0, b1, w0, w1, sec, usec;
-	char *stats, *p, *q;
-	const char *name;
-	size_t len;
+	char line[192], *stats, *p, *more;
+	int n;
 
-	c->trace_clock = tracefs_instance_file_read(pp_inst, "trace_clock", NULL);
-	p = c->trace_clock ? strchr(c->trace_clock, '[') : NULL;
-	q = p ? strchr(p, ']') : NULL;
-	if (!q)
-		return;
-	name = p + 1;
-	len = q - name;
 	b0 = clock_ns(CLOCK_BOOTTIME);
 	w0 = clock_ns(CLOCK_REALTIME);
 	stats = tracefs_instance_file_read(pp_inst, "per_cpu/cpu0/stats", NULL);
 	w1 = clock_ns(CLOCK_REALTIME);
 	b1 = clock_ns(CLOCK_BOOTTIME);
+	c->pair_ns = b0 + (b1 - b0) / 2;
 	p = stats ? strstr(stats, "now ts:") : NULL;
-	if (p && sscanf(p, "now ts: %" SCNu64 ".%6" SCNu64, &sec, &usec) == 2)
-		snprintf(c->clock_line, sizeof(c->clock_line),
-			 "powerpin: clock=%.*s trace_ns=%" PRIu64 " boottime_ns=%" PRIu64
-			 " realtime_ns=%" PRIu64 "\n", (int)len, name,
-			 (uint64_t)(sec * 1000000000ULL + usec * 1000), b0 + (b1 - b0) / 2,
-			 w0 + (w1 - w0) / 2);
+	if (!p || sscanf(p, "now ts: %" SCNu64 ".%6" SCNu64, &sec, &usec) != 2) {
+		free(stats);
+		return;
+	}
 	free(stats);
+	n = snprintf(line, sizeof(line),
+		     "powerpin: clock=%s trace_ns=%" PRIu64 " boottime_ns=%" PRIu64
+		     " realtime_ns=%" PRIu64 "\n", c->clock_name,
+		     (uint64_t)(sec * 1000000000ULL + usec * 1000), c->pair_ns,
+		     w0 + (w1 - w0) / 2);
+	if (n <= 0 || (size_t)n >= sizeof(line))
+		return;
+	more = realloc(c->clock_lines, c->clock_len + n + 1);
+	if (!more)
+		return;
+	memcpy(more + c->clock_len, line, n + 1);
+	c->clock_lines = more;
+	c->clock_len += n;
+}
+
+/* The trace clock's name and its first pair, as the capture starts. */
+static void capture_clock(struct pp_capture *c)
+{
+	char *p, *q;
+
+	c->trace_clock = tracefs_instance_file_read(pp_inst, "trace_clock", NULL);
+	p = c->trace_clock ? strchr(c->trace_clock, '[') : NULL;
+	q = p ? strchr(p, ']') : NULL;
+	if (!q || q - p - 1 <= 0 || q - p - 1 >= (long)sizeof(c->clock_name))
+		return;
+	memcpy(c->clock_name, p + 1, q - p - 1);
+	c->clock_name[q - p - 1] = '\0';
+	capture_pair(c);
+	c->boot0_ns = c->pair_ns;
+}
+
+/*
+ * Another pair during the capture, a second after the last one at first
+ * and then every 1/256 of the time so far: drift or a suspend between the
+ * trace clock and boottime is followed, and a day's capture keeps about
+ * two thousand pairs (logarithmic in its length).
+ */
+static void capture_pair_tick(struct pp_capture *c)
+{
+	uint64_t now, every;
+
+	if (!c->clock_name[0] || !c->boot0_ns)
+		return;
+	now = clock_ns(CLOCK_BOOTTIME);
+	every = (now - c->boot0_ns) / 256;
+	if (every < 1000000000ULL)
+		every = 1000000000ULL;
+	if (now - c->pair_ns >= every)
+		capture_pair(c);
 }
 
 static void capture_free(struct pp_capture *c)
@@ -433,6 +478,7 @@ static void capture_free(struct pp_capture *c)
 		output_temp_remove(c->data);
 	if (c->out.fp)
 		output_abort(&c->out);
+	free(c->clock_lines);
 	free(c->tcpu);
 	free(c->fd);
 	free(c->files);
@@ -621,6 +667,7 @@ long pp_capture_drain(struct pp_capture *c)
 			return -1;
 		}
 	}
+	capture_pair_tick(c);
 	return c->bytes - before;
 }
 
@@ -853,9 +900,11 @@ int pp_capture_finish(struct pp_capture *c, int64_t samples,
 		 (unsigned long long)st->duration_ns, (long long)samples);
 	tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_CPUSTAT,
 			    strlen(line) + 1, line);
-	if (c->clock_line[0])
+	if (c->clock_lines) {
+		capture_pair(c);	/* the last one as the capture ends */
 		tracecmd_add_option(c->handle, PP_TRACECMD_OPTION_CPUSTAT,
-				    strlen(c->clock_line) + 1, c->clock_line);
+				    c->clock_len + 1, c->clock_lines);
+	}
 	add_saved_tgids(c);
 	add_uname(c);
 	/* as trace-cmd record stores it: readers then know the clock */

@@ -146,7 +146,9 @@ struct pf_writer {
 	bool started;
 	bool cleared[PF_NR_SEQ];	/* each sequence's first packet went out */
 	uint64_t dropped_cpu_events;	/* on CPUs >= PF_MAX_CPU */
-	struct trace_clock_info clock;
+	struct trace_clock_info clock;	/* its pairs: pairs below */
+	struct trace_clock_pair *pairs;	/* every pair of the capture, in order */
+	size_t nr_pairs;
 	uint32_t clock_id;		/* of the packets' timestamps; 0 boottime */
 	struct trace_kernel_info kernel;	/* sysname "" when not named */
 	enum pf_state_layout layout;	/* of prev_state, by that kernel */
@@ -321,27 +323,108 @@ static void counter_track(struct pf_writer *w, int seq, uint64_t uuid, uint64_t 
 
 void pf_clock(struct pf_writer *w, const struct trace_clock_info *ci)
 {
+	const struct trace_clock_pair one = {
+		ci->trace_ns, ci->boottime_ns, ci->realtime_ns
+	};
+	const struct trace_clock_pair *src = ci->nr_pairs ? ci->pairs : &one;
+	size_t n = ci->nr_pairs ? ci->nr_pairs : 1;
+
 	w->clock = *ci;
+	w->clock.pairs = NULL;
+	free(w->pairs);
+	w->pairs = NULL;
+	w->nr_pairs = 0;
+	if (!ci->have_pair)
+		return;
+	w->pairs = malloc(n * sizeof(*w->pairs));
+	if (!w->pairs) {
+		w->error = ENOMEM;
+		return;
+	}
+	memcpy(w->pairs, src, n * sizeof(*w->pairs));
+	w->nr_pairs = n;
 }
 
 /*
- * The packets' clock.  A capture in the boot clock needs nothing; one with
- * a reading paired with boottime gets it as a clock snapshot, and its
- * events keep their own timestamps in a clock of their own, mapped to
- * boottime by that pair, the way Perfetto's ftrace data source records
- * ftrace clocks other than boot.  Without a pair the timestamps are taken
- * as boottime, the only assumption left.
+ * The pair a timestamp @ts of the trace clock maps by: the last one taken
+ * at or before it, else the first (as trace_processor's clock tracker
+ * chooses among snapshots).
  */
-static void start_clock(struct pf_writer *w)
+static const struct trace_clock_pair *pair_at(const struct pf_writer *w, uint64_t ts)
+{
+	size_t lo = 0, hi = w->nr_pairs;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->pairs[mid].trace_ns <= ts)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &w->pairs[lo];
+}
+
+/* One pair as a clock snapshot on both sequences; the first sets the defaults. */
+static void clock_snapshot(struct pf_writer *w, const struct trace_clock_pair *pr, bool first)
 {
 	Perfetto__Protos__ClockSnapshot cs = PERFETTO__PROTOS__CLOCK_SNAPSHOT__INIT;
 	Perfetto__Protos__ClockSnapshot__Clock c[3], *cp[3];
 	Perfetto__Protos__TracePacketDefaults d = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
 	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	const char *name = w->clock.name;
 	int i, n = 0;
 
-	if (!w->clock.have_pair)
+	for (i = 0; i < 3; i++) {
+		perfetto__protos__clock_snapshot__clock__init(&c[i]);
+		cp[i] = &c[i];
+	}
+	c[n].has_clock_id = c[n].has_timestamp = true;
+	c[n].clock_id = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME;
+	c[n++].timestamp = pr->boottime_ns;
+	if (w->clock_id) {
+		c[n].has_clock_id = c[n].has_timestamp = true;
+		c[n].clock_id = w->clock_id;
+		c[n++].timestamp = pr->trace_ns;
+	}
+	if (pr->realtime_ns) {
+		c[n].has_clock_id = c[n].has_timestamp = true;
+		c[n].clock_id = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_REALTIME;
+		c[n++].timestamp = pr->realtime_ns;
+	}
+	cs.n_clocks = n;
+	cs.clocks = cp;
+	cs.has_primary_trace_clock = true;
+	cs.primary_trace_clock = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_CLOCK_SNAPSHOT;
+	p.clock_snapshot = &cs;
+	if (first && w->clock_id) {
+		d.has_timestamp_clock_id = true;
+		d.timestamp_clock_id = w->clock_id;
+		p.trace_packet_defaults = &d;
+	}
+	/* a sequence-scoped clock and the defaults belong to each sequence */
+	emit_on(w, PF_SEQ, &p);
+	emit_on(w, PF_SEQ_GLOBAL, &p);
+}
+
+/*
+ * The packets' clock.  A capture in the boot clock needs nothing; one with
+ * readings paired with boottime gets them as clock snapshots, and its
+ * events keep their own timestamps in a clock of their own, mapped to
+ * boottime by those pairs, the way Perfetto's ftrace data source records
+ * ftrace clocks other than boot (it takes a pair per read of the buffer:
+ * the capture takes them during the capture, so drift and suspend between
+ * the clocks are followed).  Every snapshot goes out first: the importer
+ * converts timestamps as it reads them, by the snapshots seen so far.
+ * Without a pair the timestamps are taken as boottime, the only
+ * assumption left.
+ */
+static void start_clock(struct pf_writer *w)
+{
+	const char *name = w->clock.name;
+	size_t i;
+
+	if (!w->clock.have_pair || !w->nr_pairs)
 		return;
 	if (strcmp(name, "boot")) {
 		if (!strcmp(name, "mono_raw")) {
@@ -354,37 +437,8 @@ static void start_clock(struct pf_writer *w)
 				PERFETTO__PROTOS__FTRACE_CLOCK__FTRACE_CLOCK_LOCAL;
 		}
 	}
-	for (i = 0; i < 3; i++) {
-		perfetto__protos__clock_snapshot__clock__init(&c[i]);
-		cp[i] = &c[i];
-	}
-	c[n].has_clock_id = c[n].has_timestamp = true;
-	c[n].clock_id = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME;
-	c[n++].timestamp = w->clock.boottime_ns;
-	if (w->clock_id) {
-		c[n].has_clock_id = c[n].has_timestamp = true;
-		c[n].clock_id = w->clock_id;
-		c[n++].timestamp = w->clock.trace_ns;
-	}
-	if (w->clock.realtime_ns) {
-		c[n].has_clock_id = c[n].has_timestamp = true;
-		c[n].clock_id = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_REALTIME;
-		c[n++].timestamp = w->clock.realtime_ns;
-	}
-	cs.n_clocks = n;
-	cs.clocks = cp;
-	cs.has_primary_trace_clock = true;
-	cs.primary_trace_clock = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME;
-	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_CLOCK_SNAPSHOT;
-	p.clock_snapshot = &cs;
-	if (w->clock_id) {
-		d.has_timestamp_clock_id = true;
-		d.timestamp_clock_id = w->clock_id;
-		p.trace_packet_defaults = &d;
-	}
-	/* a sequence-scoped clock and the defaults belong to each sequence */
-	emit_on(w, PF_SEQ, &p);
-	emit_on(w, PF_SEQ_GLOBAL, &p);
+	for (i = 0; i < w->nr_pairs; i++)
+		clock_snapshot(w, &w->pairs[i], i == 0);
 }
 
 /* ---- the kernel ------------------------------------------------------ */
@@ -802,11 +856,18 @@ static void flush_cpu(struct pf_writer *w, int cpu)
 		b.has_lost_events = true;
 		b.lost_events = true;
 	}
-	if (w->ftrace_clock) {
+	if (w->ftrace_clock && w->nr_pairs) {
+		/* the pair in force at the bundle's first event */
+		uint64_t first = c->n ? c->ptr[0]->timestamp : UINT64_MAX;
+		const struct trace_clock_pair *pr;
+
+		if (c->nsw && c->sw_ts[0] < first)
+			first = c->sw_ts[0];
+		pr = pair_at(w, first);
 		b.has_ftrace_clock = b.has_ftrace_timestamp = b.has_boot_timestamp = true;
 		b.ftrace_clock = w->ftrace_clock;
-		b.ftrace_timestamp = w->clock.trace_ns;
-		b.boot_timestamp = w->clock.boottime_ns;
+		b.ftrace_timestamp = pr->trace_ns;
+		b.boot_timestamp = pr->boottime_ns;
 	}
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS;
 	p.ftrace_events = &b;
@@ -1488,6 +1549,7 @@ void pf_free(struct pf_writer *w)
 		free(w->cpus[cpu]);
 	}
 	free(w->cpus);
+	free(w->pairs);
 	free(w->tracks_done);
 	free(w->proc_energy);
 	free(w->proc_sent);

@@ -138,12 +138,25 @@ struct trace_event {
  * reading of it paired with CLOCK_BOOTTIME and CLOCK_REALTIME taken at the
  * same moment (docs/capture-format.md).
  */
-struct trace_clock_info {
-	char name[16];		/* trace_clock: "local", "boot", "mono", ...; "" unknown */
-	bool have_pair;
+struct trace_clock_pair {
 	uint64_t trace_ns;	/* the trace clock ... */
 	uint64_t boottime_ns;	/* ... and CLOCK_BOOTTIME at the same moment */
 	uint64_t realtime_ns;	/* ... and CLOCK_REALTIME (0: not recorded) */
+};
+
+struct trace_clock_info {
+	char name[16];		/* trace_clock: "local", "boot", "mono", ...; "" unknown */
+	bool have_pair;
+	uint64_t trace_ns;	/* the first pair: the trace clock ... */
+	uint64_t boottime_ns;	/* ... and CLOCK_BOOTTIME at the same moment */
+	uint64_t realtime_ns;	/* ... and CLOCK_REALTIME (0: not recorded) */
+	/*
+	 * The pairs taken during the capture, the first included, in trace
+	 * clock order (drift and suspend between the clocks show there); valid
+	 * during the callback only.  nr_pairs is 0 without a pair.
+	 */
+	const struct trace_clock_pair *pairs;
+	size_t nr_pairs;
 };
 
 /*

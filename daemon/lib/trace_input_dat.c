@@ -726,31 +726,58 @@ static long long cpustats_lost(const char *stats)
 
 /*
  * The trace clock (trace-cmd's TRACECLOCK option) and powerpin record's
- * reading of it paired with CLOCK_BOOTTIME and CLOCK_REALTIME:
- * "powerpin: clock=local trace_ns=T boottime_ns=B realtime_ns=R".
+ * readings of it paired with CLOCK_BOOTTIME and CLOCK_REALTIME, one line
+ * each: "powerpin: clock=local trace_ns=T boottime_ns=B realtime_ns=R".
+ * The first line was read as the capture started, the others during it;
+ * lines of another clock, or out of order, are left out.  *@pairs is
+ * allocated (NULL without a pair): the caller frees it.
  */
 static void dat_clock(struct tracecmd_input *handle, const char *stats,
-		      struct trace_clock_info *ci)
+		      struct trace_clock_info *ci, struct trace_clock_pair **pairs)
 {
 	const char *name = tracecmd_get_trace_clock(handle), *p;
-	unsigned long long t, b, w;
-	char clock[16];
+	struct trace_clock_pair *v = NULL;
+	size_t n = 0, cap = 0;
 
 	memset(ci, 0, sizeof(*ci));
+	*pairs = NULL;
 	if (name)
 		snprintf(ci->name, sizeof(ci->name), "%s", name);
-	p = stats ? strstr(stats, "powerpin: clock=") : NULL;
-	if (p && sscanf(p, "powerpin: clock=%15s trace_ns=%llu boottime_ns=%llu realtime_ns=%llu",
-			clock, &t, &b, &w) == 4) {
+	for (p = stats; p && (p = strstr(p, "powerpin: clock=")); p++) {
+		unsigned long long t, b, w;
+		char clock[16];
+
+		if (p != stats && p[-1] != '\n')
+			continue;
+		if (sscanf(p, "powerpin: clock=%15s trace_ns=%llu boottime_ns=%llu realtime_ns=%llu",
+			   clock, &t, &b, &w) != 4)
+			continue;
 		if (!ci->name[0])
 			snprintf(ci->name, sizeof(ci->name), "%s", clock);
-		if (!strcmp(ci->name, clock)) {
-			ci->have_pair = true;
-			ci->trace_ns = t;
-			ci->boottime_ns = b;
-			ci->realtime_ns = w;
+		if (strcmp(ci->name, clock) || (n && (t < v[n - 1].trace_ns || b < v[n - 1].boottime_ns)))
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			struct trace_clock_pair *nv = realloc(v, ncap * sizeof(*v));
+
+			if (!nv)
+				break;
+			v = nv;
+			cap = ncap;
 		}
+		v[n].trace_ns = t;
+		v[n].boottime_ns = b;
+		v[n++].realtime_ns = w;
 	}
+	if (n) {
+		ci->have_pair = true;
+		ci->trace_ns = v[0].trace_ns;
+		ci->boottime_ns = v[0].boottime_ns;
+		ci->realtime_ns = v[0].realtime_ns;
+		ci->pairs = v;
+		ci->nr_pairs = n;
+	}
+	*pairs = v;
 }
 
 /* Copy the word at @w (up to white space) into @dst; -1 if it does not fit. */
@@ -933,10 +960,12 @@ static int dat_prepare(struct tracecmd_input *handle, struct dat_reader *r)
 	if (r->ops->cpus)
 		r->ops->cpus(r->nr_cpus, r->arg);
 	if (r->ops->clock) {
+		struct trace_clock_pair *pairs;
 		struct trace_clock_info ci;
 
-		dat_clock(handle, stats, &ci);
+		dat_clock(handle, stats, &ci, &pairs);
 		r->ops->clock(&ci, r->arg);
+		free(pairs);
 	}
 	if (r->ops->kernel) {
 		struct trace_kernel_info k;

@@ -342,6 +342,38 @@ TEST_F_TIMEOUT(rec, into_an_instance, 300)
 }
 
 /*
+ * Clock pairs during the capture, not only at its start: a 3 s capture
+ * holds one at the start, one a second (at least two more) and one at the
+ * end, each later than the one before in both clocks.
+ */
+TEST_F_TIMEOUT(rec, clock_pairs_during_the_capture, 300)
+{
+	unsigned long long t, b, w, t0 = 0, b0 = 0;
+	char cmd[512], line[256], clock[16];
+	int n = 0;
+	FILE *f;
+
+	ASSERT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -d 3"));
+	snprintf(cmd, sizeof(cmd), "trace-cmd report --stat -i %s/t.dat", self->dir);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "powerpin: clock=%15s trace_ns=%llu boottime_ns=%llu realtime_ns=%llu",
+			   clock, &t, &b, &w) != 4)
+			continue;
+		if (n) {
+			EXPECT_LT(t0, t);
+			EXPECT_LT(b0, b);
+		}
+		t0 = t;
+		b0 = b;
+		n++;
+	}
+	pclose(f);
+	EXPECT_LE(4, n);
+}
+
+/*
  * "puts all of it back": where neither tracefs nor debugfs is mounted,
  * libtracefs mounts one for the capture, and the capture unmounts it again.
  * Played in a mount namespace of its own, with every tracefs and debugfs

@@ -390,6 +390,72 @@ TEST_F_TIMEOUT(pf, text_capture, 120)
  * clock snapshot maps the trace clock to boottime, every packet and
  * bundle says which clock it is in, and prev_state keeps its letters.
  */
+/*
+ * Clock pairs taken during the capture (the device slept 10 s between the
+ * first two): each is a clock snapshot on both sequences, in order, the
+ * first with the defaults; a pair out of order or of another clock is left
+ * out; each ftrace bundle carries the pair in force at its first event.
+ */
+TEST_F_TIMEOUT(pf, tracedat_clock_pairs_during_the_capture, 120)
+{
+	static const char pairs[] =
+		"powerpin: clock=local trace_ns=99900000000 boottime_ns=150000000000 realtime_ns=1700000000000000000\n"
+		"powerpin: clock=local trace_ns=100050000000 boottime_ns=160150000000 realtime_ns=1700000010150000000\n"
+		"powerpin: clock=local trace_ns=100012345678 boottime_ns=160200000000 realtime_ns=1700000010200000000\n"
+		"powerpin: clock=global trace_ns=100067891234 boottime_ns=160300000000 realtime_ns=1700000010300000000\n";
+	struct tdat w;
+	char *text, tmp[128];
+	int k;
+
+	ASSERT_EQ(0, tdat_open(&w, 2));
+	tdat_clock(&w, "local");
+	tdat_cpustat(&w, pairs);
+	tdat_comm(&w, 42, "spin");
+	/* CPU 1 switches before the second pair, CPU 0 only after it */
+	tdat_switch_state(&w, 1, T0 + 1 * MS, "swapper/1", 0, 0, "spin", 42);
+	tdat_switch_state(&w, 1, T0 + 2 * MS, "spin", 42, 0x1, "swapper/1", 0);
+	for (k = 0; k <= 20; k++) {
+		tdat_battery(&w, 0, T0 + k * 10 * MS, 77, k + 1, 3800000, -500000, 4000, 0);
+		if (k == 6)
+			tdat_switch_state(&w, 0, T0 + 65 * MS, "swapper/0", 0, 0, "spin", 42);
+		if (k == 7)
+			tdat_switch_state(&w, 0, T0 + 75 * MS, "spin", 42, 0x1, "swapper/0", 0);
+	}
+	ASSERT_EQ(0, tdat_close(&w, self->in));
+	ASSERT_EQ(0, run_report(self, ""));
+
+	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
+	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(4, count(text, "clock_snapshot {"));
+	EXPECT_EQ(2, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 150000000000 } "
+				 "clocks { clock_id: 64 timestamp: 99900000000 } "
+				 "clocks { clock_id: 1 timestamp: 1700000000000000000 } "
+				 "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME }"));
+	EXPECT_EQ(2, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 160150000000 } "
+				 "clocks { clock_id: 64 timestamp: 100050000000 } "
+				 "clocks { clock_id: 1 timestamp: 1700000010150000000 } "
+				 "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME }"));
+	EXPECT_EQ(2, count(text, "trace_packet_defaults { timestamp_clock_id: 64 }"));
+	/* the first pair's snapshot comes before the second's, on each sequence */
+	EXPECT_LT(strstr(text, "timestamp: 150000000000"), strstr(text, "timestamp: 160150000000"));
+	EXPECT_EQ(0, strncmp(text, "packet { clock_snapshot {", 25));
+	/* a bundle a CPU: CPU 1's by the first pair, CPU 0's by the second */
+	EXPECT_EQ(2, count(text, "ftrace_events { cpu: "));
+	EXPECT_EQ(1, count(text, "ftrace_clock: FTRACE_CLOCK_LOCAL "
+				 "ftrace_timestamp: 99900000000 boot_timestamp: 150000000000"));
+	EXPECT_EQ(1, count(text, "ftrace_clock: FTRACE_CLOCK_LOCAL "
+				 "ftrace_timestamp: 100050000000 boot_timestamp: 160150000000"));
+	EXPECT_LT(strstr(text, "ftrace_events { cpu: 1 "),
+		  strstr(text, "ftrace_timestamp: 99900000000 "));
+	EXPECT_GT(strstr(text, "ftrace_events { cpu: 1 "),
+		  strstr(text, "ftrace_timestamp: 100050000000 "));
+	EXPECT_EQ(0, count(text, "100012345678"));
+	EXPECT_EQ(0, count(text, "100067891234"));
+	check_upstream(_metadata, self->trace, text, tmp);
+	free(text);
+}
+
 TEST_F_TIMEOUT(pf, tracedat_clock_and_states, 120)
 {
 	static const char pair[] =
