@@ -61,12 +61,13 @@ static void report_failure(const char *cmd, const char *what,
 static void status_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: powerpin status [--json]\n\n"
+		"usage: powerpin status [--json [FILE]]\n\n"
 		"Show the sampler's state and counters (powerpin.ko over generic netlink),\n"
 		"and the versions of powerpin and of the loaded powerpin.ko: a warning on\n"
 		"stderr says when they differ.\n\n"
-		"  -j, --json   print one JSON object instead of text\n"
-		"  -h, --help   this help\n");
+		"  -j, --json [FILE]  the same as one JSON object into FILE (\"-\" or none:\n"
+		"                     standard output, instead of the text)\n"
+		"  -h, --help         this help\n");
 }
 
 /* The loaded module's version, or NULL (not loaded, or built without one). */
@@ -154,21 +155,22 @@ static void print_status_text(FILE *out, const struct pp_status *st,
 int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *modver;
+	struct output_file jf;
+	const char *modver, *json = NULL;
 	struct pp_status st;
 	struct pp_genl *g;
-	bool json = false;
 	char buf[128];
-	int c;
+	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	json_option_normalize(argc, argv, true);
+	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			json = true;
+			json = optarg;
 			break;
 		case 'h':
 			status_usage(stdout);
@@ -182,6 +184,8 @@ int cmd_status(int argc, char **argv)
 			argv[optind]);
 		return usage_error("powerpin status");
 	}
+	if (json && (ret = json_output_check("powerpin status", json)))
+		return ret;
 	g = open_family("status", false);
 	if (!g)
 		return 1;
@@ -192,10 +196,18 @@ int cmd_status(int argc, char **argv)
 	}
 	pp_genl_close(g);
 	modver = module_version(buf, sizeof(buf));
-	if (json)
-		print_status_json(stdout, &st, modver);
-	else
+	if (json) {
+		if (json_output_open("powerpin status", json, &jf))
+			return 1;
+		print_status_json(jf.fp, &st, modver);
+		/* the text still on stdout unless the JSON took its place */
+		if (!jf.is_stdout)
+			print_status_text(stdout, &st, modver);
+		if (json_output_commit("powerpin status", &jf))
+			return 1;
+	} else {
 		print_status_text(stdout, &st, modver);
+	}
 	if (!modver || strcmp(modver, powerpin_version()))
 		fprintf(stderr,
 			"powerpin status: warning: powerpin.ko is %s%s but powerpin is %s: install a module and tools of the same version\n",

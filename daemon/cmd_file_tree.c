@@ -22,6 +22,8 @@
 
 struct tree_walk {
 	const struct file_tree_opts *o;
+	FILE *json;			/* the JSON goes here, NULL without */
+	bool text;			/* the text lines on stdout */
 	unsigned long long files, size, resident, resident_pages;
 	int errors;
 	int last_method;		/* to say the method when it changes; -1 none yet */
@@ -47,9 +49,9 @@ static void tree_line(const struct tree_walk *w, unsigned long long res,
 
 static void tree_json(struct tree_walk *w, const struct probe_result *pr, const char *path)
 {
-	fputs(w->files ? ",\n  {\"file\": " : "\n  {\"file\": ", stdout);
-	json_string(stdout, path, SIZE_MAX);
-	printf(", \"size\": %llu, \"resident_bytes\": %llu, \"resident_pages\": %llu, \"pages\": %llu, \"method\": \"%s\"}",
+	fputs(w->files ? ",\n  {\"file\": " : "\n  {\"file\": ", w->json);
+	json_string(w->json, path, SIZE_MAX);
+	fprintf(w->json, ", \"size\": %llu, \"resident_bytes\": %llu, \"resident_pages\": %llu, \"pages\": %llu, \"method\": \"%s\"}",
 	       (unsigned long long)pr->file_size,
 	       (unsigned long long)pin_ranges_bytes(&pr->resident),
 	       (unsigned long long)pr->nr_resident, (unsigned long long)pr->nr_pages,
@@ -79,9 +81,9 @@ static void tree_file(struct tree_walk *w, const char *path)
 			probe_method_name(pr.method), pr.fallback_reason[0] ? " (" : "",
 			pr.fallback_reason, pr.fallback_reason[0] ? ")" : "");
 	w->last_method = (int)pr.method;
-	if (w->o->json)
+	if (w->json)
 		tree_json(w, &pr, path);
-	else
+	if (w->text)
 		tree_line(w, pin_ranges_bytes(&pr.resident), pr.nr_resident, pr.file_size, path);
 	w->files++;
 	w->size += pr.file_size;
@@ -142,20 +144,36 @@ static void tree_path(struct tree_walk *w, const char *path, bool given)
 
 int file_tree(char *const *paths, int nr, const struct file_tree_opts *o)
 {
-	struct tree_walk w = { .o = o, .last_method = -1 };
-	int i;
+	struct tree_walk w = { .o = o, .last_method = -1, .text = true };
+	struct output_file jf;
+	int i, ret;
 
-	if (o->json)
-		fputs("{\"files\": [", stdout);
-	else
+	if (o->json) {
+		for (i = 0; i < nr; i++)
+			if (output_add_input(paths[i])) {
+				fprintf(stderr, "powerpin file: %s\n", strerror(errno));
+				return 1;
+			}
+		ret = json_output_check("powerpin file", o->json);
+		if (ret)
+			return ret;
+		if (json_output_open("powerpin file", o->json, &jf))
+			return 1;
+		w.json = jf.fp;
+		w.text = !jf.is_stdout;
+		fputs("{\"files\": [", w.json);
+	}
+	if (w.text)
 		printf("%12s %10s %12s  %s\n", "RES", "PAGES", "SIZE", "FILE");
 	for (i = 0; i < nr; i++)
 		tree_path(&w, paths[i], true);
-	if (o->json)
-		printf("\n], \"total\": {\"files\": %llu, \"size\": %llu, \"resident_bytes\": %llu, \"resident_pages\": %llu}, \"errors\": %d}\n",
-		       w.files, w.size, w.resident, w.resident_pages, w.errors);
-	else if (w.files > 1)
+	if (w.json)
+		fprintf(w.json, "\n], \"total\": {\"files\": %llu, \"size\": %llu, \"resident_bytes\": %llu, \"resident_pages\": %llu}, \"errors\": %d}\n",
+			w.files, w.size, w.resident, w.resident_pages, w.errors);
+	if (w.text && w.files > 1)
 		tree_line(&w, w.resident, w.resident_pages, w.size, "total");
+	if (w.json && json_output_commit("powerpin file", &jf))
+		return 1;
 	if (flush_stdout())
 		return 1;
 	return w.errors ? 1 : 0;

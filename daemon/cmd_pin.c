@@ -180,13 +180,14 @@ static void file_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: powerpin file <path> [options]\n"
-		"       powerpin file <path>... [--json] [-h] [--probe-method M]\n"
+		"       powerpin file <path>... [--json [FILE]] [-H] [--probe-method M]\n"
 		"\n"
 		"Probe a file's page-cache residency (per zip entry with --zip), filter it\n"
 		"with a pinconfig, dump it and write a pinlist.meta.\n"
 		"\n"
-		"Several paths, or a directory (walked, links in it not followed): the\n"
-		"residency of every regular file, a line each and a total, as fincore.\n"
+		"Without --gen-probe, --use-probe or --zip, or with several paths or a\n"
+		"directory (walked, links in it not followed): the residency of every\n"
+		"regular file, a line each (and a total for several), as fincore.\n"
 		"\n"
 		"  --gen-probe            probe the file's resident pages now\n"
 		"  --use-probe FILE       use the ranges of an existing pinlist as the probe\n"
@@ -198,13 +199,15 @@ static void file_usage(FILE *out)
 		"                         \"-\" is stdout (the text lines then go to stderr)\n"
 		"  --quota BYTES          write at most BYTES (decimal; K/M/G suffixes accepted)\n"
 		"  --probe-method M       auto (default), runs, bitmap or mincore\n"
-		"  --json                 machine-readable output instead of the text lines\n"
-		"  -h, --human-readable   several paths: sizes in K, M, G (of 1024)\n"
+		"  --json [FILE]          the same as JSON into FILE (\"-\" or none: standard\n"
+		"                         output, instead of the text lines)\n"
+		"  -H, --human-readable   as fincore: sizes in K, M, G (of 1024)\n"
 		"  -v, --verbose          more detail\n"
-		"  --help                 this text\n"
+		"  -h, --help             this text\n"
 		"\n"
-		"Without --zip one of --gen-probe or --use-probe is required.  With --zip and\n"
-		"no probe every entry counts as wholly wanted (pinconfig-only pinlists).\n");
+		"Without --zip, -o, --dump and --pinconfig need --gen-probe or --use-probe.\n"
+		"With --zip and no probe every entry counts as wholly wanted (pinconfig-only\n"
+		"pinlists).\n");
 }
 
 static void dump_entries(FILE *out, const struct zip_coverage *cov, size_t nr, bool verbose)
@@ -264,9 +267,10 @@ struct file_opts {
 	const char *use_probe;
 	const char *pinconfig;
 	const char *output;
+	const char *json;		/* --json FILE, NULL without */
 	uint64_t quota;
 	enum probe_want want;
-	bool gen_probe, zip, dump, json, verbose;
+	bool gen_probe, zip, dump, verbose;
 };
 
 static int file_parse_tree(struct file_opts *o);
@@ -282,10 +286,10 @@ static int file_parse(int argc, char **argv, struct file_opts *o)
 		{ "output",       required_argument, NULL, 'o' },
 		{ "quota",        required_argument, NULL, 'q' },
 		{ "probe-method", required_argument, NULL, 'm' },
-		{ "json",         no_argument,       NULL, 'j' },
+		{ "json",         required_argument, NULL, 'j' },
 		{ "verbose",      no_argument,       NULL, 'v' },
-		{ "human-readable", no_argument,     NULL, 'h' },
-		{ "help",         no_argument,       NULL, 'H' },
+		{ "human-readable", no_argument,     NULL, 'H' },
+		{ "help",         no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -293,7 +297,8 @@ static int file_parse(int argc, char **argv, struct file_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->quota = PINLIST_NO_QUOTA;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
+	json_option_normalize(argc, argv, false);
+	while ((c = getopt_long(argc, argv, "o:vhH", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'g': o->gen_probe = true; break;
 		case 'u': o->use_probe = optarg; break;
@@ -301,7 +306,7 @@ static int file_parse(int argc, char **argv, struct file_opts *o)
 		case 'c': o->pinconfig = optarg; break;
 		case 'd': o->dump = true; break;
 		case 'o': o->output = optarg; break;
-		case 'j': o->json = true; break;
+		case 'j': o->json = optarg; break;
 		case 'v': o->verbose = true; break;
 		case 'q':
 			if (parse_quota("file", optarg, &o->quota))
@@ -311,8 +316,8 @@ static int file_parse(int argc, char **argv, struct file_opts *o)
 			if (parse_probe_method("file", optarg, &o->want))
 				return usage_error("powerpin file");
 			break;
-		case 'h': o->human = true; break;
-		case 'H':
+		case 'H': o->human = true; break;
+		case 'h':
 			file_usage(stdout);
 			return 0;
 		default:
@@ -334,7 +339,10 @@ static int file_parse_tree(struct file_opts *o)
 {
 	struct stat st;
 
-	o->tree = o->nr_paths > 1 || (!stat(o->path, &st) && S_ISDIR(st.st_mode));
+	/* one file without a probe or a zip: its line, as several get theirs */
+	o->tree = o->nr_paths > 1 || (!stat(o->path, &st) && S_ISDIR(st.st_mode)) ||
+		  (!o->zip && !o->gen_probe && !o->use_probe && !o->pinconfig && !o->output &&
+		   !o->dump && o->quota == PINLIST_NO_QUOTA);
 	if (o->tree && (o->zip || o->use_probe || o->pinconfig || o->output ||
 			o->quota != PINLIST_NO_QUOTA)) {
 		fprintf(stderr, "powerpin file: -o, --zip, --pinconfig, --use-probe and --quota take one file, not several paths or a directory\n");
@@ -347,7 +355,7 @@ static int file_parse_tree(struct file_opts *o)
 		return usage_error("powerpin file");
 	}
 	if (!o->zip && !o->gen_probe && !o->use_probe) {
-		fprintf(stderr, "powerpin file: a file that is not a zip needs --gen-probe or --use-probe\n");
+		fprintf(stderr, "powerpin file: -o, --dump, --quota and --pinconfig on a file that is not a zip need --gen-probe or --use-probe\n");
 		return usage_error("powerpin file");
 	}
 	if (!o->zip && o->pinconfig) {
@@ -398,48 +406,48 @@ static int file_load_probe(const struct file_opts *o, uint64_t size, struct prob
 	return ret;
 }
 
-static void file_print_json(const struct file_opts *o, uint64_t size,
+static void file_print_json(FILE *out, const struct file_opts *o, uint64_t size,
 			    const struct probe_result *pr,
 			    const struct pin_ranges *probe,
 			    const struct zip_coverage *cov, size_t nr,
 			    const struct zip_coverage *filtered, size_t nr_filtered,
 			    const struct pin_ranges *written)
 {
-	printf("{\"file\":");
-	json_string(stdout, o->path, SIZE_MAX);
-	printf(",\"size\":%llu,\"page_size\":%ld,\"probe\":", (unsigned long long)size,
+	fprintf(out, "{\"file\":");
+	json_string(out, o->path, SIZE_MAX);
+	fprintf(out, ",\"size\":%llu,\"page_size\":%ld,\"probe\":", (unsigned long long)size,
 	       sysconf(_SC_PAGESIZE));
 	if (o->gen_probe || o->use_probe) {
-		printf("{\"source\":");
-		json_string(stdout, o->gen_probe ? "gen-probe" : o->use_probe, SIZE_MAX);
+		fprintf(out, "{\"source\":");
+		json_string(out, o->gen_probe ? "gen-probe" : o->use_probe, SIZE_MAX);
 		if (o->gen_probe) {
-			printf(",\"method\":");
-			json_string(stdout, probe_method_name(pr->method), SIZE_MAX);
+			fprintf(out, ",\"method\":");
+			json_string(out, probe_method_name(pr->method), SIZE_MAX);
 		}
-		printf(",\"resident_bytes\":%llu,\"ranges\":",
+		fprintf(out, ",\"resident_bytes\":%llu,\"ranges\":",
 		       (unsigned long long)pin_ranges_bytes(probe));
-		json_ranges(stdout, probe);
-		printf("}");
+		json_ranges(out, probe);
+		fprintf(out, "}");
 	} else {
-		printf("null");
+		fprintf(out, "null");
 	}
 	if (o->zip) {
-		printf(",\"entries\":");
-		json_entries(stdout, cov, nr);
+		fprintf(out, ",\"entries\":");
+		json_entries(out, cov, nr);
 		if (o->pinconfig) {
-			printf(",\"filtered\":");
-			json_entries(stdout, filtered, nr_filtered);
+			fprintf(out, ",\"filtered\":");
+			json_entries(out, filtered, nr_filtered);
 		}
 	}
 	if (o->output) {
-		printf(",\"pinlist\":{\"path\":");
-		json_string(stdout, o->output, SIZE_MAX);
-		printf(",\"total_bytes_to_pin\":%llu,\"ranges\":",
+		fprintf(out, ",\"pinlist\":{\"path\":");
+		json_string(out, o->output, SIZE_MAX);
+		fprintf(out, ",\"total_bytes_to_pin\":%llu,\"ranges\":",
 		       (unsigned long long)pin_ranges_bytes(written));
-		json_ranges(stdout, written);
-		printf("}");
+		json_ranges(out, written);
+		fprintf(out, "}");
 	}
-	printf("}\n");
+	fprintf(out, "}\n");
 }
 
 /* Everything one `powerpin file` run holds. */
@@ -633,6 +641,8 @@ static int file_inputs(const struct file_opts *o)
 		fprintf(stderr, "powerpin file: %s: %s\n", o->output, output_strerror(errno));
 		return -1;
 	}
+	if (o->json && json_output_check("powerpin file", o->json))
+		return -1;
 	return 0;
 }
 
@@ -690,11 +700,14 @@ int cmd_file(int argc, char **argv)
 		return file_tree(f.o.paths, f.o.nr_paths, &t);
 	}
 	f.info = stdout;
-	f.say = !f.o.json;
+	/* the text lines, unless the JSON takes their place on stdout */
+	f.say = !f.o.json || !output_is_stdout(f.o.json);
+	if (f.o.json && !*f.o.json)
+		return json_output_check("powerpin file", f.o.json);
 	/* a pinlist on stdout: the lines about it go to stderr */
 	if (f.o.output && output_is_stdout(f.o.output)) {
-		if (f.o.json) {
-			fprintf(stderr, "powerpin file: --json and a pinlist both on stdout: give -o a file\n");
+		if (!f.say) {
+			fprintf(stderr, "powerpin file: --json and a pinlist both on stdout: give one of them a file\n");
 			return usage_error("powerpin file");
 		}
 		f.info = stderr;
@@ -711,9 +724,16 @@ int cmd_file(int argc, char **argv)
 	}
 	if (f.o.output && file_write(&f))
 		goto out;
-	if (f.o.json)
-		file_print_json(&f.o, f.size, &f.pr, &f.probe, f.cov, f.zi.nr, f.filtered,
+	if (f.o.json) {
+		struct output_file jf;
+
+		if (json_output_open("powerpin file", f.o.json, &jf))
+			goto out;
+		file_print_json(jf.fp, &f.o, f.size, &f.pr, &f.probe, f.cov, f.zi.nr, f.filtered,
 				f.nr_filtered, &f.written);
+		if (json_output_commit("powerpin file", &jf))
+			goto out;
+	}
 	ret = flush_stdout() ? 1 : 0;
 out:
 	file_run_free(&f);
@@ -725,7 +745,7 @@ out:
 static void pinlist_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: powerpin pinlist <file> [--dump] [--summary] [-v] [--json]\n"
+		"usage: powerpin pinlist <file> [--dump] [--summary] [-v] [--json [FILE]]\n"
 		"\n"
 		"Read a pinlist.meta strictly: a trailing partial pair is an error (exit 1)\n"
 		"after the valid pairs are shown.\n"
@@ -733,7 +753,8 @@ static void pinlist_usage(FILE *out)
 		"  --dump          print each pair as start=... bytes=...\n"
 		"  --summary       print total_bytes_to_pin=... (without --dump or --json:\n"
 		"                  the default)\n"
-		"  --json          machine-readable output\n"
+		"  --json [FILE]   the same as JSON into FILE (\"-\" or none: standard\n"
+		"                  output, instead of the text)\n"
 		"  -v, --verbose   more detail\n"
 		"  -h, --help      this text\n");
 }
@@ -743,23 +764,25 @@ int cmd_pinlist(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "dump",    no_argument, NULL, 'd' },
 		{ "summary", no_argument, NULL, 's' },
-		{ "json",    no_argument, NULL, 'j' },
+		{ "json",    required_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help",    no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool dump = false, summary = false, json = false, verbose = false;
+	bool dump = false, summary = false, verbose = false, text;
 	struct pin_ranges r = { 0 };
 	size_t trailing = 0, i;
-	const char *path;
+	const char *path, *json = NULL;
+	struct output_file jf;
 	int c, ret, e;
 
 	optind = 0;
+	json_option_normalize(argc, argv, false);
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dump = true; break;
 		case 's': summary = true; break;
-		case 'j': json = true; break;
+		case 'j': json = optarg; break;
 		case 'v': verbose = true; break;
 		case 'h':
 			pinlist_usage(stdout);
@@ -772,10 +795,21 @@ int cmd_pinlist(int argc, char **argv)
 		fprintf(stderr, "powerpin pinlist: expected exactly one <file>\n");
 		return usage_error("powerpin pinlist");
 	}
-	/* nothing asked: the summary, not a silent success */
-	if (!dump && !summary && !json)
-		summary = true;
 	path = argv[optind];
+	/* the text, unless the JSON takes its place on stdout */
+	text = !json || !output_is_stdout(json);
+	/* nothing asked: the summary, not a silent success */
+	if (!dump && !summary && text)
+		summary = true;
+	if (json) {
+		if (output_add_input(path)) {
+			fprintf(stderr, "powerpin pinlist: %s\n", strerror(errno));
+			return 1;
+		}
+		ret = json_output_check("powerpin pinlist", json);
+		if (ret)
+			return ret;
+	}
 	ret = pinlist_read_file(path, &r, &trailing);
 	e = errno;
 	if (ret && e != EBADMSG) {
@@ -784,13 +818,22 @@ int cmd_pinlist(int argc, char **argv)
 		return 1;
 	}
 	if (json) {
-		printf("{\"file\":");
-		json_string(stdout, path, SIZE_MAX);
-		printf(",\"pairs\":%zu,\"trailing_bytes\":%zu,\"total_bytes_to_pin\":%llu,\"ranges\":",
-		       r.nr, trailing, (unsigned long long)pin_ranges_bytes(&r));
-		json_ranges(stdout, &r);
-		printf("}\n");
-	} else {
+		if (json_output_open("powerpin pinlist", json, &jf)) {
+			pin_ranges_free(&r);
+			return 1;
+		}
+		fprintf(jf.fp, "{\"file\":");
+		json_string(jf.fp, path, SIZE_MAX);
+		fprintf(jf.fp, ",\"pairs\":%zu,\"trailing_bytes\":%zu,\"total_bytes_to_pin\":%llu,\"ranges\":",
+			r.nr, trailing, (unsigned long long)pin_ranges_bytes(&r));
+		json_ranges(jf.fp, &r);
+		fprintf(jf.fp, "}\n");
+		if (json_output_commit("powerpin pinlist", &jf)) {
+			pin_ranges_free(&r);
+			return 1;
+		}
+	}
+	if (text) {
 		if (verbose)
 			printf("Setting file to dump: %s\n", path);
 		if (dump) {

@@ -27,6 +27,7 @@
 #include "platform.h"
 #include "profile.h"
 #include "record.h"
+#include "util.h"
 
 /*
  * Where /sys, /proc and /system are: "/", or for the tests a fake tree
@@ -60,7 +61,7 @@ static void profile_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: powerpin profile [--steps N] [--duration SECONDS] [--settle SECONDS]\n"
-		"                        [-o FILE] [--json FILE] [--format auto|5|6|9|14]\n"
+		"                        [-o FILE] [--json [FILE]] [--format auto|5|6|9|14]\n"
 		"                        [--dry-run] [-q]\n\n"
 		"Measure the CPU power profile from the fuel gauge: all CPUs idle, then 1..N\n"
 		"CPUs spinning (each thread pinned to its CPU), for every cpufreq policy at\n"
@@ -78,7 +79,8 @@ static void profile_usage(FILE *out)
 		"                          must hold %d gauge refreshes (%.2f s)\n"
 		"  -o, --output FILE       power_profile.xml (default); \"-\" is stdout, the\n"
 		"                          table then goes to stderr\n"
-		"  -j, --json FILE         also the steps and the fit as JSON (\"-\": stdout)\n"
+		"  -j, --json [FILE]       also the steps and the fit as JSON (\"-\" or none:\n"
+		"                          stdout)\n"
 		"  -f, --format auto|5|6|9|14\n"
 		"                          the power_profile.xml keys of Android 5 (5.1 and\n"
 		"                          earlier), 6 (6.0-8.1), 9 (9-13) or 14 (14 and later);\n"
@@ -165,6 +167,7 @@ static int profile_parse(int argc, char **argv, struct profile_opts *o)
 	*o = (struct profile_opts){ .rounds = 2, .duration_s = 5, .settle_s = -1,
 				    .output = "power_profile.xml" };
 	opterr = 0;
+	json_option_normalize(argc, argv, true);
 	while (!bad && (c = getopt_long(argc, argv, ":n:d:s:o:j:f:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':

@@ -46,7 +46,7 @@ static void report_usage(FILE *out)
 		"target is replaced, the link kept).\n"
 		"\n"
 		"  -i, --input FILE  the input, as trace-cmd report -i and perf report -i\n"
-		"  --json FILE       everything, as JSON\n"
+		"  --json [FILE]     everything, as JSON (\"-\" or none: stdout)\n"
 		"  --csv FILE        one row per sample; the per-process, per-thread and\n"
 		"                    per-slice tables go to FILE with \"-processes\",\n"
 		"                    \"-threads\" and \"-slices\" before its extension\n"
@@ -795,6 +795,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 	a->opt.sign = REPORT_SIGN_AUTO;
 	a->spool_max = REPORT_SPOOL_MAX;
 	optind = 1;
+	json_option_normalize(argc, argv, false);
 	while ((c = getopt_long(argc, argv, "i:B:h", longopts, NULL)) != -1)
 		if ((ret = report_option(c, optarg, a)) >= 0)
 			return ret;

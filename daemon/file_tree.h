@@ -9,7 +9,8 @@
 
 struct file_tree_opts {
 	enum probe_want want;
-	bool json, human, verbose;
+	const char *json;	/* --json FILE ("-": instead of the text), NULL without */
+	bool human, verbose;
 };
 
 /*

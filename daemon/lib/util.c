@@ -294,6 +294,65 @@ int usage_error(const char *cmd)
 	return 2;
 }
 
+void json_option_normalize(int argc, char **argv, bool short_j)
+{
+	static char stdout_form[] = "--json=-";
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (strcmp(argv[i], "--json") && !(short_j && !strcmp(argv[i], "-j")))
+			continue;
+		if (!next || (next[0] == '-' && next[1]))
+			argv[i] = stdout_form;
+		else
+			i++;	/* its FILE, whatever it looks like */
+	}
+}
+
+int json_output_check(const char *cmd, const char *name)
+{
+	if (!*name) {
+		fprintf(stderr, "%s: --json wants a file name (or - for standard output), not ''\n", cmd);
+		return usage_error(cmd);
+	}
+	if (output_check(name)) {
+		fprintf(stderr, "%s: --json %s: %s\n", cmd, name, output_strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int json_output_open(const char *cmd, const char *name, struct output_file *out)
+{
+	if (output_open(out, name)) {
+		fprintf(stderr, "%s: --json %s: %s\n", cmd, name, output_strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int json_output_commit(const char *cmd, struct output_file *out)
+{
+	char *name = out->name ? strdup(out->name) : NULL;
+	bool is_stdout = out->is_stdout;
+	int ret = 0;
+
+	if (output_commit(out)) {
+		if (is_stdout)
+			fprintf(stderr, "%s: write error on standard output: %s\n", cmd,
+				strerror(errno));
+		else
+			fprintf(stderr, "%s: --json %s: %s\n", cmd, name ? name : "", strerror(errno));
+		ret = 1;
+	}
+	free(name);
+	return ret;
+}
+
 /* Why a write to standard output failed, if it did (stdio keeps no errno). */
 static int stdout_errno;
 

@@ -70,6 +70,27 @@ void exec_command(const char *who, char *const argv[]) __attribute__((noreturn))
 int usage_error(const char *cmd);
 
 /*
+ * The one rule for --json in every command: "--json FILE" writes the JSON
+ * to FILE, "-" being standard output (where it takes the place of the
+ * text); "--json" followed by nothing, by another option or by "--" is
+ * "--json -".  Rewrites such a "--json" (and "-j" where @short_j: the
+ * command's -j is --json) in @argv to "--json=-", for a getopt_long()
+ * that gives --json a required argument.  Stops at "--".
+ */
+void json_option_normalize(int argc, char **argv, bool short_j);
+
+/*
+ * A --json FILE of command @cmd ("powerpin status"), checked before any
+ * work (output_check()): 0; 2 after a usage message for ""; 1 after a
+ * message for an output that could not be written.
+ */
+int json_output_check(const char *cmd, const char *name);
+/* Open it (output_open()): 0, or 1 after a message. */
+int json_output_open(const char *cmd, const char *name, struct output_file *out);
+/* Commit it (output_commit()): 0, or 1 after a message. */
+int json_output_commit(const char *cmd, struct output_file *out);
+
+/*
  * Standard output at the end of a program, as coreutils' close_stdout():
  * flush and close it; when that fails, or a write to it failed before,
  * print one message ("@who: write error on standard output: REASON") and

@@ -95,7 +95,7 @@ static const struct usage_case usage_cases[] = {
 	{ "file", "powerpin file", "powerpin file: expected a <path>" },
 	{ "file d1 d2 -o x", "powerpin file", "powerpin file: -o, --zip, --pinconfig, --use-probe and --quota take one file" },
 	{ "file -z x", "powerpin file", "powerpin file: invalid option -- 'z'" },
-	{ "file x", "powerpin file", "powerpin file: a file that is not a zip needs" },
+	{ "file x -o y", "powerpin file", "powerpin file: -o, --dump, --quota and --pinconfig on a file that is not a zip need" },
 	{ "pinlist", "powerpin pinlist", "powerpin pinlist: expected exactly one <file>" },
 	{ "pin", "powerpin pin", "powerpin pin: missing subcommand (capture or apply)" },
 	{ "pin hold", "powerpin pin", "powerpin pin: unknown subcommand 'hold'" },
@@ -191,6 +191,46 @@ TEST_F(cli, report_default_input)
 	EXPECT_NE(NULL, strstr(self->out, "51 samples"));
 	ASSERT_EQ(0, run(self, self->powerpin, "report --input=other.txt --json -"));
 	EXPECT_NE(NULL, strstr(self->out, "\"samples\": 51,"));
+}
+
+/*
+ * --json [FILE] is one rule in every command: a FILE after it ("-" is
+ * stdout), and with nothing after it, or another option, standard output.
+ */
+TEST_F(cli, json_option_is_one_rule)
+{
+	struct gen g = { .nr_cpus = 1 };
+	char path[128];
+	int k;
+
+	for (k = 0; k <= 20; k++)
+		gen_battery(&g, 5000000000ULL + k * 10000000ULL, k, 4000000, -250000, 0, 0);
+	snprintf(path, sizeof(path), "%s/c.txt", self->dir);
+	ASSERT_EQ(0, gen_write(&g, path));
+	/* report: bare, before another option, and before the input's "--" */
+	ASSERT_EQ(0, run(self, self->powerpin, "report c.txt --json")) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, strncmp(self->out, "{", 1));
+	EXPECT_NE(NULL, strstr(self->out, "\"samples\": 21,"));
+	ASSERT_EQ(0, run(self, self->powerpin, "report --json --sign auto c.txt"));
+	EXPECT_NE(NULL, strstr(self->out, "\"samples\": 21,"));
+	ASSERT_EQ(0, run(self, self->powerpin, "report --json c.json c.txt"));
+	EXPECT_NE(NULL, strstr(self->out, "21 samples"));
+	snprintf(path, sizeof(path), "%s/c.json", self->dir);
+	EXPECT_EQ(0, access(path, F_OK));
+	/* every command's help says it the same way */
+	ASSERT_EQ(0, run(self, self->powerpin, "report --help"));
+	EXPECT_NE(NULL, strstr(self->out, "--json [FILE]"));
+	ASSERT_EQ(0, run(self, self->powerpin, "status --help"));
+	EXPECT_NE(NULL, strstr(self->out, "--json [FILE]"));
+	ASSERT_EQ(0, run(self, self->powerpin, "file --help"));
+	EXPECT_NE(NULL, strstr(self->out, "--json [FILE]"));
+	ASSERT_EQ(0, run(self, self->powerpin, "pinlist --help"));
+	EXPECT_NE(NULL, strstr(self->out, "--json [FILE]"));
+	ASSERT_EQ(0, run(self, self->powerpin, "profile --help"));
+	EXPECT_NE(NULL, strstr(self->out, "--json [FILE]"));
+	/* and -h is help in every one */
+	ASSERT_EQ(0, run(self, self->powerpin, "file -h"));
+	EXPECT_EQ(0, strncmp(self->out, "usage: powerpin file", 20));
 }
 
 TEST_HARNESS_MAIN

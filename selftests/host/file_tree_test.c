@@ -121,7 +121,7 @@ TEST_F(tree, human_sizes_and_several_paths)
 	char want[2048] = "";
 
 	/* a path given as a link is followed; the directory's slash is kept once */
-	ASSERT_EQ(0, run(self, "-h apps/link.apk apps/lib/"));
+	ASSERT_EQ(0, run(self, "-H apps/link.apk apps/lib/"));
 	row(want, "RES", "PAGES", "SIZE", "FILE");
 	row(want, "8K", "2", "8K", "apps/link.apk");
 	row(want, "100", "1", "100", "apps/lib/c.so");
@@ -129,18 +129,21 @@ TEST_F(tree, human_sizes_and_several_paths)
 	EXPECT_STREQ(want, self->out);
 	ASSERT_EQ(0, run(self, "--human-readable apps/a.odex apps/b.apk"));
 	EXPECT_NE(NULL, strstr(self->out, row(NULL, "1.5M", "384", "1.5M", "apps/a.odex")));
+	/* -h is help here too, as in every command */
+	ASSERT_EQ(0, run(self, "-h apps/a.odex"));
+	EXPECT_EQ(0, strncmp(self->out, "usage: powerpin file", 20));
 }
 
 TEST_F(tree, json)
 {
-	ASSERT_EQ(0, run(self, "--json apps/lib apps/b.apk"));
+	ASSERT_EQ(0, run(self, "apps/lib apps/b.apk --json"));
 	EXPECT_STREQ("{\"files\": [\n"
 		     "  {\"file\": \"apps/lib/c.so\", \"size\": 100, \"resident_bytes\": 100, \"resident_pages\": 1, \"pages\": 1, \"method\": ",
 		     strndupa(self->out, strstr(self->out, "\"method\": ") + 10 - self->out));
 	EXPECT_NE(NULL, strstr(self->out, "\n], \"total\": {\"files\": 2, \"size\": 8292, \"resident_bytes\": 8292, \"resident_pages\": 3}, \"errors\": 0}\n"));
 	if (!system("command -v python3 >/dev/null")) {
 		snprintf(self->cmd, sizeof(self->cmd),
-			 "cd %s && %s/%s file --json apps 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)'",
+			 "cd %s && %s/%s file --json - apps 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)'",
 			 self->dir, getcwd((char[512]){ 0 }, 512), POWERPIN);
 		EXPECT_EQ(0, system(self->cmd));
 	}
@@ -160,14 +163,57 @@ TEST_F(tree, unreadable_paths)
 	EXPECT_NE(NULL, strstr(err, "powerpin file: apps/fifo: not a regular file or a directory\n"));
 }
 
-/* One file keeps pintool's lines and options; more refuse a pinlist */
+/*
+ * One file keeps pintool's lines and options; more refuse a pinlist; one
+ * file without a probe or a zip is a fincore line, as several are.
+ */
 TEST_F(tree, pinlist_options_take_one_file)
 {
 	EXPECT_EQ(2, run(self, "apps --zip"));
 	EXPECT_EQ(2, run(self, "apps/a.odex apps/b.apk --use-probe x"));
-	EXPECT_EQ(2, run(self, "apps/b.apk"));
+	EXPECT_EQ(2, run(self, "apps/b.apk -o x.meta"));
+	EXPECT_EQ(2, run(self, "apps/b.apk --dump"));
 	EXPECT_EQ(0, run(self, "apps/b.apk --gen-probe"));
 	EXPECT_NE(NULL, strstr(self->out, "apps/b.apk size(B)=8192 resident(B)=8192 resident(%)=100\n"));
+}
+
+TEST_F(tree, one_file_without_a_probe_is_its_line)
+{
+	char want[1024] = "";
+
+	ASSERT_EQ(0, run(self, "apps/b.apk"));
+	row(want, "RES", "PAGES", "SIZE", "FILE");
+	row(want, "8192", "2", "8192", "apps/b.apk");
+	EXPECT_STREQ(want, self->out);
+}
+
+/*
+ * --json [FILE], as in every command: the JSON into FILE and the lines
+ * still on stdout; "-" or nothing: the JSON instead of the lines; "" a
+ * usage error; an output that cannot be written refused before the walk.
+ */
+TEST_F(tree, json_into_a_file)
+{
+	char path[512], want[1024] = "", *json;
+
+	ASSERT_EQ(0, run(self, "apps/b.apk apps/lib --json out.json"));
+	row(want, "RES", "PAGES", "SIZE", "FILE");
+	row(want, "8192", "2", "8192", "apps/b.apk");
+	row(want, "100", "1", "100", "apps/lib/c.so");
+	row(want, "8292", "3", "8292", "total");
+	EXPECT_STREQ(want, self->out);
+	snprintf(path, sizeof(path), "%s/out.json", self->dir);
+	json = slurp(path);
+	ASSERT_NE(NULL, json);
+	EXPECT_EQ(0, strncmp(json, "{\"files\": [", 11));
+	EXPECT_NE(NULL, strstr(json, "\"total\": {\"files\": 2, \"size\": 8292,"));
+	free(json);
+	ASSERT_EQ(0, run(self, "apps/b.apk --json - -H"));
+	EXPECT_EQ(0, strncmp(self->out, "{\"files\": [", 11));
+	EXPECT_EQ(2, run(self, "apps/b.apk --json ''"));
+	EXPECT_EQ(1, run(self, "apps/b.apk --json nodir/out.json"));
+	EXPECT_STREQ("", self->out);
+	EXPECT_EQ(1, run(self, "apps/b.apk --json apps/b.apk"));
 }
 
 TEST(human_sizes)

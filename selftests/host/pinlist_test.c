@@ -463,6 +463,38 @@ TEST_F(pinlist, cli_odd_length_and_empty)
 	EXPECT_EQ(2, run(self->out, "%s pinlist --bogus %s", powerpin_bin(), self->path));
 }
 
+/*
+ * --json [FILE], the rule of every command: into FILE with the text still
+ * on stdout; "-", or nothing after it, instead of the text; "" a usage
+ * error; an output that is the input, or cannot be written, refused
+ * before the input is read.
+ */
+TEST_F(pinlist, json_file_or_stdout)
+{
+	char json[160];
+	uint8_t buf[8];
+
+	be_pair(buf, 8192, 4096);
+	ASSERT_EQ(0, write_bytes(self->path, buf, 8));
+	snprintf(json, sizeof(json), "%s/p.json", self->dir);
+	EXPECT_EQ(0, run(self->out, "%s pinlist %s --json %s", powerpin_bin(), self->path, json));
+	EXPECT_TRUE(file_contains(self->out, "total_bytes_to_pin=4096\n"));
+	EXPECT_FALSE(file_contains(self->out, "{"));
+	EXPECT_TRUE(file_contains(json, "\"pairs\":1,\"trailing_bytes\":0,\"total_bytes_to_pin\":4096"));
+	EXPECT_EQ(0, run(self->out, "%s pinlist %s --json -", powerpin_bin(), self->path));
+	EXPECT_TRUE(file_contains(self->out, "\"total_bytes_to_pin\":4096"));
+	EXPECT_FALSE(file_contains(self->out, "total_bytes_to_pin="));
+	EXPECT_EQ(0, run(self->out, "%s pinlist %s --json --dump", powerpin_bin(), self->path));
+	EXPECT_TRUE(file_contains(self->out, "\"total_bytes_to_pin\":4096"));
+	EXPECT_EQ(2, run(self->out, "%s pinlist %s --json ''", powerpin_bin(), self->path));
+	EXPECT_TRUE(file_contains(self->out, "--json wants a file name"));
+	EXPECT_EQ(1, run(self->out, "%s pinlist %s --json %s", powerpin_bin(), self->path, self->path));
+	EXPECT_TRUE(file_contains(self->out, "the same file as an input"));
+	EXPECT_EQ(1, run(self->out, "%s pinlist %s --json %s/no/p.json", powerpin_bin(), self->path,
+			 self->dir));
+	EXPECT_FALSE(file_contains(self->out, "total_bytes_to_pin"));
+}
+
 /* A sparse file over 4 GiB: 64-bit offsets through probe and normalise. */
 TEST_F(pinlist, sparse_file_over_4g)
 {
