@@ -264,6 +264,55 @@ ltree_why_not() {
 		echo "set $var=DIR or put a tree at $(ltree_src_default "$1")"
 	fi
 }
+# A tree the user gave that cannot give its guest a kernel (not a tree of
+# that line, or its build failed) is one failed guest, with the reason, and
+# never the end of the run: scripts/deps records why in the cache and goes
+# on; scripts/check reports that guest as not run, a failure.
+ltree_failed_file() { echo "$PP_CACHE/tree-failed/linux-$1"; }
+# ltree_build_or_record LINE: build LINE's kernel where its tree is there
+# (scripts/linux-tree), recording why when that fails or when the tree the
+# user named is not one; 0 even then (the reason is in the record)
+ltree_build_or_record() {
+	local line=$1 rec err var why
+	rec=$(ltree_failed_file "$line")
+	var=$(ltree_var "$line")
+	mkdir -p "${rec%/*}"
+	if ! ltree_tree "$line" >/dev/null; then
+		# no tree at the default place: a skip; a tree named that is none: a failure
+		if [ -n "${!var:-}" ]; then
+			ltree_why_not "$line" >"$rec"
+			printf 'powerpin: warning: guest %s will fail: %s\n' "$line" "$(cat "$rec")" >&2
+		else
+			rm -f "$rec"
+		fi
+		return 0
+	fi
+	err=$(mktemp)
+	# its stderr shown as it comes and kept for the reason (errexit and
+	# pipefail, the callers' settings, must not end the caller here)
+	{ { "${LTREE_BUILD:-$(dirname "${BASH_SOURCE[0]}")/linux-tree}" "$line" &&
+		echo 0 >"$err.rc" || echo $? >"$err.rc"; } 2>&1 1>&3 |
+		tee "$err" >&2; } 3>&1 || true
+	if [ "$(cat "$err.rc" 2>/dev/null)" = 0 ]; then
+		rm -f "$rec"
+	else
+		why=$(grep -m1 '^powerpin: error: ' "$err" | sed 's/^powerpin: error: //' || true)
+		[ -n "$why" ] || why=$(grep -v '^[[:space:]]*$' "$err" | tail -n 1 || true)
+		[ -n "$why" ] || why="scripts/linux-tree $line failed"
+		echo "its kernel could not be built from $(ltree_tree "$line"): $why" >"$rec"
+		printf 'powerpin: warning: guest %s will fail: %s\n' "$line" "$(cat "$rec")" >&2
+	fi
+	rm -f "$err" "$err.rc"
+	return 0
+}
+# ltree_failed LINE: why LINE's guest cannot run though its tree was given
+# (and true), or nothing (and false)
+ltree_failed() {
+	local rec
+	rec=$(ltree_failed_file "$1")
+	[ -s "$rec" ] || return 1
+	head -n 1 "$rec"
+}
 # ltree_recipe LINE: the hash of what LINE's build takes from the project
 # (its patches and config, and the architecture's shared config).  The build
 # records it; a kernel built from another recipe is not booted, since
