@@ -361,20 +361,29 @@ static bool powerpin_buffer_accepts(struct trace_event_file *file)
 {
 	struct powerpin_ring_buffer *buffer = NULL;
 	struct ring_buffer_event *rec;
+	bool accepts = false;
 
+	/*
+	 * On one CPU throughout: before 5.11 the core reads this CPU's scratch
+	 * record and bumps its counter without disabling preemption itself
+	 * (its own callers are tracepoints, preemption off), so a migration in
+	 * between would write over another CPU's event.
+	 */
+	preempt_disable();
 	rec = powerpin_reserve(&buffer, file, file->event_call->event.type,
 			       PAGE_SIZE);
 	if (rec && powerpin_page_record_in_buffer()) {
 		ring_buffer_discard_commit(buffer, rec);
-		return true;
+		accepts = true;
+	} else if (buffer) {
+		rec = ring_buffer_lock_reserve(buffer, sizeof(u64));
+		if (rec) {
+			ring_buffer_discard_commit(buffer, rec);
+			accepts = true;
+		}
 	}
-	if (!buffer)
-		return false;
-	rec = ring_buffer_lock_reserve(buffer, sizeof(u64));
-	if (!rec)
-		return false;
-	ring_buffer_discard_commit(buffer, rec);
-	return true;
+	preempt_enable();
+	return accepts;
 }
 
 static bool powerpin_file_records(struct trace_event_file *file)
@@ -557,10 +566,12 @@ static int powerpin_gate_check_reserve(struct trace_event_file *file)
 	struct ring_buffer_event *rec;
 	bool off;
 
+	preempt_disable();	/* as in powerpin_buffer_accepts() */
 	rec = powerpin_reserve(&buffer, file, file->event_call->event.type,
 			       PAGE_SIZE);
 	if (rec && powerpin_page_record_in_buffer())
 		ring_buffer_discard_commit(buffer, rec);
+	preempt_enable();
 	if (!buffer) {
 		pr_err("trace_event_buffer_lock_reserve() names no ring buffer: the gate cannot tell whether a consumer records; not loading\n");
 		return -EOPNOTSUPP;
