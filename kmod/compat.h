@@ -588,6 +588,24 @@ static inline struct trace_event_file *powerpin_top_event_file(const char *event
 #endif
 }
 
+/* ---- CPUs --------------------------------------------------------------- */
+
+/*
+ * The CPUs a kernel thread runs on when nothing moved it: the housekeeping
+ * CPUs of kthreads, without those isolcpus= or nohz_full= isolate (4.15;
+ * hk_type since 5.18, an alias of the domain type in 7.x), all possible
+ * CPUs before.
+ */
+#if defined(POWERPIN_HAVE_HK_TYPE_KTHREAD)
+#include <linux/sched/isolation.h>
+#define powerpin_kthread_cpus()		housekeeping_cpumask(HK_TYPE_KTHREAD)
+#elif defined(POWERPIN_HAVE_HK_FLAG_KTHREAD)
+#include <linux/sched/isolation.h>
+#define powerpin_kthread_cpus()		housekeeping_cpumask(HK_FLAG_KTHREAD)
+#else
+#define powerpin_kthread_cpus()		cpu_possible_mask
+#endif
+
 /* ---- page cache --------------------------------------------------------- */
 
 #include <linux/magic.h>

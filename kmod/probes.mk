@@ -54,6 +54,10 @@ ccflags-y += $(call pp_has,resv_start_op;,include/net/genetlink.h,POWERPIN_HAVE_
 # 5.2 to 5.9: one attribute policy for the family, none in a command's
 # genl_ops (5.1's and older, and 5.10's, have one)
 ccflags-y += $(call pp_struct_has,genl_ops,const struct nla_policy,include/net/genetlink.h,POWERPIN_HAVE_GENL_OP_POLICY)
+# the CPUs kernel threads keep to (isolcpus=, nohz_full=): 5.18's hk_type,
+# 4.15's hk_flags before it
+ccflags-y += $(call pp_has,HK_TYPE_KTHREAD,include/linux/sched/isolation.h,POWERPIN_HAVE_HK_TYPE_KTHREAD)
+ccflags-y += $(call pp_has,HK_FLAG_KTHREAD,include/linux/sched/isolation.h,POWERPIN_HAVE_HK_FLAG_KTHREAD)
 # 3.15: netlink_capable() checks a request's sender and socket opener
 ccflags-y += $(call pp_has,bool netlink_capable$(pp_lp)const struct sk_buff,include/linux/netlink.h,POWERPIN_HAVE_NETLINK_CAPABLE_SKB)
 

@@ -716,7 +716,8 @@ static void powerpin_move_to(struct powerpin_capture *run, int cpu)
 
 static void powerpin_capture_close(struct powerpin_capture *run)
 {
-	if (run->moved && !set_cpus_allowed_ptr(current, cpu_possible_mask))
+	/* back to where kernel threads run, not onto isolated CPUs */
+	if (run->moved && !set_cpus_allowed_ptr(current, powerpin_kthread_cpus()))
 		run->moved = false;
 	if (!run->open)
 		return;

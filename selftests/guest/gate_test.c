@@ -260,6 +260,69 @@ TEST_F_TIMEOUT(gate, instance_cpumask, 300)
 	pp_genl_close(l);
 }
 
+/* The sampler thread's Cpus_allowed_list into @buf ("" when not found). */
+static void sampler_cpus(char *buf, size_t len)
+{
+	FILE *f = popen("for d in /proc/[0-9]*; do [ \"$(cat $d/comm 2>/dev/null)\" = powerpin-sample ] && "
+			"sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' $d/status && break; done", "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	pclose(f);
+}
+
+/*
+ * Moved onto the one CPU an instance's tracing_cpumask names, the thread
+ * goes back, when the capture closes, to the CPUs kernel threads keep to:
+ * not onto CPUs isolcpus= or nohz_full= took out of them.  The CPU asked
+ * is one outside the thread's CPUs where there is one (a guest booted with
+ * vm-run --append nohz_full=1), else the other CPU.
+ */
+TEST_F_TIMEOUT(gate, thread_returns_to_its_cpus, 300)
+{
+	char home[64], moved[64], back[64], mask[8];
+	struct captures c = { 0 };
+	struct pp_genl *l;
+	bool loaded;
+	int cpu;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) != 2)
+		SKIP(return, "needs a 2-CPU guest (vm-run --smp 2)");
+	ASSERT_EQ(0, mkdir(INST, 0755));
+	cpu = access(INST "/tracing_cpumask", F_OK);
+	ASSERT_EQ(0, rmdir(INST));
+	if (cpu)
+		SKIP(return, "this kernel's instances have no tracing_cpumask of their own (3.10)");
+	sampler_cpus(home, sizeof(home));
+	ASSERT_STRNE("", home);
+	/* a CPU the thread may not run on now, else CPU 1 */
+	cpu = !strcmp(home, "0") ? 1 : !strcmp(home, "1") ? 0 : 1;
+	TH_LOG("the thread's CPUs: %s; the capture's: %d%s", home, cpu,
+	       strcmp(home, "0-1") ? " (isolated)" : "");
+	l = pp_genl_listen(&loaded);
+	ASSERT_NE(NULL, l);
+	ASSERT_EQ(0, mkdir(INST, 0755));
+	snprintf(mask, sizeof(mask), "%d", 1 << cpu);
+	ASSERT_EQ(0, write_str(INST "/tracing_cpumask", mask));
+	ASSERT_EQ(0, write_str(INST "/tracing_on", "1"));
+	ASSERT_EQ(0, write_str(INST "/events/powerpin/powerpin_battery/enable", "1"));
+	read_captures(l, &c, 2.0);
+	sampler_cpus(moved, sizeof(moved));
+	ASSERT_EQ(0, write_str(INST "/tracing_on", "0"));
+	read_captures(l, &c, 1.0);
+	sampler_cpus(back, sizeof(back));
+	write_str(INST "/events/powerpin/powerpin_battery/enable", "0");
+	ASSERT_EQ(0, rmdir(INST));
+	pp_genl_close(l);
+	EXPECT_EQ(1, c.started);
+	EXPECT_EQ(1, c.stopped);
+	EXPECT_EQ(cpu, atoi(moved)) TH_LOG("during the capture: %s", moved);
+	EXPECT_STREQ(home, back);
+}
+
 /* trace-cmd record -B: a real instance consumer with tracing off on top. */
 TEST_F_TIMEOUT(gate, trace_cmd_instance, 300)
 {
