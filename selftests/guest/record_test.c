@@ -382,7 +382,8 @@ TEST_F_TIMEOUT(rec, clock_pairs_during_the_capture, 300)
 TEST_F_TIMEOUT(rec, unmounts_the_tracefs_it_mounted, 300)
 {
 	static const char script[] =
-		"pts() { awk '$3==\"tracefs\"||$3==\"debugfs\"{print $2}' /proc/self/mounts; }\n"
+		"pts() { sed -n 's/^[^ ]* \\([^ ]*\\) \\(tracefs\\|debugfs\\) .*/\\1/p' /proc/self/mounts; }\n"
+		"[ -n \"$(pts)\" ] || { echo 'no tracefs or debugfs mount to take away'; exit 7; }\n"
 		"for i in 1 2 3 4 5 6 7 8; do\n"
 		"  p=$(pts | tail -n 1); [ -n \"$p\" ] || break; umount -l \"$p\" || exit 8\n"
 		"done\n"
