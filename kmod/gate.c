@@ -82,6 +82,17 @@ static DEFINE_MUTEX(powerpin_gate_lock);
 static LIST_HEAD(powerpin_gate_files);
 static bool powerpin_gate_gone;		/* module exit: track nothing more */
 
+/*
+ * Looking at the other CPUs (an IPI each) when none records here: every one
+ * at the next look after a change (a file registered or gone, a kick from
+ * the sampler, a CPU found taking writes), else, while none was found, one
+ * a look in turn, so that an idle consumer costs one IPI per look of the
+ * thread and not one per other CPU.  Under powerpin_gate_lock.
+ */
+static bool powerpin_look_all = true;
+static int powerpin_look_next = -1;	/* the CPU the last single look asked */
+static u64 powerpin_gate_ipis;		/* IPIs sent so far (debugfs status) */
+
 static atomic_t powerpin_nr_files[POWERPIN_NR_EVENTS];
 /* the top-level instance's files (compared, never dereferenced), or NULL */
 static struct trace_event_file *powerpin_top_file[POWERPIN_NR_EVENTS];
@@ -139,6 +150,7 @@ static int powerpin_gate_add_file(enum powerpin_event event,
 	} else {
 		list_add_tail(&pf->node, &powerpin_gate_files);
 		atomic_inc(&powerpin_nr_files[event]);
+		powerpin_look_all = true;
 	}
 	mutex_unlock(&powerpin_gate_lock);
 	return 0;
@@ -155,6 +167,7 @@ static void powerpin_gate_remove_file(struct trace_event_file *file)
 			found = pf;
 			list_del(&pf->node);
 			atomic_dec(&powerpin_nr_files[pf->event]);
+			powerpin_look_all = true;
 			break;
 		}
 	}
@@ -483,28 +496,72 @@ static void powerpin_files_accept_here(void *arg)
 	}
 }
 
+/* Whether a file records on @cpu, another online CPU (an IPI). */
+static bool powerpin_files_accept_on(int cpu)
+{
+	bool accepts = false;
+
+	powerpin_gate_ipis++;
+	return !smp_call_function_single(cpu, powerpin_files_accept_here, &accepts, 1) &&
+	       accepts;
+}
+
+/* The IPIs the gate sent to ask other CPUs, since load. */
+u64 powerpin_gate_ipi_count(void)
+{
+	u64 n;
+
+	mutex_lock(&powerpin_gate_lock);
+	n = powerpin_gate_ipis;
+	mutex_unlock(&powerpin_gate_lock);
+	return n;
+}
+
 /*
- * With powerpin_gate_lock held, when no file records on this CPU: the
- * first other online CPU where one would (asked with an IPI each), or -1.
+ * With powerpin_gate_lock held, when no file records on this CPU: another
+ * online CPU where one would, or -1.  After a change every other CPU is
+ * asked, the first that takes writes answering; while none did, one other
+ * CPU a look, in turn (see powerpin_look_all).
  */
 static int powerpin_files_record_elsewhere(void)
 {
 	struct powerpin_file *pf;
-	bool any = false, accepts;
+	bool any = false;
 	int cpu, here = raw_smp_processor_id();
 
 	list_for_each_entry(pf, &powerpin_gate_files, node)
 		any |= powerpin_file_elsewhere(pf);
 	if (!any)
 		return -1;
-	for_each_online_cpu(cpu) {
-		accepts = false;
-		if (cpu != here &&
-		    !smp_call_function_single(cpu, powerpin_files_accept_here,
-					      &accepts, 1) && accepts)
-			return cpu;
+	if (powerpin_look_all) {
+		powerpin_look_all = false;
+		for_each_online_cpu(cpu) {
+			if (cpu != here && powerpin_files_accept_on(cpu)) {
+				powerpin_look_all = true;	/* a capture: follow it */
+				return cpu;
+			}
+		}
+		return -1;
 	}
-	return -1;
+	cpu = powerpin_look_next;
+	do {
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+	} while (cpu == here && cpu != powerpin_look_next && num_online_cpus() > 1);
+	powerpin_look_next = cpu;
+	if (cpu == here || cpu >= nr_cpu_ids || !powerpin_files_accept_on(cpu))
+		return -1;
+	powerpin_look_all = true;
+	return cpu;
+}
+
+/* The next look asks every other CPU: something may have changed. */
+void powerpin_gate_look_everywhere(void)
+{
+	mutex_lock(&powerpin_gate_lock);
+	powerpin_look_all = true;
+	mutex_unlock(&powerpin_gate_lock);
 }
 
 /*

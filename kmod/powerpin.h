@@ -66,6 +66,8 @@ struct powerpin_gate_ops {
 void powerpin_gate_listen(const struct powerpin_gate_ops *ops);
 bool powerpin_gate_has_consumers(void);
 bool powerpin_gate_would_record(int *cpu);
+void powerpin_gate_look_everywhere(void);
+u64 powerpin_gate_ipi_count(void);
 bool powerpin_gate_emit(void (*emit)(void *arg), void *arg);
 bool powerpin_gate_tp_live(int event);	/* for compat.h */
 int powerpin_gate_init(void);

@@ -903,8 +903,10 @@ static int powerpin_sampler_thread(void *unused)
 		/* a freeze that began during a read: no further read first */
 		powerpin_freeze_point(&run);
 		/* consume kicks before looking at what they announce */
-		if (atomic_xchg(&powerpin_kicked, 0))
-			run.closed = false;	/* a change: look often again */
+		if (atomic_xchg(&powerpin_kicked, 0)) {
+			run.closed = false;	/* a change: look often again, */
+			powerpin_gate_look_everywhere();	/* on every CPU */
+		}
 		powerpin_apply_config(&run);
 		if (powerpin_gate_has_consumers()) {
 			powerpin_sampler_turn(&run);
@@ -1081,6 +1083,7 @@ static int powerpin_status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "last_power_uw %lld\n", st.last_power_uw);
 	seq_printf(m, "last_flags 0x%x\n", st.last_flags);
 	seq_printf(m, "kthread_pid %d\n", pid);
+	seq_printf(m, "gate_ipis %llu\n", (unsigned long long)powerpin_gate_ipi_count());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(powerpin_status);

@@ -35,6 +35,17 @@
  *       bench sampler_idle: X wake-ups/s ..., target <= 2: met|missed
  *       bench sampler_start_latency: first sample X ms after tracing_on 1
  *
+ *  4. The same consumer in an ftrace instance whose tracing_on is 0 (the
+ *     gate then asks the other CPUs with an IPI when its own takes no
+ *     write; so does every look on 3.10 to 5.4, where the top-level file
+ *     is not known): the IPIs the gate sent per second (its gate_ipis
+ *     count: the guest's own function-call IPIs, also printed from
+ *     /proc/interrupts, are many more) beside the thread's own wake-ups,
+ *     and the start latency from the instance's tracing_on 1.
+ *       bench sampler_idle_ipis: X function-call IPIs/s, Y wake-ups/s ...,
+ *         target IPIs <= wake-ups: met|missed
+ *       bench sampler_instance_start_latency: first sample X ms after ...
+ *
  * A benchmark reports; it never fails because a target was missed.
  *
  *   guest_sampler [CPU_SECONDS [DRIFT_SECONDS [IDLE_SECONDS]]]
@@ -46,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TRACING	"/sys/kernel/tracing"
@@ -426,6 +438,80 @@ static void idle_bench(double idle_secs)
 	write_str(TRACING "/trace_clock", "local");
 }
 
+/* Function-call IPIs so far, summed over CPUs ("Function call interrupts"). */
+static long long function_call_ipis(void)
+{
+	char line[4096];
+	long long sum = 0;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		die("/proc/interrupts");
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ':');
+
+		if (!p || !strstr(line, "unction call interrupts"))
+			continue;
+		for (p++;;) {
+			char *end;
+			long long v = strtoll(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+			p = end;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+/* 4. an instance's consumer with its tracing_on 0: IPIs beside wake-ups */
+#define BENCH_INST	TRACING "/instances/powerpin-bench"
+static void instance_idle_bench(double idle_secs)
+{
+	long long pid, s0, w0, w1, i0, i1, g0, g1;
+	double t0, secs, latency;
+
+	trace_reset();
+	write_str(PARAMS "/period_us", "10000");
+	if (mkdir(BENCH_INST, 0755) && errno != EEXIST)
+		die(BENCH_INST);
+	write_str(BENCH_INST "/tracing_on", "0");
+	write_str(BENCH_INST "/events/powerpin/powerpin_battery/enable", "1");
+	sleep_s(idle_secs);
+	pid = status_ll("kthread_pid");
+	if (pid <= 0)
+		die("kthread_pid");
+	w0 = task_switches(pid);
+	i0 = function_call_ipis();
+	g0 = status_ll("gate_ipis");
+	t0 = mono_s();
+	sleep_s(idle_secs);
+	w1 = task_switches(pid);
+	i1 = function_call_ipis();
+	g1 = status_ll("gate_ipis");
+	secs = mono_s() - t0;
+	/* the guest's own background IPIs swamp /proc/interrupts: the gate counts its own */
+	printf("bench sampler_idle_ipis: %.2f IPIs/s sent by the gate, %.2f wake-ups/s of powerpin-sample, %ld CPUs, after %.0f s with the event enabled in an instance whose tracing_on is 0 (%lld IPIs, %lld wake-ups in %.0f s; every function-call IPI of the guest: %.2f/s), target gate IPIs <= wake-ups: %s\n",
+	       (g1 - g0) / secs, (w1 - w0) / secs, sysconf(_SC_NPROCESSORS_ONLN), idle_secs,
+	       g1 - g0, w1 - w0, secs, (i1 - i0) / secs, g1 - g0 <= w1 - w0 ? "met" : "missed");
+
+	s0 = status_ll("samples");
+	t0 = mono_s();
+	write_str(BENCH_INST "/tracing_on", "1");
+	while (status_ll("samples") == s0 && mono_s() - t0 < 10)
+		usleep(1000);
+	latency = mono_s() - t0;
+	printf("bench sampler_instance_start_latency: first sample %.0f ms after the instance's tracing_on 1, from that idle state\n",
+	       latency * 1e3);
+	write_str(BENCH_INST "/tracing_on", "0");
+	write_str(BENCH_INST "/events/powerpin/powerpin_battery/enable", "0");
+	if (rmdir(BENCH_INST))
+		die("rmdir " BENCH_INST);
+	write_str(PARAMS "/period_us", "100000");
+}
+
 int main(int argc, char **argv)
 {
 	double cpu_secs = argc > 1 ? atof(argv[1]) : 10;
@@ -445,7 +531,9 @@ int main(int argc, char **argv)
 		cpu_bench(cpu_secs);
 	if (drift_secs)
 		drift_bench(drift_secs);
-	if (idle_secs)
+	if (idle_secs) {
 		idle_bench(idle_secs);
+		instance_idle_bench(idle_secs);
+	}
 	return 0;
 }
