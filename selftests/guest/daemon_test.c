@@ -839,7 +839,8 @@ TEST_F_TIMEOUT(rec, duration_restores_state, 300)
 	struct battery_events ev;
 	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd), "build/bin/powerpin record -q -d 1 -o %s",
+	/* 3 s at 100 ms: samples even when the guest's vCPUs are starved */
+	snprintf(cmd, sizeof(cmd), "build/bin/powerpin record -q -d 3 -o %s",
 		 self->trace);
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, read_battery_events(self->trace, &ev));
