@@ -25,6 +25,7 @@
 #include <linux/kernel.h>
 #include <linux/dcache.h>
 #include <linux/delay.h>
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
@@ -1245,5 +1246,25 @@ static inline bool powerpin_nl_readings_allowed(struct sk_buff *skb)
 	return capable(CAP_SYS_ADMIN);
 #endif
 }
+
+/*
+ * Whether the task reading a file (debugfs status) may see live power
+ * readings: the rule of powerpin_nl_readings_allowed() for the reader,
+ * whose context a read runs in.
+ */
+static inline bool powerpin_readings_allowed(void)
+{
+#ifdef CAP_PERFMON
+	if (capable(CAP_PERFMON))
+		return true;
+#endif
+	return capable(CAP_SYS_ADMIN);
+}
+
+/*
+ * A sample's flags as someone without the readings may see them:
+ * REPEATED says whether the readings changed, so it goes with them.
+ */
+#define POWERPIN_FLAGS_WITHOUT_READINGS(flags)	((flags) & ~(u32)POWERPIN_SAMPLE_REPEATED)
 
 #endif /* _POWERPIN_COMPAT_H */

@@ -117,7 +117,8 @@ static int powerpin_put_status(struct sk_buff *skb,
 	    nla_put_u32(skb, POWERPIN_ATTR_LAST_SEQ, st->last_seq) ||
 	    powerpin_nla_put_u64(skb, POWERPIN_ATTR_LAST_TIME_NS, st->last_time_ns,
 				 POWERPIN_ATTR_PAD) ||
-	    nla_put_u32(skb, POWERPIN_ATTR_LAST_FLAGS, st->last_flags))
+	    nla_put_u32(skb, POWERPIN_ATTR_LAST_FLAGS, readings ? st->last_flags :
+			POWERPIN_FLAGS_WITHOUT_READINGS(st->last_flags)))
 		return -EMSGSIZE;
 	return readings ? powerpin_put_readings(skb, st) : 0;
 }

@@ -1077,11 +1077,17 @@ static int powerpin_status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "supply_found %llu\n", st.supply_found);
 	seq_printf(m, "last_seq %u\n", st.last_seq);
 	seq_printf(m, "last_time_ns %llu\n", st.last_time_ns);
-	seq_printf(m, "last_voltage_uv %lld\n", st.last_voltage_uv);
-	seq_printf(m, "last_current_ua %lld\n", st.last_current_ua);
-	seq_printf(m, "last_charge_uah %lld\n", st.last_charge_uah);
-	seq_printf(m, "last_power_uw %lld\n", st.last_power_uw);
-	seq_printf(m, "last_flags 0x%x\n", st.last_flags);
+	/* the readings as netlink gives them: to CAP_SYS_ADMIN or CAP_PERFMON */
+	if (powerpin_readings_allowed()) {
+		seq_printf(m, "last_voltage_uv %lld\n", st.last_voltage_uv);
+		seq_printf(m, "last_current_ua %lld\n", st.last_current_ua);
+		seq_printf(m, "last_charge_uah %lld\n", st.last_charge_uah);
+		seq_printf(m, "last_power_uw %lld\n", st.last_power_uw);
+		seq_printf(m, "last_flags 0x%x\n", st.last_flags);
+	} else {
+		seq_printf(m, "last_flags 0x%x\n",
+			   POWERPIN_FLAGS_WITHOUT_READINGS(st.last_flags));
+	}
 	seq_printf(m, "kthread_pid %d\n", pid);
 	seq_printf(m, "gate_ipis %llu\n", (unsigned long long)powerpin_gate_ipi_count());
 	return 0;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/powerpin.h>
@@ -29,6 +30,7 @@
 #define PARAMS "/sys/module/powerpin/parameters"
 #define EMU "/sys/kernel/debug/max17042_emu"
 #define SUPPLY "max170xx_battery"
+#define DEBUG_STATUS "/sys/kernel/debug/powerpin/status"
 
 static int write_file(const char *path, const char *s)
 {
@@ -289,6 +291,115 @@ TEST_F(nl, readings_need_capability)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("13: readings shown, 14: state differs");
+}
+
+/* @text has a line starting with @key */
+static bool has_line(const char *text, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p;
+
+	for (p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n))
+			return true;
+	return false;
+}
+
+static unsigned long flags_line(const char *text)
+{
+	const char *p = strstr(text, "\nlast_flags ");
+
+	return p ? strtoul(p + strlen("\nlast_flags "), NULL, 16) : ~0UL;
+}
+
+/* Drop every capability of this process, keeping uid 0 (and so debugfs). */
+static int drop_capabilities(void)
+{
+	struct { uint32_t version; int pid; } hdr = { 0x20080522, 0 };	/* _V3 */
+	struct { uint32_t effective, permitted, inheritable; } data[2] = { { 0 } };
+
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/*
+ * The readings rule holds everywhere: with the gauge's registers pinned,
+ * each sample repeats the last (REPEATED), and a reader without
+ * CAP_SYS_ADMIN or CAP_PERFMON learns neither the readings nor that flag,
+ * whether it asks over netlink (nobody) or reads debugfs status (uid 0
+ * with no capabilities).
+ */
+TEST_F(nl, repeated_flag_and_debugfs_follow_the_readings_rule)
+{
+	static const char *const pins[] = { "vcell_raw", "current_raw", "qh_raw", "repcap_raw" };
+	char path[128], text[4096];
+	struct pp_status root;
+	unsigned int i;
+	int status;
+	pid_t pid;
+
+	if (access(DEBUG_STATUS, R_OK))
+		SKIP(return, "no %s", DEBUG_STATUS);
+	for (i = 0; i < ARRAY_SIZE(pins); i++) {
+		snprintf(path, sizeof(path), EMU "/%s", pins[i]);
+		ASSERT_EQ(0, write_file(path, i == 1 ? "0" : "4096"));
+	}
+	ASSERT_EQ(0, write_file(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "1"));
+	/* a sample after a sample, both of the pinned registers */
+	for (i = 0; i < 3000; i++) {
+		ASSERT_EQ(0, pp_genl_get_status(self->g, &root));
+		if (root.samples >= self->before.samples + 3 &&
+		    (root.last_flags & POWERPIN_SAMPLE_REPEATED))
+			break;
+		usleep(10000);
+	}
+	ASSERT_EQ(0, write_file(TRACING "/tracing_on", "0"));
+	usleep(100000);		/* a read under way is written or dropped */
+	for (i = 0; i < ARRAY_SIZE(pins); i++) {
+		snprintf(path, sizeof(path), EMU "/%s", pins[i]);
+		write_file(path, "-1");
+	}
+	ASSERT_EQ(0, pp_genl_get_status(self->g, &root));
+	ASSERT_NE(0U, root.last_flags & (uint32_t)POWERPIN_SAMPLE_REPEATED)
+		TH_LOG("flags 0x%x after %llu samples", root.last_flags,
+		       (unsigned long long)root.samples);
+	ASSERT_EQ(0, read_text(DEBUG_STATUS, text, sizeof(text)));
+	EXPECT_TRUE(has_line(text, "last_voltage_uv ")) TH_LOG("%s", text);
+	EXPECT_EQ(root.last_flags, flags_line(text));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct pp_status st;
+		struct pp_genl *g;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		g = pp_genl_open();
+		if (!g || pp_genl_get_status(g, &st))
+			_exit(11);
+		_exit(st.has_readings ? 12 : st.last_flags != (root.last_flags &
+				~POWERPIN_SAMPLE_REPEATED) ? 13 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+		TH_LOG("12: readings shown to nobody, 13: its flags are not root's without REPEATED");
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (drop_capabilities())
+			_exit(10);
+		if (read_text(DEBUG_STATUS, text, sizeof(text)))
+			_exit(11);
+		if (has_line(text, "last_voltage_uv ") || has_line(text, "last_current_ua ") ||
+		    has_line(text, "last_charge_uah ") || has_line(text, "last_power_uw "))
+			_exit(12);
+		_exit(flags_line(text) != (root.last_flags & ~POWERPIN_SAMPLE_REPEATED) ? 13 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+		TH_LOG("11: status unreadable, 12: readings in debugfs without capabilities, 13: flags");
 }
 
 /* As nobody: GET_STATUS works, SET_CONFIG is EPERM and changes nothing. */
