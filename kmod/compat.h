@@ -951,6 +951,8 @@ enum powerpin_genl_bad {
 	POWERPIN_GENL_ATTR_UNKNOWN,	/* type 0 or past the highest */
 	POWERPIN_GENL_ATTR_UNSUPPORTED,	/* NLA_UNSPEC: not for this command */
 	POWERPIN_GENL_ATTR_INVALID,	/* wrong length, unterminated string */
+	POWERPIN_GENL_ATTR_NESTED,	/* NLA_F_NESTED on a plain attribute */
+	POWERPIN_GENL_ATTR_RANGE,	/* a string longer than its policy's len */
 };
 
 static inline enum powerpin_genl_bad
@@ -966,6 +968,7 @@ powerpin_genl_check_attr(const struct nlattr *nla, const struct nla_policy *poli
 	if (!type || type > POWERPIN_ATTR_MAX || !policy)
 		return POWERPIN_GENL_ATTR_UNKNOWN;
 	pt = &policy[type];
+	/* in the strict core's order: length, the nested flag, then the type */
 	switch (pt->type) {
 	case NLA_U8:
 	case NLA_U16:
@@ -973,15 +976,23 @@ powerpin_genl_check_attr(const struct nlattr *nla, const struct nla_policy *poli
 	case NLA_U64:
 		if (len != fixed_len[pt->type])
 			return POWERPIN_GENL_ATTR_INVALID;
-		return POWERPIN_GENL_ATTR_OK;
+		break;
 	case NLA_NUL_STRING:
-		str_len = strnlen(nla_data(nla), len);
-		if (str_len == (size_t)len || (pt->len && str_len > pt->len))
-			return POWERPIN_GENL_ATTR_INVALID;
-		return POWERPIN_GENL_ATTR_OK;
+		break;
 	default:
 		return POWERPIN_GENL_ATTR_UNSUPPORTED;
 	}
+	if (nla->nla_type & NLA_F_NESTED)
+		return POWERPIN_GENL_ATTR_NESTED;
+	if (pt->type != NLA_NUL_STRING)
+		return POWERPIN_GENL_ATTR_OK;
+	/* a NUL within the first len + 1 bytes, then no more than len bytes */
+	str_len = strnlen(nla_data(nla), len);
+	if (str_len == (size_t)len || (pt->len && str_len > pt->len))
+		return POWERPIN_GENL_ATTR_INVALID;
+	if (pt->len && len - (((const char *)nla_data(nla))[len - 1] == '\0') > pt->len)
+		return POWERPIN_GENL_ATTR_RANGE;
+	return POWERPIN_GENL_ATTR_OK;
 }
 
 /* -EINVAL, with the strict core's message where acks carry one (4.12) */
@@ -995,6 +1006,12 @@ static inline int powerpin_genl_refuse(struct genl_info *info,
 	case POWERPIN_GENL_ATTR_UNSUPPORTED:
 		POWERPIN_GENL_SET_ERR_MSG(info, "Unsupported attribute");
 		break;
+	case POWERPIN_GENL_ATTR_NESTED:
+		POWERPIN_GENL_SET_ERR_MSG(info, "NLA_F_NESTED not expected");
+		break;
+	case POWERPIN_GENL_ATTR_RANGE:
+		POWERPIN_GENL_SET_ERR_MSG(info, "Attribute failed policy validation");
+		return -ERANGE;
 	default:
 		POWERPIN_GENL_SET_ERR_MSG(info, "Attribute failed policy validation");
 		break;
@@ -1163,14 +1180,16 @@ static inline void powerpin_genl_multicast(struct genl_family *family,
 #endif
 
 /*
- * A policy for an attribute of type @tp in @range (struct
- * netlink_range_validation); no range policies before 5.2, where it checks
- * the type only and the command checks the range itself.
+ * A policy for an attribute of type @tp in @range (a struct
+ * powerpin_nl_range: the kernel's netlink_range_validation where it has
+ * one); no range policies before 5.2, where it checks the type only and the
+ * command checks the range itself.
  */
 #ifdef NLA_POLICY_FULL_RANGE
+#define powerpin_nl_range	netlink_range_validation
 #define POWERPIN_NLA_POLICY_FULL_RANGE(tp, range)	NLA_POLICY_FULL_RANGE(tp, range)
 #else
-struct netlink_range_validation {
+struct powerpin_nl_range {
 	u64 min, max;
 };
 

@@ -57,7 +57,7 @@ static const struct nla_policy powerpin_get_status_policy[POWERPIN_ATTR_MAX + 1]
  * The range does not fit the policy's s16 bounds, so it is a full range;
  * not const because 6.1's nla_policy points to it without const.
  */
-static struct netlink_range_validation powerpin_period_range = {
+static struct powerpin_nl_range powerpin_period_range = {
 	.min = POWERPIN_PERIOD_US_MIN,
 	.max = POWERPIN_PERIOD_US_MAX,
 };

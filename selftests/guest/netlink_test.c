@@ -195,6 +195,20 @@ TEST_F(nl, set_config_wrong_types)
 	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
 				      POWERPIN_ATTR_SUPPLY, name,
 				      PP_SUPPLY_NAME_MAX + 1));
+	/*
+	 * A short name NUL-padded past the policy's length: the strict
+	 * core counts the bytes, not the string (-ERANGE), on every kernel
+	 */
+	memset(name, '\0', sizeof(name));
+	strcpy(name, "max170xx_battery");
+	EXPECT_EQ(ERANGE, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
+				      POWERPIN_ATTR_SUPPLY, name, sizeof(name)));
+	/* the nested flag on a plain attribute */
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
+				      POWERPIN_ATTR_SUPPLY | NLA_F_NESTED, name,
+				      strlen(name) + 1));
+	EXPECT_EQ(EINVAL, raw_request(self->g, POWERPIN_CMD_SET_CONFIG,
+				      POWERPIN_ATTR_PERIOD_US | NLA_F_NESTED, &v64, 4));
 }
 
 TEST_F(nl, set_config_out_of_range)
