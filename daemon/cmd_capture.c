@@ -598,6 +598,29 @@ static struct pp_events_saved *record_setup(const struct record_opts *o, struct 
 	return saved;
 }
 
+/*
+ * tracefs, the instance (-B) and the capture lock: the lock's descriptor
+ * (-1 where locks do not work), or -2 after a message with everything
+ * put back.  A tracefs that libtracefs mounts for the capture is
+ * unmounted at its end.
+ */
+static int record_begin(const struct record_opts *o)
+{
+	int lock;
+
+	pp_tracing_mounts_note();
+	if (record_check_tracefs() || record_instance(o))
+		goto undo;
+	lock = pp_capture_lock();
+	if (lock >= 0 || errno != EWOULDBLOCK)
+		return lock;
+	fprintf(stderr, "powerpin record: another capture (powerpind or powerpin record) is reading the ring buffer; try again when it ends\n");
+undo:
+	pp_record_instance_end();
+	pp_tracing_mounts_undo();
+	return -2;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
@@ -615,21 +638,9 @@ int cmd_record(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	ret = 1;
-	/* a tracefs that libtracefs mounts for the capture goes at its end */
-	pp_tracing_mounts_note();
-	if (record_check_tracefs() || record_instance(&o)) {
-		pp_record_instance_end();
-		pp_tracing_mounts_undo();
+	lock = record_begin(&o);
+	if (lock == -2)
 		return 1;
-	}
-
-	lock = pp_capture_lock();
-	if (lock < 0 && errno == EWOULDBLOCK) {
-		fprintf(stderr, "powerpin record: another capture (powerpind or powerpin record) is reading the ring buffer; try again when it ends\n");
-		pp_record_instance_end();
-		pp_tracing_mounts_undo();
-		return 1;
-	}
 
 	/* from here on Ctrl-C means "finish the file", even during setup */
 	record_stop = 0;

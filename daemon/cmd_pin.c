@@ -759,6 +759,41 @@ static void pinlist_usage(FILE *out)
 		"  -h, --help      this text\n");
 }
 
+/* The JSON of pinlist @path into --json @json: 0, or 1 after a message. */
+static int pinlist_write_json(const char *json, const char *path, const struct pin_ranges *r,
+			      size_t trailing)
+{
+	struct output_file jf;
+
+	if (json_output_open("powerpin pinlist", json, &jf))
+		return 1;
+	fprintf(jf.fp, "{\"file\":");
+	json_string(jf.fp, path, SIZE_MAX);
+	fprintf(jf.fp, ",\"pairs\":%zu,\"trailing_bytes\":%zu,\"total_bytes_to_pin\":%llu,\"ranges\":",
+		r->nr, trailing, (unsigned long long)pin_ranges_bytes(r));
+	json_ranges(jf.fp, r);
+	fprintf(jf.fp, "}\n");
+	return json_output_commit("powerpin pinlist", &jf);
+}
+
+/* pintool's lines: the pairs (@dump) and the total (@summary). */
+static void pinlist_print(const struct pin_ranges *r, bool dump, bool summary)
+{
+	size_t i;
+
+	if (dump) {
+		printf("--pinlist memory ranges--\n");
+		for (i = 0; i < r->nr; i++)
+			printf("start=%llu bytes=%llu\n",
+			       (unsigned long long)r->v[i].offset,
+			       (unsigned long long)r->v[i].length);
+	}
+	if (summary) {
+		printf("--pinlist summary--\n");
+		printf("total_bytes_to_pin=%llu\n", (unsigned long long)pin_ranges_bytes(r));
+	}
+}
+
 int cmd_pinlist(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -771,9 +806,8 @@ int cmd_pinlist(int argc, char **argv)
 	};
 	bool dump = false, summary = false, verbose = false, text;
 	struct pin_ranges r = { 0 };
-	size_t trailing = 0, i;
+	size_t trailing = 0;
 	const char *path, *json = NULL;
-	struct output_file jf;
 	int c, ret, e;
 
 	optind = 0;
@@ -817,37 +851,14 @@ int cmd_pinlist(int argc, char **argv)
 		pin_ranges_free(&r);
 		return 1;
 	}
-	if (json) {
-		if (json_output_open("powerpin pinlist", json, &jf)) {
-			pin_ranges_free(&r);
-			return 1;
-		}
-		fprintf(jf.fp, "{\"file\":");
-		json_string(jf.fp, path, SIZE_MAX);
-		fprintf(jf.fp, ",\"pairs\":%zu,\"trailing_bytes\":%zu,\"total_bytes_to_pin\":%llu,\"ranges\":",
-			r.nr, trailing, (unsigned long long)pin_ranges_bytes(&r));
-		json_ranges(jf.fp, &r);
-		fprintf(jf.fp, "}\n");
-		if (json_output_commit("powerpin pinlist", &jf)) {
-			pin_ranges_free(&r);
-			return 1;
-		}
+	if (json && pinlist_write_json(json, path, &r, trailing)) {
+		pin_ranges_free(&r);
+		return 1;
 	}
 	if (text) {
 		if (verbose)
 			printf("Setting file to dump: %s\n", path);
-		if (dump) {
-			printf("--pinlist memory ranges--\n");
-			for (i = 0; i < r.nr; i++)
-				printf("start=%llu bytes=%llu\n",
-				       (unsigned long long)r.v[i].offset,
-				       (unsigned long long)r.v[i].length);
-		}
-		if (summary) {
-			printf("--pinlist summary--\n");
-			printf("total_bytes_to_pin=%llu\n",
-			       (unsigned long long)pin_ranges_bytes(&r));
-		}
+		pinlist_print(&r, dump, summary);
 	}
 	flush_stdout();
 	if (ret)
