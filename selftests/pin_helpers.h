@@ -203,11 +203,12 @@ static inline int pin_write_pairs(const char *path, const uint64_t *pairs, int n
 	return w == 8 * n ? 0 : -1;
 }
 
-/* VmLck of a process, in bytes, or -1. */
-static inline long long pin_vmlck(pid_t pid)
+/* The number after "@key:" in /proc/@pid/status (VmLck in kB, ...), or -1. */
+static inline long long pin_status_field(pid_t pid, const char *key)
 {
 	char path[64], line[256];
-	long long kb = -1;
+	size_t len = strlen(key);
+	long long v = -1;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
@@ -215,9 +216,18 @@ static inline long long pin_vmlck(pid_t pid)
 	if (!fp)
 		return -1;
 	while (fgets(line, sizeof(line), fp))
-		if (sscanf(line, "VmLck: %lld kB", &kb) == 1)
+		if (!strncmp(line, key, len) && line[len] == ':' &&
+		    sscanf(line + len + 1, "%lld", &v) == 1)
 			break;
 	fclose(fp);
+	return v;
+}
+
+/* VmLck of a process, in bytes, or -1. */
+static inline long long pin_vmlck(pid_t pid)
+{
+	long long kb = pin_status_field(pid, "VmLck");
+
 	return kb < 0 ? -1 : kb * 1024;
 }
 

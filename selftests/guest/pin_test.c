@@ -42,19 +42,7 @@
 /* The parent's voluntary context switches, or -1. */
 static long parent_sleeps(void)
 {
-	char path[64], line[128];
-	long n = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)getppid());
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
+	return pin_status_field(getppid(), "voluntary_ctxt_switches");
 }
 
 /* Wait (at most 5 minutes) until the parent has slept @n more times. */
