@@ -178,11 +178,18 @@ static inline int pin_file_is(const char *path, const uint64_t *pairs, int n)
 		return 0;
 	len = read(fd, got, sizeof(got));
 	close(fd);
-	if (len != 8 * n) {
-		fprintf(stderr, "# %s: %zd bytes, want %d\n", path, len, 8 * n);
-		return 0;
-	}
-	return !memcmp(got, want, len);
+	if (len == 8 * n && !memcmp(got, want, len))
+		return 1;
+	/* say both lists: a failure in a busy guest must show what came out */
+	fprintf(stderr, "# %s: %zd bytes, want %d\n", path, len, 8 * n);
+	for (i = 0; i + 8 <= len && i < 8 * 64; i += 8)
+		fprintf(stderr, "#   got  start=%u bytes=%u\n",
+			(unsigned)got[i] << 24 | got[i + 1] << 16 | got[i + 2] << 8 | got[i + 3],
+			(unsigned)got[i + 4] << 24 | got[i + 5] << 16 | got[i + 6] << 8 | got[i + 7]);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "#   want start=%llu bytes=%llu\n",
+			(unsigned long long)pairs[2 * i], (unsigned long long)pairs[2 * i + 1]);
+	return 0;
 }
 
 static inline int pin_write_pairs(const char *path, const uint64_t *pairs, int n)

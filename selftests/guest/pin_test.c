@@ -291,6 +291,7 @@ TEST_F(pin, capture_covers_exactly_the_entries_read)
 	};
 	char zip[160], out[192];
 	uint64_t want[8];
+	int ok;
 
 	ASSERT_EQ(0, access(pin_bin(), X_OK));
 	snprintf(zip, sizeof(zip), "%s/app.apk", self->dir);
@@ -345,26 +346,37 @@ TEST_F(pin, capture_covers_exactly_the_entries_read)
 	/*
 	 * --interval: entry 3 read first, then (three probes later) entry 1; the
 	 * pinlist puts entry 3 first, and a quota of its size keeps only it.
+	 * Each on a fresh copy: the 3.10 guests sometimes keep a range read a
+	 * moment ago through every POSIX_FADV_DONTNEED (capture --evict then
+	 * warns, and those pages rank first); what is checked here is the order.
 	 */
+	ASSERT_EQ(0, pin_run("cp %s %s.2 && mv %s.2 %s", zip, zip, zip, zip));
 	snprintf(out, sizeof(out), "PIN_TEST_READ=%s:%llu+%zu,probes3,%llu+%zu", zip,
 		 (unsigned long long)e[3].data, e[3].size, (unsigned long long)e[1].data,
 		 e[1].size);
-	ASSERT_EQ(0, pin_run("%s %s pin capture --file %s --evict --interval 50 -o %s/cap2 -- /proc/%d/exe > %s/log 2>&1",
+	ASSERT_EQ(0, pin_run("%s %s pin capture -v --file %s --evict --interval 50 -o %s/cap2 -- /proc/%d/exe > %s/log 2>&1",
 			     out, pin_bin(), zip, self->dir, getpid(), self->dir));
 	{
 		const uint64_t ordered[] = { want[2], want[3], want[0], want[1] };
 
 		snprintf(out, sizeof(out), "%s/cap2/app.apk.pinlist", self->dir);
-		EXPECT_TRUE(pin_file_is(out, ordered, 2));
+		ok = pin_file_is(out, ordered, 2);
+		if (!ok)
+			pin_run("sed 's/^/# /' %s/log >&2", self->dir);
+		EXPECT_TRUE(ok);
 	}
+	ASSERT_EQ(0, pin_run("cp %s %s.2 && mv %s.2 %s", zip, zip, zip, zip));
 	snprintf(out, sizeof(out), "PIN_TEST_READ=%s:%llu+%zu,probes3,%llu+%zu", zip,
 		 (unsigned long long)e[3].data, e[3].size, (unsigned long long)e[1].data,
 		 e[1].size);
-	ASSERT_EQ(0, pin_run("%s %s pin capture --file %s --evict --interval 50 --quota %llu -o %s/cap3 -- /proc/%d/exe > %s/log 2>&1",
+	ASSERT_EQ(0, pin_run("%s %s pin capture -v --file %s --evict --interval 50 --quota %llu -o %s/cap3 -- /proc/%d/exe > %s/log 2>&1",
 			     out, pin_bin(), zip, (unsigned long long)want[3], self->dir, getpid(),
 			     self->dir));
 	snprintf(out, sizeof(out), "%s/cap3/app.apk.pinlist", self->dir);
-	EXPECT_TRUE(pin_file_is(out, want + 2, 1));
+	ok = pin_file_is(out, want + 2, 1);
+	if (!ok)
+		pin_run("sed 's/^/# /' %s/log >&2", self->dir);
+	EXPECT_TRUE(ok);
 
 	/* a failing workload: pinlists still written, exit status 1 */
 	EXPECT_EQ(1, pin_run("%s pin capture --file %s -o %s/cap4 -- /bin/false > %s/log 2>&1",
@@ -466,6 +478,11 @@ TEST_F(pin, apply_locks_exactly_the_pinned_bytes)
 	EXPECT_EQ(2 * PS, pinned);
 	EXPECT_EQ(2 * PS, pin_vmlck(pid));
 	EXPECT_NE(NULL, strstr(log, "start=4096 bytes=4096\nstart=20480 bytes=4096\n"));
+	/* pages held locked cannot be evicted: capture --evict says so and goes on */
+	EXPECT_EQ(0, pin_run("%s pin capture --file %s --evict -o %s/cap -- true > %s/log 2>&1",
+			     pin_bin(), self->file, self->dir, self->dir));
+	EXPECT_EQ(0, pin_run("grep -qF '%s: warning: 8192 bytes stay cached after --evict' %s/log",
+			     self->file, self->dir));
 	EXPECT_EQ(0, stop_apply(pid));
 
 	/* quota 5000: page 1, then 904 bytes charged (mlock still locks a page) */
