@@ -384,3 +384,25 @@ guest_missing() {
 # into one merged-/usr tree; the guest mounts its usr/ as /usr, and the build
 # uses the tree as the sysroot for cross-compiling.
 guest_root() { echo "$PP_CACHE/root-$(arch_deb "$1")"; }
+
+# fuzz_timeout_verdict BIN UNIT LIMIT: a fuzz run stopped at an input that
+# took over LIMIT seconds (libFuzzer's -timeout) tells a host that starved
+# the run from a slow input: UNIT is run again alone, with LIMIT x 6 to
+# finish in.  Prints "starved CPU" when it ends well in under LIMIT seconds
+# of CPU time (user + system), else "finding CPU" (or "finding hang").
+fuzz_timeout_verdict() {
+	local bin=$1 unit=$2 limit=$3 t rc cpu TIMEFORMAT='%3U %3S'
+	t=$(mktemp) || return 1
+	rc=0
+	{ time timeout $((limit * 6)) "$bin" -timeout=$((limit * 6)) "$unit" >/dev/null 2>&1; } 2>"$t" ||
+		rc=$?
+	cpu=$(awk '{ printf "%.1f", $1 + $2 }' "$t")
+	rm -f "$t"
+	if [ "$rc" -eq 124 ]; then
+		echo "finding hang"
+	elif [ "$rc" -eq 0 ] && awk -v c="$cpu" -v l="$limit" 'BEGIN { exit !(c < l) }'; then
+		echo "starved $cpu"
+	else
+		echo "finding $cpu"
+	fi
+}
