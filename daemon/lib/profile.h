@@ -58,6 +58,24 @@ struct profile_topology {
  */
 int profile_topology_read(const char *sysroot, struct profile_topology *t);
 
+/* How many speeds Android counts for @cl, and the freqs_khz index of its @i-th. */
+static inline int profile_android_speeds(const struct profile_cluster *cl)
+{
+	return cl->nandroid ? cl->nandroid : cl->nfreqs;
+}
+
+static inline int profile_android_freq(const struct profile_cluster *cl, int i)
+{
+	return cl->nandroid ? cl->android_freq[i] : i;
+}
+
+/*
+ * Whether every cluster has the first one's speeds in Android's order
+ * (one policy per core, as on the Nexus 6): Android 5's single cpu.speeds
+ * list can then describe them all.
+ */
+bool profile_one_speed_table(const struct profile_topology *t);
+
 /*
  * One calibration step: idle (cluster -1), or @nbusy CPUs of @cluster
  * spinning, CPUs cluster.cpus[(first + j) % ncpus] for j < nbusy, with

@@ -102,11 +102,34 @@ int profile_android_sdk(const char *sysroot)
 int profile_format_check(const struct profile_topology *t, enum profile_xml_format f,
 			 char *err, size_t errlen)
 {
-	if (f == PROFILE_XML_5 && t->nclusters > 1) {
+	if (f == PROFILE_XML_5 && !profile_one_speed_table(t)) {
 		snprintf(err, errlen,
-			 "the power_profile.xml of %s has one CPU cluster; this device has %d (use --format 6 or later)",
+			 "the power_profile.xml of %s has one CPU cluster; this device has %d with different speeds (use --format 6 or later)",
 			 profile_format_describe(f), t->nclusters);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Whether every cluster has the speeds of the first, in Android's order:
+ * a Nexus 6's Krait cores each have their own cpufreq policy with one
+ * table, and Android 5 counts them as one CPU with one cpu.speeds list.
+ */
+bool profile_one_speed_table(const struct profile_topology *t)
+{
+	const struct profile_cluster *a = &t->cluster[0];
+	int c, i;
+
+	for (c = 1; c < t->nclusters; c++) {
+		const struct profile_cluster *b = &t->cluster[c];
+
+		if (profile_android_speeds(a) != profile_android_speeds(b))
+			return false;
+		for (i = 0; i < profile_android_speeds(a); i++)
+			if (a->freqs_khz[profile_android_freq(a, i)] !=
+			    b->freqs_khz[profile_android_freq(b, i)])
+				return false;
+	}
+	return true;
 }

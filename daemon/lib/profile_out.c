@@ -160,16 +160,6 @@ static double coef_or_0(const struct profile_result *r, enum profile_column_kind
 	return j < 0 ? 0.0 : fmax(0.0, profile_coef_ma(r, j));
 }
 
-/* How many speeds Android counts for @cl, and the index of its @i-th. */
-static int android_speeds(const struct profile_cluster *cl)
-{
-	return cl->nandroid ? cl->nandroid : cl->nfreqs;
-}
-
-static int android_freq(const struct profile_cluster *cl, int i)
-{
-	return cl->nandroid ? cl->android_freq[i] : i;
-}
 
 /* The cluster's speeds in Android's order (file order, boost last). */
 static void xml_speeds(FILE *out, const char *name, const struct profile_cluster *cl)
@@ -177,8 +167,8 @@ static void xml_speeds(FILE *out, const char *name, const struct profile_cluster
 	int i;
 
 	fprintf(out, "  <array name=\"%s\">\n", name);
-	for (i = 0; i < android_speeds(cl); i++)
-		fprintf(out, "    <value>%u</value>\n", cl->freqs_khz[android_freq(cl, i)]);
+	for (i = 0; i < profile_android_speeds(cl); i++)
+		fprintf(out, "    <value>%u</value>\n", cl->freqs_khz[profile_android_freq(cl, i)]);
 	fprintf(out, "  </array>\n");
 }
 
@@ -195,9 +185,39 @@ static void xml_powers(FILE *out, const char *name, const struct profile_result 
 	int i;
 
 	fprintf(out, "  <array name=\"%s\">\n", name);
-	for (i = 0; i < android_speeds(cl); i++)
+	for (i = 0; i < profile_android_speeds(cl); i++)
 		fprintf(out, "    <value>%.1f</value>\n",
-			coef_or_0(r, PROFILE_COL_CORE, c, android_freq(cl, i)) + add);
+			coef_or_0(r, PROFILE_COL_CORE, c, profile_android_freq(cl, i)) + add);
+	fprintf(out, "  </array>\n");
+}
+
+/*
+ * Android 5's cpu.active for clusters that share one speed table
+ * (profile_one_speed_table(): a policy per core): at each speed, what one
+ * core running alone draws (core + cluster), the mean over the measured
+ * CPUs of every cluster.
+ */
+static void xml_active_merged(FILE *out, const struct profile_result *r)
+{
+	const struct profile_topology *t = r->topo;
+	int c, i, n = 0;
+
+	for (c = 0; c < t->nclusters; c++)
+		n += t->cluster[c].ncpus;
+	fprintf(out, "  <!-- cpu.active: %d cpufreq policies with one speed table; each speed's current is their mean over %d CPUs -->\n",
+		t->nclusters, n);
+	fprintf(out, "  <array name=\"cpu.active\">\n");
+	for (i = 0; i < profile_android_speeds(&t->cluster[0]); i++) {
+		double sum = 0;
+
+		for (c = 0; c < t->nclusters; c++) {
+			const struct profile_cluster *cl = &t->cluster[c];
+
+			sum += cl->ncpus * (coef_or_0(r, PROFILE_COL_CORE, c, profile_android_freq(cl, i)) +
+					    coef_or_0(r, PROFILE_COL_CLUSTER, c, -1));
+		}
+		fprintf(out, "    <value>%.1f</value>\n", n ? sum / n : 0.0);
+	}
 	fprintf(out, "  </array>\n");
 }
 
@@ -284,7 +304,10 @@ void profile_write_xml(FILE *out, const struct profile_result *r)
 	xml_idle(out, r);
 	if (r->format == PROFILE_XML_5) {
 		xml_speeds(out, "cpu.speeds", &r->topo->cluster[0]);
-		xml_powers(out, "cpu.active", r, 0, true);
+		if (r->topo->nclusters > 1)
+			xml_active_merged(out, r);
+		else
+			xml_powers(out, "cpu.active", r, 0, true);
 		fprintf(out, "</device>\n");
 		return;
 	}
@@ -327,8 +350,8 @@ static void json_clusters(FILE *out, const struct profile_result *r)
 		for (i = 0; i < cl->nfreqs; i++)
 			fprintf(out, "%s%u", i ? ", " : "", cl->freqs_khz[i]);
 		fprintf(out, "], \"cores\": %d, \"android_speeds_khz\": [", cluster_cores(cl));
-		for (i = 0; i < android_speeds(cl); i++)
-			fprintf(out, "%s%u", i ? ", " : "", cl->freqs_khz[android_freq(cl, i)]);
+		for (i = 0; i < profile_android_speeds(cl); i++)
+			fprintf(out, "%s%u", i ? ", " : "", cl->freqs_khz[profile_android_freq(cl, i)]);
 		fputs("]}", out);
 	}
 	fputs("\n  ],\n", out);

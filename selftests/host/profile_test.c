@@ -564,7 +564,7 @@ TEST(cpufreq_in_the_3_10_layout)
 		put(root, "system/build.prop", "ro.build.version.sdk=22\n");
 		EXPECT_EQ(1, run_cmd(line, out, sizeof(out)));
 		EXPECT_STREQ("powerpin profile: the power_profile.xml of Android 5.1 and earlier (SDK 22 and below) "
-			     "has one CPU cluster; this device has 2 (use --format 6 or later)\n", out);
+			     "has one CPU cluster; this device has 2 with different speeds (use --format 6 or later)\n", out);
 		put(root, "system/build.prop", "ro.build.version.sdk=\n");
 		EXPECT_EQ(1, run_cmd(line, out, sizeof(out)));
 		EXPECT_STREQ("powerpin profile: cannot read ro.build.version.sdk from /system/build.prop: "
@@ -676,7 +676,7 @@ TEST_F(sysfs, xml_for_android_5)
 	char err[256], *text;
 
 	EXPECT_EQ(-1, profile_format_check(&self->t, PROFILE_XML_5, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "has one CPU cluster; this device has 2 (use --format 6 or later)"));
+	EXPECT_NE(NULL, strstr(err, "has one CPU cluster; this device has 2 with different speeds (use --format 6 or later)"));
 	EXPECT_EQ(0, profile_format_check(&self->t, PROFILE_XML_6, err, sizeof(err)));
 	one.nclusters = 1;
 	ASSERT_EQ(0, profile_format_check(&one, PROFILE_XML_5, err, sizeof(err)));
@@ -691,6 +691,75 @@ TEST_F(sysfs, xml_for_android_5)
 			       "</device>\n")) TH_LOG("%s", text);
 	EXPECT_EQ(NULL, strstr(text, "clusters"));
 	free(text);
+}
+
+/* The numbers of the <value> lines of array @name in @xml, into @v; how many. */
+static int xml_array(const char *xml, const char *name, double *v, int max)
+{
+	char open[128];
+	const char *p, *end;
+	int n = 0;
+
+	snprintf(open, sizeof(open), "<array name=\"%s\">", name);
+	p = strstr(xml, open);
+	if (!p)
+		return 0;
+	end = strstr(p, "</array>");
+	while (n < max && (p = strstr(p, "<value>")) && p < end) {
+		p += strlen("<value>");
+		v[n++] = strtod(p, NULL);
+	}
+	return n;
+}
+
+/*
+ * The Nexus 6: a cpufreq policy per Krait core (Linux 3.10's cpuN/cpufreq),
+ * one speed table.  Android 5's one cpu.speeds list describes them: each
+ * speed's cpu.active is the mean of the cores' own (what Android 6's
+ * cpu.active.clusterN says per core).  Tables that differ are refused.
+ */
+TEST(android_5_with_a_policy_per_core)
+{
+	char root[] = "/tmp/ppsysn6.XXXXXX", err[256], *five, *six;
+	double a5[8], a6[2][8];
+	struct profile_topology t;
+	int n, i;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	put(root, "sys/devices/system/cpu/online", "0-1\n");
+	old_policy(root, 0, "0\n", "300000 652800\n", "interactive performance\n");
+	old_policy(root, 1, "1\n", "300000 652800\n", "interactive performance\n");
+	ASSERT_EQ(0, profile_topology_read(root, &t));
+	ASSERT_EQ(2, t.nclusters);
+	EXPECT_TRUE(profile_one_speed_table(&t));
+	ASSERT_EQ(0, profile_format_check(&t, PROFILE_XML_5, err, sizeof(err))) TH_LOG("%s", err);
+	five = xml_as(&t, PROFILE_XML_5);
+	six = xml_as(&t, PROFILE_XML_6);
+	ASSERT_NE(NULL, five);
+	ASSERT_NE(NULL, six);
+	EXPECT_NE(NULL, strstr(five, "  <array name=\"cpu.speeds\">\n    <value>300000</value>\n"
+			       "    <value>652800</value>\n  </array>\n")) TH_LOG("%s", five);
+	EXPECT_EQ(NULL, strstr(five, "cluster")) TH_LOG("%s", five);
+	n = xml_array(five, "cpu.active", a5, 8);
+	ASSERT_EQ(2, n) TH_LOG("%s", five);
+	ASSERT_EQ(2, xml_array(six, "cpu.active.cluster0", a6[0], 8)) TH_LOG("%s", six);
+	ASSERT_EQ(2, xml_array(six, "cpu.active.cluster1", a6[1], 8));
+	for (i = 0; i < n; i++) {
+		EXPECT_LT(0.0, a5[i]);
+		EXPECT_GE(0.051, fabs(a5[i] - (a6[0][i] + a6[1][i]) / 2))
+			TH_LOG("speed %d: %.1f, cores %.1f and %.1f", i, a5[i], a6[0][i], a6[1][i]);
+	}
+	free(five);
+	free(six);
+
+	/* one core with another table: no single list */
+	old_policy(root, 1, "1\n", "300000 652800 883200\n", "interactive performance\n");
+	ASSERT_EQ(0, profile_topology_read(root, &t));
+	EXPECT_FALSE(profile_one_speed_table(&t));
+	EXPECT_EQ(-1, profile_format_check(&t, PROFILE_XML_5, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "this device has 2 with different speeds"));
+	snprintf(err, sizeof(err), "rm -rf %s", root);
+	system(err);
 }
 
 /* The version from /system/build.prop; --format's names. */
