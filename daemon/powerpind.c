@@ -643,9 +643,9 @@ static int daemon_start(struct ppd *d, int argc, char **argv)
 	ret = parse_args(d, argc, argv);
 	if (ret)
 		return ret;
-	/* the defaults live in PP_ANDROID_DIR: say so when that is a file */
+	/* the defaults live in pp_android_dir(): say so when that too is a file */
 	if (pp_on_android() && (!d->config_explicit || !d->spool_arg) &&
-	    pp_dir_check(PP_ANDROID_DIR, err, sizeof(err))) {
+	    pp_dir_check(pp_android_dir(), err, sizeof(err))) {
 		fprintf(stderr, "powerpind: %s\n", err);
 		return 1;
 	}

@@ -16,7 +16,8 @@
 
 #define LINUX_CONFIG	"/etc/powerpin/powerpind.conf"
 #define LINUX_SPOOL	"/var/lib/powerpin/spool"
-#define ANDROID_TMP	PP_ANDROID_DIR "/tmp"
+/* the home when PP_ANDROID_DIR is a file: the binary pushed to /data/local/tmp/ */
+#define ANDROID_ALT	PP_ANDROID_DIR ".d"
 
 bool pp_on_android(void)
 {
@@ -25,19 +26,38 @@ bool pp_on_android(void)
 	return (root && *root) || !access("/system/build.prop", F_OK);
 }
 
+/* Whether powerpin's Android home moved aside: PP_ANDROID_DIR is a file. */
+static bool android_home_moved(void)
+{
+	struct stat st;
+
+	return !stat(PP_ANDROID_DIR, &st) && !S_ISDIR(st.st_mode);
+}
+
+const char *pp_android_dir(void)
+{
+	return android_home_moved() ? ANDROID_ALT : PP_ANDROID_DIR;
+}
+
 const char *pp_default_config(void)
 {
-	return pp_on_android() ? PP_ANDROID_DIR "/powerpind.conf" : LINUX_CONFIG;
+	if (!pp_on_android())
+		return LINUX_CONFIG;
+	return android_home_moved() ? ANDROID_ALT "/powerpind.conf" : PP_ANDROID_DIR "/powerpind.conf";
 }
 
 const char *pp_run_dir(void)
 {
-	return pp_on_android() ? PP_ANDROID_DIR "/run" : "/run/powerpin";
+	if (!pp_on_android())
+		return "/run/powerpin";
+	return android_home_moved() ? ANDROID_ALT "/run" : PP_ANDROID_DIR "/run";
 }
 
 const char *pp_default_spool(void)
 {
-	return pp_on_android() ? PP_ANDROID_DIR "/spool" : LINUX_SPOOL;
+	if (!pp_on_android())
+		return LINUX_SPOOL;
+	return android_home_moved() ? ANDROID_ALT "/spool" : PP_ANDROID_DIR "/spool";
 }
 
 const char *pp_tmp_dir(void)
@@ -49,8 +69,9 @@ const char *pp_tmp_dir(void)
 	if (!pp_on_android())
 		return "/tmp";
 	/* the phone's shell may be the first to come: make it, for root and shell */
-	pp_mkdirs(ANDROID_TMP, 01777);
-	return ANDROID_TMP;
+	dir = android_home_moved() ? ANDROID_ALT "/tmp" : PP_ANDROID_DIR "/tmp";
+	pp_mkdirs(dir, 01777);
+	return dir;
 }
 
 const char *pp_perf_map_dir(void)
@@ -81,10 +102,9 @@ int pp_dir_check(const char *dir, char *msg, size_t len)
 	if (stat(dir, &st) || S_ISDIR(st.st_mode))
 		return 0;
 	snprintf(msg, len,
-		 "%s is a file, not powerpin's directory (the powerpin binary pushed there?): "
-		 "keep the binaries in that directory (adb shell mkdir -p %s, then adb push "
-		 "powerpin powerpind %s/), or give --config and --spool elsewhere",
-		 dir, dir, dir);
+		 "%s is a file, not powerpin's directory: move it away, or give --config "
+		 "and --spool elsewhere and TMPDIR for the temporary files",
+		 dir);
 	return -1;
 }
 

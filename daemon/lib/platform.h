@@ -18,29 +18,34 @@
 /* Android's own test, as its tools make it: $ANDROID_ROOT or /system/build.prop. */
 bool pp_on_android(void);
 
-/* Android's home of everything powerpin writes by default. */
+/*
+ * Android's home of everything powerpin writes by default: PP_ANDROID_DIR,
+ * or PP_ANDROID_DIR ".d" when that name is a file (the powerpin binary
+ * pushed as `adb push powerpin /data/local/tmp/`, the habit from pintool
+ * and simpleperf), so the defaults never collide with it.
+ */
 #define PP_ANDROID_DIR		"/data/local/tmp/powerpin"
+const char *pp_android_dir(void);
 
 /*
  * The defaults, for this system: powerpind's configuration, its runtime
  * directory and spool, the
  * directory of temporary files ($TMPDIR when set, else /tmp, or
- * PP_ANDROID_DIR/tmp on Android) and where a JIT's perf-PID.map files
+ * pp_android_dir()/tmp on Android) and where a JIT's perf-PID.map files
  * are looked for (/tmp, or /data/local/tmp on Android, as the agent
  * writes them there).  Static strings.
  */
 const char *pp_default_config(void);
-/* where the capture lock lives: /run/powerpin, or PP_ANDROID_DIR/run */
+/* where the capture lock lives: /run/powerpin, or pp_android_dir()/run */
 const char *pp_run_dir(void);
 const char *pp_default_spool(void);
 const char *pp_tmp_dir(void);
 const char *pp_perf_map_dir(void);
 
 /*
- * Whether @dir (PP_ANDROID_DIR for the defaults) can be powerpin's
+ * Whether @dir (pp_android_dir() for the defaults) can be powerpin's
  * directory: 0 when it is one or does not exist yet; -1 with a message
- * in @msg when it is something else, most often the powerpin binary
- * itself, pushed as `adb push powerpin /data/local/tmp/`.
+ * in @msg when it is something else.
  */
 int pp_dir_check(const char *dir, char *msg, size_t len);
 

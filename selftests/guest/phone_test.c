@@ -582,6 +582,31 @@ TEST_F_TIMEOUT(phone, readme_commands, 900)
 	check_pinlists(_metadata, self);
 }
 
+/*
+ * `adb push powerpin /data/local/tmp/` (pintool's and simpleperf's habit)
+ * makes the home's name the binary: the defaults move to powerpin.d
+ * beside it, and record and powerpind work from there.
+ */
+TEST_F_TIMEOUT(phone, binary_pushed_where_the_home_would_be, 300)
+{
+	char out[8192], path[512];
+
+	ASSERT_EQ(0, pin_run("cd %s/data/local/tmp && cp powerpin/powerpin pp.bin && rm -rf powerpin && "
+			     "mv pp.bin powerpin", self->root));
+	ASSERT_EQ(0, phone_run(self->root, DEV_DIR " record -d 2 -o /data/local/tmp/t.dat",
+			       out, sizeof(out))) TH_LOG("%s", out);
+	snprintf(path, sizeof(path), "%s" DEV_DIR ".d/run/capture.lock", self->root);
+	EXPECT_EQ(0, access(path, F_OK)) TH_LOG("%s", out);
+	snprintf(path, sizeof(path), "%s/data/local/tmp/t.dat", self->root);
+	EXPECT_LT(0, file_size(path));
+	ASSERT_EQ(0, phone_run(self->root, DEV_DIR " report /data/local/tmp/t.dat", out,
+			       sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "samples")) TH_LOG("%s", out);
+	/* report's temporary files went to the moved home, and are gone */
+	snprintf(path, sizeof(path), "%s" DEV_DIR ".d/tmp", self->root);
+	EXPECT_EQ(0, pin_run("test -d %s && test -z \"$(ls -A %s)\"", path, path));
+}
+
 /* With logd there, powerpind's messages are logcat's, as `adb logcat -s powerpind` shows. */
 TEST_F_TIMEOUT(phone, logcat, 300)
 {
