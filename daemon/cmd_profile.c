@@ -66,7 +66,7 @@ static void profile_usage(FILE *out)
 		"Measure the CPU power profile from the fuel gauge: all CPUs idle, then 1..N\n"
 		"CPUs spinning (each thread pinned to its CPU), for every cpufreq policy at\n"
 		"every available frequency (pinned through the userspace governor or\n"
-		"min = max, put back at the end, on Ctrl-C and SIGTERM too).  Captures\n"
+		"min = max, put back at the end, on Ctrl-C, SIGTERM and SIGHUP too).  Captures\n"
 		"through powerpin.ko as `powerpin record` does, fits the currents by least\n"
 		"squares with a 95%% interval each (Student's t), prints a table and writes\n"
 		"Android's power_profile.xml (mA).  Needs root.  docs/profile.md\n\n"
@@ -230,6 +230,7 @@ static int profile_parse(int argc, char **argv, struct profile_opts *o)
 /* ---- running the plan ---------------------------------------------------- */
 
 static volatile sig_atomic_t profile_stop;
+#define NSTOPS	4		/* the stop signals: stop_signals[] */
 static atomic_int spin_stop;
 
 static void on_stop_signal(int sig)
@@ -634,7 +635,8 @@ static int measure(const struct profile_opts *o, const struct profile_topology *
 	char err[512];
 	int ret = -1;
 
-	profile_stop = 0;
+	if (profile_stop)	/* stopped before this capture began */
+		return 128 + profile_stop;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &ss.old_int);
 	sigaction(SIGTERM, &sa, &ss.old_term);
@@ -917,6 +919,33 @@ static int hold_wakelock(const struct profile_plan *plan)
 	return held;
 }
 
+/*
+ * From the wakelock to its release, a stop signal (Ctrl-C, kill, the adb
+ * shell's hangup, Ctrl-\) ends the run through the same path as an error,
+ * so cpufreq, tracing and the wakelock are put back; measure() notices it
+ * during a capture, before one it starts none.
+ */
+static const int stop_signals[NSTOPS] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void stop_signals_catch(struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	int i;
+
+	profile_stop = 0;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < NSTOPS; i++)
+		sigaction(stop_signals[i], &sa, &old[i]);
+}
+
+static void stop_signals_restore(const struct sigaction *old)
+{
+	int i;
+
+	for (i = 0; i < NSTOPS; i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+}
+
 /* The outputs, checked before minutes of measuring; 0, or -1 with a message. */
 static int outputs_check(const struct profile_opts *o)
 {
@@ -939,6 +968,7 @@ int cmd_profile(int argc, char **argv)
 	struct profile_measure *m;
 	struct profile_opts o;
 	struct profile_plan plan;
+	struct sigaction old[NSTOPS];
 	int ret, held;
 
 	ret = profile_parse(argc, argv, &o);
@@ -967,10 +997,12 @@ int cmd_profile(int argc, char **argv)
 		return 1;
 	}
 	m = calloc(plan.nsteps, sizeof(*m));
+	stop_signals_catch(old);
 	held = m ? hold_wakelock(&plan) : 0;
 	if (!m || held < 0) {
 		if (!m)
 			fprintf(stderr, "powerpin profile: out of memory\n");
+		stop_signals_restore(old);
 		free(m);
 		profile_plan_free(&plan);
 		return 1;
@@ -980,12 +1012,15 @@ int cmd_profile(int argc, char **argv)
 		ret = analyse(&o, &topo, &plan, m, supply, sizeof(supply));
 	if (ret < 0)
 		ret = 1;
+	if (profile_stop && ret < 128)
+		ret = 128 + profile_stop;
 	/* every way out of the run comes here, signals included */
 	if (held && profile_wakelock_release(SYSROOT)) {
 		fprintf(stderr, "powerpin profile: cannot release the wakelock " PROFILE_WAKELOCK ": %s\n",
 			strerror(errno));
 		ret = ret ? ret : 1;
 	}
+	stop_signals_restore(old);
 	free(m);
 	profile_plan_free(&plan);
 	return ret;

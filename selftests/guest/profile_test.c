@@ -215,15 +215,18 @@ TEST_F(profile, record_enables_cpu_frequency)
 	EXPECT_TRUE(is_off(TRACING "events/power/cpu_frequency/enable"));
 }
 
-/* SIGTERM in the middle: exit 128 + 15, no file, tracing as it was. */
-TEST_F_TIMEOUT(profile, sigterm_restores_and_writes_nothing, 300)
+/*
+ * @sig in the middle of the capture: exit 128 + @sig, no file, tracing as
+ * it was, the temporary capture gone.
+ */
+static void stopped_by(struct __test_metadata *_metadata, const char *dir, int sig)
 {
 	char path[128], desc[64];
 	struct stat st;
 	pid_t pid;
 	int status;
 
-	snprintf(path, sizeof(path), "%s/pp.xml", self->dir);
+	snprintf(path, sizeof(path), "%s/pp.xml", dir);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -231,16 +234,23 @@ TEST_F_TIMEOUT(profile, sigterm_restores_and_writes_nothing, 300)
 		_exit(127);
 	}
 	sleep(4);
-	ASSERT_EQ(0, kill(pid, SIGTERM));
+	ASSERT_EQ(0, kill(pid, sig));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(128 + SIGTERM, WEXITSTATUS(status));
+	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("signal %d killed it", sig);
+	EXPECT_EQ(128 + sig, WEXITSTATUS(status));
 	EXPECT_NE(0, stat(path, &st));
 	EXPECT_TRUE(is_off(TRACING "tracing_on"));
 	EXPECT_TRUE(is_off(TRACING "events/powerpin/enable"));
 	/* and the temporary capture is gone (grep finds nothing: status 1) */
 	snprintf(desc, sizeof(desc), "ls /tmp | grep -q powerpin-profile");
 	EXPECT_EQ(1, run_cmd(desc, NULL, 0));
+}
+
+/* SIGTERM, and SIGHUP (the adb shell that ran it went away), alike. */
+TEST_F_TIMEOUT(profile, sigterm_restores_and_writes_nothing, 300)
+{
+	stopped_by(_metadata, self->dir, SIGTERM);
+	stopped_by(_metadata, self->dir, SIGHUP);
 }
 
 TEST_HARNESS_MAIN
