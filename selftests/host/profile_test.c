@@ -762,6 +762,66 @@ TEST(android_5_with_a_policy_per_core)
 	system(err);
 }
 
+/*
+ * Each format read back by PowerProfile's rules (profile_model_parse(),
+ * what report --model uses): the same device in every one.  Android 9's
+ * keys are the reference; before 9 a speed's value is a core running
+ * alone (core + cluster), and cpu.awake is the awake-idle current.
+ */
+static void model_of(struct __test_metadata *_metadata, const struct profile_topology *t,
+		     enum profile_xml_format f, struct profile_model *m)
+{
+	char err[256], *text = xml_as(t, f);
+
+	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, profile_model_parse(text, m, err, sizeof(err))) TH_LOG("%s\n%s", err, text);
+	free(text);
+}
+
+static void same_device(struct __test_metadata *_metadata, const struct profile_model *ref,
+			const struct profile_model *m, bool alone)
+{
+	int c, i;
+
+	EXPECT_GE(0.051, fabs(ref->idle_ma - m->idle_ma));
+	ASSERT_EQ(ref->nclusters, m->nclusters);
+	for (c = 0; c < m->nclusters; c++) {
+		/* Android 5's one list is every CPU, however many */
+		EXPECT_EQ(m->format == PROFILE_XML_5 ? PROFILE_MODEL_ALL_CPUS : ref->cores[c],
+			  m->cores[c]);
+		ASSERT_EQ(ref->nspeeds[c], m->nspeeds[c]);
+		for (i = 0; i < m->nspeeds[c]; i++) {
+			double want = ref->core_ma[c][i] + (alone ? ref->cluster_ma[c] : 0);
+
+			EXPECT_EQ(ref->speeds_khz[c][i], m->speeds_khz[c][i]);
+			EXPECT_GE(0.11, fabs(want - m->core_ma[c][i] - (alone ? m->cluster_ma[c] : 0)))
+				TH_LOG("cluster %d speed %d: want %.2f", c, i, want);
+		}
+	}
+}
+
+TEST_F(sysfs, every_format_reads_back_as_the_same_device)
+{
+	struct profile_topology one = self->t;
+	struct profile_model ref, m;
+
+	model_of(_metadata, &self->t, PROFILE_XML_9, &ref);
+	EXPECT_EQ(PROFILE_XML_9, ref.format);
+	ASSERT_EQ(2, ref.nclusters);
+	EXPECT_LT(0.0, ref.core_ma[0][0]);
+	EXPECT_LT(0.0, ref.cluster_ma[0]);
+	model_of(_metadata, &self->t, PROFILE_XML_14, &m);
+	same_device(_metadata, &ref, &m, false);
+	model_of(_metadata, &self->t, PROFILE_XML_6, &m);
+	EXPECT_EQ(PROFILE_XML_6, m.format);
+	same_device(_metadata, &ref, &m, true);
+	one.nclusters = 1;
+	model_of(_metadata, &one, PROFILE_XML_9, &ref);
+	model_of(_metadata, &one, PROFILE_XML_5, &m);
+	EXPECT_EQ(PROFILE_XML_5, m.format);
+	same_device(_metadata, &ref, &m, true);
+}
+
 /* The version from /system/build.prop; --format's names. */
 TEST_F(sysfs, android_version)
 {
