@@ -6,7 +6,10 @@
  * <array> or an <item>, cpu.core_speeds/core_power/cluster_power.clusterN),
  * 6 to 8.1 (cpu.speeds/active.clusterN; cpu.idle is suspend, cpu.awake
  * awake) and 5.1 and earlier (cpu.speeds, cpu.active; one cluster of every
- * CPU).  Where a file has keys of several versions, the newest win, as
+ * CPU); a file with only Android 14's keys (cpu.scaling_policy_power and
+ * cpu.scaling_step_power.policyN) is read too, its speeds unknown (the
+ * kernel's policy has them, not the file), each policy's cores up to the
+ * next policy's first CPU.  Where a file has keys of several versions, the newest win, as
  * the newest PowerProfile reads them.  A small tolerant scanner: the file is flat
  * (<device> holding <item>s and <array>s of <value>s) and comments may sit
  * anywhere between elements.
@@ -50,7 +53,16 @@ static int number(const char *s, double *v)
 }
 
 /* The keys of every version, as read; normalised by finish(). */
-enum key_family { FAM_9, FAM_6, FAM_5, FAM_N };
+enum key_family { FAM_9, FAM_6, FAM_5, FAM_N, FAM_14 = FAM_N };
+
+/* Android 14's per-policy keys, by the policy's number (its first CPU). */
+struct policy_keys {
+	int n;
+	int num[PROFILE_MAX_CLUSTERS];
+	double power[PROFILE_MAX_CLUSTERS];		/* scaling_policy_power */
+	int nsteps[PROFILE_MAX_CLUSTERS];
+	double step[PROFILE_MAX_CLUSTERS][PROFILE_MAX_FREQS];	/* scaling_step_power */
+};
 
 struct model_keys {
 	struct profile_model *m;
@@ -60,7 +72,8 @@ struct model_keys {
 	double idle, awake, suspend, active;	/* items */
 	bool have_awake;
 	bool any[FAM_N];
-	bool policy_keys;			/* Android 14's, read for the format only */
+	bool policy_keys;			/* Android 14's: the format, and ... */
+	struct policy_keys pol;			/* ... the CPUs when nothing else is there */
 	double cluster[PROFILE_MAX_CLUSTERS];
 	int nspeeds[FAM_N][PROFILE_MAX_CLUSTERS], npower[FAM_N][PROFILE_MAX_CLUSTERS];
 	unsigned int speeds[FAM_N][PROFILE_MAX_CLUSTERS][PROFILE_MAX_FREQS];
@@ -99,6 +112,24 @@ static int cluster_key(const char *name, const char *prefix, int *c)
 	return 0;
 }
 
+/* The slot of policy @num in @pk, added if new; -1 if @num is bad or there is no room. */
+static int policy_slot(struct policy_keys *pk, const char *num)
+{
+	char *end;
+	long v = strtol(num, &end, 10);
+	int i;
+
+	if (end == num || *end || v < 0 || v >= PROFILE_MAX_CPUS)
+		return -1;
+	for (i = 0; i < pk->n; i++)
+		if (pk->num[i] == v)
+			return i;
+	if (pk->n == PROFILE_MAX_CLUSTERS)
+		return -1;
+	pk->num[pk->n] = (int)v;
+	return pk->n++;
+}
+
 /* An array value: @idx of @name. */
 static void store_value(struct model_keys *k, const char *name, int idx, double v)
 {
@@ -125,8 +156,17 @@ static void store_value(struct model_keys *k, const char *name, int idx, double 
 			  k->power[FAM_5], k->npower[FAM_5], 0, idx, v);
 		return;
 	}
-	if (!strncmp(name, "cpu.scaling_step_power.policy", 29))
+	if (!strncmp(name, "cpu.scaling_step_power.policy", 29)) {
+		int p = policy_slot(&k->pol, name + 29);
+
 		k->policy_keys = true;
+		if (p >= 0 && idx < PROFILE_MAX_FREQS) {
+			k->pol.step[p][idx] = v;
+			if (idx + 1 > k->pol.nsteps[p])
+				k->pol.nsteps[p] = idx + 1;
+		}
+		return;
+	}
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (cluster_key(name, keys[i].prefix, &c))
 			continue;
@@ -151,8 +191,13 @@ static void store_item(struct model_keys *k, const char *name, double v)
 		k->active = v;
 	else if (!strcmp(name, "cpu.clusters.cores") && !k->have_cores_array)
 		k->cores[0] = (int)(v + 0.5), k->ncores = 1;
-	else if (!strncmp(name, "cpu.scaling_policy_power.policy", 31))
+	else if (!strncmp(name, "cpu.scaling_policy_power.policy", 31)) {
+		int p = policy_slot(&k->pol, name + 31);
+
 		k->policy_keys = true;
+		if (p >= 0)
+			k->pol.power[p] = v;
+	}
 	else if (!cluster_key(name, "cpu.cluster_power.cluster", &c))
 		k->cluster[c] = v;
 }
@@ -215,8 +260,50 @@ static int pick_family(const struct model_keys *k, char *err, size_t errlen)
 		return FAM_6;
 	if (k->any[FAM_5])
 		return FAM_5;
-	snprintf(err, errlen, "no CPU power keys (cpu.core_power.clusterN, cpu.active.clusterN or cpu.active)");
+	if (k->pol.n)
+		return FAM_14;
+	snprintf(err, errlen, "no CPU power keys (cpu.core_power.clusterN, cpu.active.clusterN, cpu.active or cpu.scaling_step_power.policyN)");
 	return -1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * Android 14's policies alone as clusters, in CPU order: policy N's cores
+ * are N up to the next policy's first CPU, the last one's every CPU from
+ * N on; the speeds are unknown (0), each step's power a busy core's.
+ */
+static int finish_policies(struct model_keys *k, char *err, size_t errlen)
+{
+	struct profile_model *m = k->m;
+	int order[PROFILE_MAX_CLUSTERS], c, i;
+
+	for (i = 0; i < k->pol.n; i++)
+		order[i] = k->pol.num[i] * PROFILE_MAX_CLUSTERS + i;
+	qsort(order, k->pol.n, sizeof(order[0]), cmp_int);
+	m->format = PROFILE_XML_14;
+	m->nclusters = k->pol.n;
+	for (c = 0; c < m->nclusters; c++) {
+		int p = order[c] % PROFILE_MAX_CLUSTERS;
+
+		if (!k->pol.nsteps[p]) {
+			snprintf(err, errlen, "no cpu.scaling_step_power.policy%d", k->pol.num[p]);
+			return -1;
+		}
+		m->cores[c] = c + 1 < m->nclusters ?
+			      order[c + 1] / PROFILE_MAX_CLUSTERS - k->pol.num[p] :
+			      PROFILE_MODEL_ALL_CPUS;
+		m->nspeeds[c] = k->pol.nsteps[p];
+		memcpy(m->core_ma[c], k->pol.step[p], sizeof(m->core_ma[c]));
+		m->cluster_ma[c] = k->pol.power[p];
+	}
+	m->suspend_ma = k->suspend;
+	m->idle_ma = k->idle;
+	m->active_ma = k->active;
+	return 0;
 }
 
 /* The keys of family @fam into the model; 0, or -1 with a message. */
@@ -228,6 +315,8 @@ static int finish(struct model_keys *k, int fam, char *err, size_t errlen)
 	struct profile_model *m = k->m;
 	int c;
 
+	if (fam == FAM_14)
+		return finish_policies(k, err, errlen);
 	m->format = fam == FAM_9 ? (k->policy_keys ? PROFILE_XML_14 : PROFILE_XML_9) :
 		    fam == FAM_6 ? PROFILE_XML_6 : PROFILE_XML_5;
 	m->nclusters = fam == FAM_5 ? 1 : k->ncores;

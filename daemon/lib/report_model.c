@@ -98,7 +98,8 @@ static int speed_index(const struct profile_model *m, int c, unsigned int khz)
 	int f, best = m->nspeeds[c] - 1;
 	double d, best_d = INFINITY;
 
-	if (!khz)
+	/* a speed table the file does not give (Android 14's policies): the top step */
+	if (!khz || !m->speeds_khz[c][best])
 		return best;
 	for (f = 0; f < m->nspeeds[c]; f++) {
 		d = fabs((double)m->speeds_khz[c][f] - khz);

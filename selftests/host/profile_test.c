@@ -806,19 +806,19 @@ TEST_F(sysfs, every_format_reads_back_as_the_same_device)
 	struct profile_model ref, m;
 
 	model_of(_metadata, &self->t, PROFILE_XML_9, &ref);
-	EXPECT_EQ(PROFILE_XML_9, ref.format);
+	EXPECT_EQ((int)PROFILE_XML_9, (int)ref.format);
 	ASSERT_EQ(2, ref.nclusters);
 	EXPECT_LT(0.0, ref.core_ma[0][0]);
 	EXPECT_LT(0.0, ref.cluster_ma[0]);
 	model_of(_metadata, &self->t, PROFILE_XML_14, &m);
 	same_device(_metadata, &ref, &m, false);
 	model_of(_metadata, &self->t, PROFILE_XML_6, &m);
-	EXPECT_EQ(PROFILE_XML_6, m.format);
+	EXPECT_EQ((int)PROFILE_XML_6, (int)m.format);
 	same_device(_metadata, &ref, &m, true);
 	one.nclusters = 1;
 	model_of(_metadata, &one, PROFILE_XML_9, &ref);
 	model_of(_metadata, &one, PROFILE_XML_5, &m);
-	EXPECT_EQ(PROFILE_XML_5, m.format);
+	EXPECT_EQ((int)PROFILE_XML_5, (int)m.format);
 	same_device(_metadata, &ref, &m, true);
 }
 

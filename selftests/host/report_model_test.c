@@ -70,6 +70,41 @@ TEST(parse_profile)
 	EXPECT_NEAR(380, profile_model_core_ma(&m), 1e-9);
 }
 
+/*
+ * Android 14's keys alone: the policies are the clusters, in CPU order
+ * whatever the file's; a policy's cores run up to the next policy's first
+ * CPU, the last one's to the end; no speeds in the file, so a CPU time is
+ * priced at the top step.
+ */
+TEST(parse_android_14_policies_alone)
+{
+	static const char xml[] =
+		"<device name=\"Android\">\n"
+		"  <item name=\"cpu.suspend\">2</item>\n  <item name=\"cpu.idle\">40</item>\n"
+		"  <item name=\"cpu.scaling_policy_power.policy6\">30</item>\n"
+		"  <array name=\"cpu.scaling_step_power.policy6\"><value>400</value><value>900</value></array>\n"
+		"  <item name=\"cpu.scaling_policy_power.policy0\">5</item>\n"
+		"  <array name=\"cpu.scaling_step_power.policy0\"><value>20</value><value>50</value><value>90</value></array>\n"
+		"</device>\n";
+	struct profile_model m;
+	char err[256];
+
+	ASSERT_EQ(0, profile_model_parse(xml, &m, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ((int)PROFILE_XML_14, (int)m.format);
+	EXPECT_NEAR(40, m.idle_ma, 1e-12);
+	EXPECT_NEAR(2, m.suspend_ma, 1e-12);
+	ASSERT_EQ(2, m.nclusters);
+	EXPECT_EQ(6, m.cores[0]);
+	EXPECT_EQ(PROFILE_MODEL_ALL_CPUS, m.cores[1]);
+	EXPECT_NEAR(5, m.cluster_ma[0], 1e-12);
+	EXPECT_NEAR(30, m.cluster_ma[1], 1e-12);
+	ASSERT_EQ(3, m.nspeeds[0]);
+	EXPECT_NEAR(90, m.core_ma[0][2], 1e-12);
+	EXPECT_EQ(0, (int)m.speeds_khz[0][2]);
+	ASSERT_EQ(2, m.nspeeds[1]);
+	EXPECT_NEAR(900, m.core_ma[1][1], 1e-12);
+}
+
 TEST(parse_refuses_with_a_reason)
 {
 	static const struct { const char *xml, *why; } bad[] = {
@@ -77,7 +112,11 @@ TEST(parse_refuses_with_a_reason)
 		{ "<device name=\"Android\"><item name=\"cpu.idle\">x</item></device>",
 		  "item cpu.idle is not a number" },
 		{ "<device name=\"Android\"><item name=\"cpu.idle\">1</item></device>",
-		  "no CPU power keys (cpu.core_power.clusterN, cpu.active.clusterN or cpu.active)" },
+		  "no CPU power keys (cpu.core_power.clusterN, cpu.active.clusterN, cpu.active or cpu.scaling_step_power.policyN)" },
+		/* Android 14's keys: a policy without its steps */
+		{ "<device name=\"Android\"><item name=\"cpu.scaling_policy_power.policy0\">3</item>"
+		  "<array name=\"cpu.scaling_step_power.policy4\"><value>1</value></array></device>",
+		  "no cpu.scaling_step_power.policy0" },
 		{ "<device name=\"Android\"><array name=\"cpu.core_power.cluster0\"><value>1</value>"
 		  "</array></device>", "no cpu.clusters.cores" },
 		/* Android 6-8.1's keys: a cluster without its per-speed currents */
