@@ -250,6 +250,30 @@ TEST_F(sysfs, topology)
 	EXPECT_EQ(-1, profile_capacity_mah(self->root, "nothere"));
 }
 
+/*
+ * A 4.4-era tree has both layouts: cpufreq/policyN, and cpuN/cpufreq as a
+ * link to its policy.  The policies are read once each, as policyN.
+ */
+TEST_F(sysfs, both_layouts_read_once)
+{
+	struct profile_topology t;
+	char cmd[512];
+	int cpu;
+
+	for (cpu = 0; cpu < 3; cpu++) {
+		snprintf(cmd, sizeof(cmd), "ln -s ../cpufreq/policy%d %s/sys/devices/system/cpu/cpu%d/cpufreq",
+			 cpu < 2 ? 0 : 2, self->root, cpu);
+		ASSERT_EQ(0, sh("mkdir -p %s/sys/devices/system/cpu/cpu%d && %s", self->root, cpu, cmd));
+	}
+	ASSERT_EQ(0, profile_topology_read(self->root, &t));
+	ASSERT_EQ(2, t.nclusters);
+	EXPECT_STREQ("policy0", t.cluster[0].policy);
+	EXPECT_EQ(2, t.cluster[0].ncpus);
+	EXPECT_STREQ("policy2", t.cluster[1].policy);
+	EXPECT_EQ(1, t.cluster[1].ncpus);
+	EXPECT_EQ(3, t.ncpus);
+}
+
 TEST_F(sysfs, plan_and_dry_run_text)
 {
 	struct profile_plan plan;
