@@ -110,13 +110,18 @@ static void choose_log(struct ppd *d)
 	if (d->foreground)
 		return;
 	if (pp_on_android()) {
+		/*
+		 * logd, or while it is not there (not started yet, restarting)
+		 * the file in the run directory; each line tries logd again.
+		 * Only with neither does the log stay on stderr.
+		 */
 		d->logd.path = PP_LOGD_SOCKET;
 		d->logd.fd = pp_logd_open(PP_LOGD_SOCKET);
 		if (!pp_mkdirs(pp_run_dir(), 0755) &&
 		    snprintf(d->logd_keep, sizeof(d->logd_keep), "%s/powerpind.log",
 			     pp_run_dir()) < (int)sizeof(d->logd_keep))
 			d->logd.keep = d->logd_keep;
-		if (d->logd.fd >= 0)
+		if (d->logd.fd >= 0 || d->logd.keep)
 			d->log = PPD_LOG_LOGD;
 	} else if (!access("/dev/log", W_OK)) {
 		openlog("powerpind", LOG_PID, LOG_DAEMON);

@@ -305,8 +305,54 @@ TEST_F(env, logd_reconnects_and_keeps_what_it_cannot_send)
 	/* nowhere to keep them: the caller is told */
 	l.keep = NULL;
 	EXPECT_EQ(-1, pp_logd_send(&l, PP_LOGD_INFO, "powerpind", "six"));
+	l.keep = keep;
+	/* logd back after it was gone (or was never there): found again */
+	srv = fake_logd(path);
+	ASSERT_LE(0, srv);
+	EXPECT_EQ(0, pp_logd_send(&l, PP_LOGD_INFO, "powerpind", "seven"));
+	ASSERT_LT(0, logd_recv(srv, msg, sizeof(msg)));
+	EXPECT_STREQ("seven", msg);
+	close(srv);
+	unlink(path);
 	if (l.fd >= 0)
 		close(l.fd);
+}
+
+/*
+ * A logd too busy to read (its socket full, EAGAIN): the line is kept in
+ * the file, nothing waits, and the next one goes to logd once it reads.
+ */
+TEST_F(env, logd_full_keeps_the_line)
+{
+	char path[128], keep[160], msg[256], text[4096];
+	struct pp_logd l = { .fd = -1 };
+	int srv, i, r = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/logdw", self->dir);
+	snprintf(keep, sizeof(keep), "%s/powerpind.log", self->dir);
+	l.path = path;
+	l.keep = keep;
+	srv = fake_logd(path);
+	ASSERT_LE(0, srv);
+	l.fd = pp_logd_open(path);
+	ASSERT_LE(0, l.fd);
+	for (i = 0; i < 100000 && r == 0; i++)
+		r = pp_logd_send(&l, PP_LOGD_INFO, "powerpind", "fill");
+	ASSERT_EQ(1, r) TH_LOG("%d lines and the socket is not full", i);
+	f = fopen(keep, "r");
+	ASSERT_NE(NULL, f);
+	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+	fclose(f);
+	EXPECT_STREQ("I powerpind: fill\n", text);
+	/* logd reads again */
+	while (logd_recv(srv, msg, sizeof(msg)) > 0)
+		;
+	EXPECT_EQ(0, pp_logd_send(&l, PP_LOGD_INFO, "powerpind", "after"));
+	ASSERT_LT(0, logd_recv(srv, msg, sizeof(msg)));
+	EXPECT_STREQ("after", msg);
+	close(l.fd);
+	close(srv);
 }
 
 TEST_HARNESS_MAIN
