@@ -151,8 +151,12 @@ static int start_report(FIXTURE_DATA(sig) *self, bool ignore_pipe)
 	}
 	close(p[1]);
 	self->rd = p[0];
-	/* at most 60 s: the report reads the whole input first */
-	for (i = 0; i < 12000; i++) {
+	/*
+	 * The report reads the whole input first: wait for the full pipe
+	 * itself, up to 240 s (each test's limit is 300 s), which only a hang
+	 * reaches; a host busy with guests took over 30 s.
+	 */
+	for (i = 0; i < 48000; i++) {
 		if (ioctl(self->rd, FIONREAD, &queued))
 			return -1;
 		if (queued >= size && temps_in(self->dir) == (int)NR_OUTPUTS)
@@ -206,57 +210,57 @@ static void killed_by(FIXTURE_DATA(sig) *self, struct __test_metadata *_metadata
 	EXPECT_EQ(signo, WTERMSIG(status));
 }
 
-TEST_F(sig, sigterm)
+TEST_F_TIMEOUT(sig, sigterm, 300)
 {
 	killed_by(self, _metadata, SIGTERM);
 }
 
-TEST_F(sig, sigint)
+TEST_F_TIMEOUT(sig, sigint, 300)
 {
 	killed_by(self, _metadata, SIGINT);
 }
 
-TEST_F(sig, sighup)
+TEST_F_TIMEOUT(sig, sighup, 300)
 {
 	killed_by(self, _metadata, SIGHUP);
 }
 
-TEST_F(sig, sigquit)
+TEST_F_TIMEOUT(sig, sigquit, 300)
 {
 	killed_by(self, _metadata, SIGQUIT);
 }
 
-TEST_F(sig, sigusr1)
+TEST_F_TIMEOUT(sig, sigusr1, 300)
 {
 	killed_by(self, _metadata, SIGUSR1);
 }
 
-TEST_F(sig, sigusr2)
+TEST_F_TIMEOUT(sig, sigusr2, 300)
 {
 	killed_by(self, _metadata, SIGUSR2);
 }
 
-TEST_F(sig, sigalrm)
+TEST_F_TIMEOUT(sig, sigalrm, 300)
 {
 	killed_by(self, _metadata, SIGALRM);
 }
 
-TEST_F(sig, sigxcpu)
+TEST_F_TIMEOUT(sig, sigxcpu, 300)
 {
 	killed_by(self, _metadata, SIGXCPU);
 }
 
-TEST_F(sig, sigvtalrm)
+TEST_F_TIMEOUT(sig, sigvtalrm, 300)
 {
 	killed_by(self, _metadata, SIGVTALRM);
 }
 
-TEST_F(sig, sigprof)
+TEST_F_TIMEOUT(sig, sigprof, 300)
 {
 	killed_by(self, _metadata, SIGPROF);
 }
 
-TEST_F(sig, sigrtmin)
+TEST_F_TIMEOUT(sig, sigrtmin, 300)
 {
 	killed_by(self, _metadata, SIGRTMIN + 2);
 }
@@ -265,7 +269,7 @@ TEST_F(sig, sigrtmin)
  * `ulimit -f 16` (16 KiB): the first output past it raises SIGXFSZ in the
  * report, which ends it with every temporary file removed
  */
-TEST_F(sig, sigxfsz)
+TEST_F_TIMEOUT(sig, sigxfsz, 300)
 {
 	struct rlimit fsize = { 16384, 16384 }, no_core = { 0, 0 };
 	int status = 0;
@@ -291,7 +295,7 @@ TEST_F(sig, sigxfsz)
 }
 
 /* The reader of standard output goes away: SIGPIPE */
-TEST_F(sig, sigpipe)
+TEST_F_TIMEOUT(sig, sigpipe, 300)
 {
 	int status = 0;
 
@@ -304,7 +308,7 @@ TEST_F(sig, sigpipe)
 }
 
 /* ... with SIGPIPE ignored: the write fails with EPIPE, status 1 */
-TEST_F(sig, epipe)
+TEST_F_TIMEOUT(sig, epipe, 300)
 {
 	char path[128];
 	int status = 0;
