@@ -262,8 +262,9 @@ TEST_F(nl, set_config_applies)
 /*
  * In a forked child: become nobody and ask for the status into @st; the
  * child ends with 10 (setuid), 11 (no family) or 12 (GET_STATUS failed).
+ * Returns the family, open as nobody, for what the child asks next.
  */
-static void status_as_nobody(struct pp_status *st)
+static struct pp_genl *status_as_nobody(struct pp_status *st)
 {
 	struct pp_genl *g;
 
@@ -274,6 +275,7 @@ static void status_as_nobody(struct pp_status *st)
 		_exit(11);
 	if (pp_genl_get_status(g, st))
 		_exit(12);
+	return g;
 }
 
 TEST_F(nl, readings_need_capability)
@@ -433,15 +435,8 @@ TEST_F(nl, set_config_needs_admin)
 	if (pid == 0) {
 		uint32_t period = 20000;
 		struct pp_status st;
-		struct pp_genl *g;
+		struct pp_genl *g = status_as_nobody(&st);
 
-		if (setgid(65534) || setuid(65534))
-			_exit(10);
-		g = pp_genl_open();
-		if (!g)
-			_exit(11);
-		if (pp_genl_get_status(g, &st))
-			_exit(12);
 		if (!pp_genl_set_config(g, &period, NULL))
 			_exit(13);
 		if (errno != EPERM)

@@ -252,6 +252,17 @@ static ssize_t logd_recv(int fd, char *msg, size_t len)
  * liblog does, and reaches the new logd; logd gone: the lines go to the
  * keep file, moved aside when it is full.
  */
+/* The kept log file @path into @text (NUL-terminated); 0, or -1 if it cannot be read. */
+static int read_kept(const char *path, char *text, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	text[fread(text, 1, len - 1, f)] = '\0';
+	return fclose(f) ? -1 : 0;
+}
+
 TEST_F(env, logd_reconnects_and_keeps_what_it_cannot_send)
 {
 	char path[128], keep[160], keep1[170], msg[256], text[4096];
@@ -285,10 +296,7 @@ TEST_F(env, logd_reconnects_and_keeps_what_it_cannot_send)
 	unlink(path);
 	EXPECT_EQ(1, pp_logd_send(&l, PP_LOGD_ERROR, "powerpind", "three"));
 	EXPECT_EQ(1, pp_logd_send(&l, PP_LOGD_INFO, "powerpind", "four"));
-	f = fopen(keep, "r");
-	ASSERT_NE(NULL, f);
-	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
-	fclose(f);
+	ASSERT_EQ(0, read_kept(keep, text, sizeof(text)));
 	EXPECT_STREQ("E powerpind: three\nI powerpind: four\n", text);
 	/* a full file is moved aside, the newest lines start a new one */
 	f = fopen(keep, "a");
@@ -297,10 +305,7 @@ TEST_F(env, logd_reconnects_and_keeps_what_it_cannot_send)
 	fclose(f);
 	EXPECT_EQ(1, pp_logd_send(&l, PP_LOGD_INFO, "powerpind", "five"));
 	EXPECT_EQ(0, access(keep1, F_OK));
-	f = fopen(keep, "r");
-	ASSERT_NE(NULL, f);
-	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
-	fclose(f);
+	ASSERT_EQ(0, read_kept(keep, text, sizeof(text)));
 	EXPECT_STREQ("I powerpind: five\n", text);
 	/* nowhere to keep them: the caller is told */
 	l.keep = NULL;
@@ -327,7 +332,6 @@ TEST_F(env, logd_full_keeps_the_line)
 	char path[128], keep[160], msg[256], text[4096];
 	struct pp_logd l = { .fd = -1 };
 	int srv, i, r = 0;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/logdw", self->dir);
 	snprintf(keep, sizeof(keep), "%s/powerpind.log", self->dir);
@@ -340,10 +344,7 @@ TEST_F(env, logd_full_keeps_the_line)
 	for (i = 0; i < 100000 && r == 0; i++)
 		r = pp_logd_send(&l, PP_LOGD_INFO, "powerpind", "fill");
 	ASSERT_EQ(1, r) TH_LOG("%d lines and the socket is not full", i);
-	f = fopen(keep, "r");
-	ASSERT_NE(NULL, f);
-	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
-	fclose(f);
+	ASSERT_EQ(0, read_kept(keep, text, sizeof(text)));
 	EXPECT_STREQ("I powerpind: fill\n", text);
 	/* logd reads again */
 	while (logd_recv(srv, msg, sizeof(msg)) > 0)
