@@ -301,6 +301,23 @@ TEST_F_TIMEOUT(capture, tracedat_energy_follows_load, 300)
 	check_truncated(_metadata, self);
 }
 
+/* What a slice's end became, and what the text report says of it. */
+static void log_slice_ends(struct __test_metadata *_metadata, const char *text,
+			   const char *dir)
+{
+	const char *p = text;
+	char cmd[512];
+
+	while ((p = strstr(p, "TYPE_SLICE_END"))) {
+		const char *from = p - text > 300 ? p - 300 : text;
+
+		TH_LOG("...%.*s", (int)(p - from + 20), from);
+		p++;
+	}
+	snprintf(cmd, sizeof(cmd), "build/bin/powerpin report %s/t.dat >&2", dir);
+	system(cmd);
+}
+
 /*
  * powerpin record's own capture through --perfetto: the clock pair it
  * stored becomes a clock snapshot, the kernel it named a SystemInfo
@@ -355,7 +372,8 @@ TEST(record_to_perfetto)
 	EXPECT_NE(NULL, strstr(text, want));
 	EXPECT_NE(NULL, strstr(text, "type: TYPE_SLICE_BEGIN"));
 	EXPECT_NE(NULL, strstr(text, "name: \"pp_work\""));
-	EXPECT_NE(NULL, strstr(text, "name: \"energy_j\" } type: TYPE_SLICE_END"));
+	EXPECT_NE(NULL, strstr(text, "name: \"energy_j\" } type: TYPE_SLICE_END"))
+		log_slice_ends(_metadata, text, dir);
 	EXPECT_NE(NULL, strstr(text, "track_uuid: 2 double_counter_value: "));
 	free(text);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
