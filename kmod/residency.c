@@ -149,11 +149,21 @@ static bool residency_allowed(struct file *file)
  * exported call leads to from the overlay file.  So one page of @file is
  * mapped into the caller's own address space (vm_mmap(), as i915's GEM mmap
  * ioctl does), the file the mapping got is taken, and the page unmapped.
- * Nothing is faulted in; like any mmap, it may update the access time.
+ * The mapping is PROT_NONE: under mlockall(MCL_FUTURE) every new mapping is
+ * VM_LOCKED and populated, and a readable one would fault in the very page
+ * whose residency is asked (no kernel populates a PROT_NONE one).  Like any
+ * mmap, it may update the access time.
  * A stacked file whose own inode has pages cached holds its data itself
  * (ecryptfs), and is left alone: FUSE drops a FOPEN_DIRECT_IO file's cache
  * when it is mapped.  Without an MMU a private file mapping is a copy of
  * the file's data, read in.
+ *
+ * Returns the file with a reference, NULL where the file's own inode is
+ * the answer (not stacked, no ->mmap: it maps nothing else), or an
+ * ERR_PTR when the mapping was refused (-EAGAIN: RLIMIT_MEMLOCK under
+ * MCL_FUTURE; -EACCES, -EPERM: an LSM; -ENOMEM): the file behind it is then
+ * unknown, and the overlay's own inode would be a wrong answer, not a
+ * late one.
  */
 static struct file *residency_mapped_file(struct file *file)
 {
@@ -166,10 +176,11 @@ static struct file *residency_mapped_file(struct file *file)
 	    !powerpin_file_is_stacked(file) ||
 	    READ_ONCE(file_inode(file)->i_mapping->nrpages))
 		return NULL;
-	/* -ENODEV without ->mmap, -EACCES, -ENOMEM, ...: not known this way */
-	addr = vm_mmap(file, 0, PAGE_SIZE, PROT_READ, MAP_PRIVATE, 0);
-	if (IS_ERR_VALUE(addr))
+	addr = vm_mmap(file, 0, PAGE_SIZE, PROT_NONE, MAP_PRIVATE, 0);
+	if (addr == (unsigned long)-ENODEV)
 		return NULL;
+	if (IS_ERR_VALUE(addr))
+		return ERR_PTR((long)addr);
 	powerpin_mmap_read_lock(mm);
 	vma = find_vma(mm, addr);
 	/* another thread of the caller may have replaced it meanwhile */
@@ -187,17 +198,22 @@ static struct file *residency_mapped_file(struct file *file)
  * holds a reference to drop) and the caller may query that file too,
  * otherwise powerpin_data_inode().  The second check keeps a mapping some
  * other thread put at the address from answering for a file the caller
- * may not query.
+ * may not query.  An ERR_PTR when the mapping was refused.
  */
 static struct inode *residency_data_inode(struct file *file,
 					  struct file **mapped)
 {
-	*mapped = residency_mapped_file(file);
-	if (*mapped && residency_allowed(*mapped))
-		return file_inode(*mapped);
-	if (*mapped)
-		fput(*mapped);
+	struct file *m = residency_mapped_file(file);
+
 	*mapped = NULL;
+	if (IS_ERR(m))
+		return ERR_CAST(m);
+	if (m && residency_allowed(m)) {
+		*mapped = m;
+		return file_inode(m);
+	}
+	if (m)
+		fput(m);
 	return powerpin_data_inode(file);
 }
 
@@ -631,7 +647,7 @@ static int residency_query(struct powerpin_residency *res)
 		goto out_fput;
 	/* stacked files: the pages are the real file's, the rights the caller's */
 	inode = residency_data_inode(file, &mapped);
-	ret = residency_check_file(file, inode);
+	ret = IS_ERR(inode) ? PTR_ERR(inode) : residency_check_file(file, inode);
 	if (ret)
 		goto out_fput;
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1571,6 +1572,90 @@ TEST(overlayfs_answers_for_the_real_file)
 
 	expect_nobody_refused(_metadata, o.merged_file);
 	expect_copy_up_answers(_metadata, dev, &o, fd, pages);
+
+	close(fd);
+	overlay_unmount(&o);
+	close(dev);
+}
+
+/*
+ * @fd's answer in a child that locks every future mapping
+ * (mlockall(MCL_FUTURE)): as root, or as nobody with RLIMIT_MEMLOCK one
+ * page that an anonymous page already uses.  *@ret gets the ioctl's 0 or
+ * -errno, *@resident its nr_resident.
+ */
+static void query_under_mlockall(struct __test_metadata *_metadata, int dev, int fd,
+				 bool nobody, int *ret, uint64_t *resident)
+{
+	struct rlimit one = { .rlim_cur = page_size, .rlim_max = page_size };
+	struct powerpin_residency r;
+	int p[2], status, got[2] = { 1, -1 };
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (nobody && (setrlimit(RLIMIT_MEMLOCK, &one) || setgroups(0, NULL) ||
+			       setresgid(NOBODY_GID, NOBODY_GID, NOBODY_GID) ||
+			       setresuid(NOBODY_UID, NOBODY_UID, NOBODY_UID)))
+			_exit(2);
+		if (mlockall(MCL_FUTURE))
+			_exit(3);
+		if (nobody && mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+			_exit(4);
+		got[0] = query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r);
+		got[1] = (int)r.nr_resident;
+		_exit(write(p[1], got, sizeof(got)) == sizeof(got) ? 0 : 5);
+	}
+	close(p[1]);
+	EXPECT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	EXPECT_EQ((ssize_t)sizeof(got), read(p[0], got, sizeof(got)));
+	close(p[0]);
+	*ret = got[0];
+	*resident = got[1];
+}
+
+/*
+ * The stacked-file probe maps the file to learn which file holds its pages,
+ * and must not bring in the page it asks about: a caller that locks every
+ * future mapping gets 0 for a cold overlay file, and the file is still
+ * cold after.  Where that caller's RLIMIT_MEMLOCK refuses the mapping, the
+ * file behind the overlay is unknown: EAGAIN, not the overlay's own answer.
+ */
+TEST(overlayfs_probe_brings_nothing_in)
+{
+	const size_t pages = 64;
+	struct powerpin_residency r;
+	uint64_t resident;
+	struct overlay o;
+	int dev, fd, ret;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	dev = open(POWERPIN_DEVICE, O_RDONLY);
+	ASSERT_LE(0, dev);
+	if (!guest_module_builtin("overlay"))
+		guest_modprobe("overlay");
+	if (!filesystem_known("overlay"))
+		SKIP(close(dev); return, "no overlayfs in this kernel (3.18+)");
+	overlay_mount(_metadata, &o, pages);
+	ASSERT_EQ(0, chmod(o.lower_file, 0666));
+	fd = open(o.merged_file, O_RDONLY);
+	ASSERT_LE(0, fd);
+
+	query_under_mlockall(_metadata, dev, fd, false, &ret, &resident);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0U, resident) TH_LOG("the probe's mapping faulted pages in");
+	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
+	EXPECT_EQ(0U, r.nr_resident);
+	EXPECT_EQ(0L, mincore_count(fd, pages * page_size));
+
+	ASSERT_EQ(0, chmod(POWERPIN_DEVICE, 0666));
+	query_under_mlockall(_metadata, dev, fd, true, &ret, &resident);
+	EXPECT_EQ(-EAGAIN, ret) TH_LOG("%s", strerror(-ret));
+	chmod(POWERPIN_DEVICE, 0600);
 
 	close(fd);
 	overlay_unmount(&o);
