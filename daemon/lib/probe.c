@@ -243,7 +243,12 @@ static int probe_mincore(int fd, struct probe_result *res)
 	res->nr_pages = pages;
 	if (!pages)
 		return 0;
-	map = mmap(NULL, res->file_size, PROT_READ, MAP_SHARED, fd, 0);
+	/*
+	 * PROT_NONE: mincore() needs no access, and a caller under
+	 * mlockall(MCL_FUTURE) would have a readable mapping faulted in whole
+	 * before the question is asked.
+	 */
+	map = mmap(NULL, res->file_size, PROT_NONE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		return -1;
 	vec = malloc(pages);

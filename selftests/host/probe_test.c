@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/types.h>
 #include <linux/capability.h>
 
@@ -67,6 +69,45 @@ TEST_F(probe, mincore_reports_exactly_the_pages_read)
 	EXPECT_EQ(63 * 4096, pr.resident.v[2].offset);
 	EXPECT_EQ(4096, pr.resident.v[2].length);
 	probe_result_free(&pr);
+}
+
+/*
+ * A caller that locks every future mapping (mlockall(MCL_FUTURE)) learns
+ * what was cached before it asked: the probe's own mapping faults nothing
+ * in (a readable one would be populated whole).
+ */
+TEST_F(probe, mincore_under_mlockall_brings_nothing_in)
+{
+	struct probe_result pr;
+	int status, p[2];
+	uint64_t got = 0;
+	char err[512];
+	pid_t pid;
+
+	ASSERT_EQ(0, pin_read_range(self->file, 0, 1));
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd = open(self->file, O_RDONLY);
+
+		if (mlockall(MCL_FUTURE))
+			_exit(3);	/* not allowed here: said below */
+		if (fd < 0 || probe_residency(fd, self->file, PROBE_AUTO, "/nonexistent/powerpin",
+					      &pr, err, sizeof(err)))
+			_exit(2);
+		got = pr.nr_resident;
+		_exit(write(p[1], &got, sizeof(got)) == sizeof(got) ? 0 : 4);
+	}
+	close(p[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 3)
+		SKIP(close(p[0]); return, "mlockall(MCL_FUTURE) is not allowed to this user");
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ((ssize_t)sizeof(got), read(p[0], &got, sizeof(got)));
+	close(p[0]);
+	EXPECT_EQ(1, got) TH_LOG("the probe's mapping faulted the file in");
 }
 
 TEST_F(probe, cli_probe_to_pinlist_names_the_method)
