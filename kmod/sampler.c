@@ -41,8 +41,13 @@
  * Freezer.  The thread is freezable and freezes only between samples, so
  * no gauge transfer happens while the system is frozen for suspend.
  *
- * Reboot.  A reboot notifier ends the thread before device_shutdown(), so
- * no gauge is read while or after its driver shuts the device down.
+ * Reboot.  A reboot notifier halts sampling before device_shutdown(), so
+ * no gauge is read while or after its driver shuts the device down.  It
+ * never waits for the thread itself: hibernation powers off or restarts
+ * with every kernel thread still frozen, and kthread_stop() would wait for
+ * good.  The thread holds powerpin_read_mutex around each sample only
+ * (never where it freezes), and the notifier sets powerpin_halted under
+ * it: at most one read in progress is waited for.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -91,7 +96,10 @@ static struct task_struct *powerpin_task;
 
 /* A wakeup request for the thread. */
 static atomic_t powerpin_kicked = ATOMIC_INIT(0);
-static u32 powerpin_seq;	/* kthread only */
+static u32 powerpin_seq;	/* kthread only, under powerpin_read_mutex */
+/* no sample after a reboot notifier, see "Reboot" above */
+static DEFINE_MUTEX(powerpin_read_mutex);
+static bool powerpin_halted;
 /* who hears of captures and supplies (netlink), set before the thread runs */
 static const struct powerpin_sampler_ops *powerpin_listener;
 static struct dentry *powerpin_debugfs;
@@ -860,6 +868,7 @@ static u64 powerpin_poll_ns(struct powerpin_capture *run, ktime_t now)
 static void powerpin_sampler_turn(struct powerpin_capture *run)
 {
 	ktime_t now, wake, due;
+	bool written;
 	u64 poll;
 	int cpu;
 
@@ -887,7 +896,10 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 		return;
 	}
 	powerpin_account_deadlines(run, now);
-	if (powerpin_take_sample(run)) {
+	mutex_lock(&powerpin_read_mutex);
+	written = !powerpin_halted && powerpin_take_sample(run);
+	mutex_unlock(&powerpin_read_mutex);
+	if (written) {
 		/* after the events' timestamps: the distance is from there */
 		run->last_written = ktime_get();
 		run->have_written = true;
@@ -908,7 +920,11 @@ static int powerpin_sampler_thread(void *unused)
 			powerpin_gate_look_everywhere();	/* on every CPU */
 		}
 		powerpin_apply_config(&run);
-		if (powerpin_gate_has_consumers()) {
+		if (READ_ONCE(powerpin_halted)) {
+			/* halted for a reboot: idle until the module goes */
+			powerpin_capture_close(&run);
+			powerpin_sleep_idle(&run);
+		} else if (powerpin_gate_has_consumers()) {
 			powerpin_sampler_turn(&run);
 		} else {
 			powerpin_capture_close(&run);
@@ -1097,11 +1113,11 @@ DEFINE_SHOW_ATTRIBUTE(powerpin_status);
 /* ---- init/exit ------------------------------------------------------------ */
 
 /*
- * End the thread (once: the reboot notifier or module exit, whichever
- * comes first) and wait for it: it closes the capture on its way out and
- * holds no supply.  Kicks after that wake nobody.
+ * End the thread (module exit, or a failed init) and wait for it: it
+ * closes the capture on its way out and holds no supply.  Kicks after that
+ * wake nobody.
  */
-static u32 powerpin_sampler_stop(void)
+static void powerpin_sampler_stop(void)
 {
 	struct task_struct *task;
 	unsigned long irqflags;
@@ -1112,19 +1128,26 @@ static u32 powerpin_sampler_stop(void)
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 	if (task)
 		kthread_stop(task);
-	return powerpin_seq;
 }
 
 /*
  * Reboot, halt and power-off call the reboot notifiers before
  * device_shutdown(): sampling ends here, before any driver shuts down the
- * gauge's bus or device, and the module stays loaded with no thread.
+ * gauge's bus or device.  Only a read in progress is waited for, never the
+ * thread, which may be frozen for good (hibernation's power-off).  A
+ * thread that still runs closes its capture and idles; the module stays
+ * loaded.
  */
 static int powerpin_reboot_notify(struct notifier_block *nb,
 				  unsigned long action, void *unused)
 {
-	u32 seq = powerpin_sampler_stop();
+	u32 seq;
 
+	mutex_lock(&powerpin_read_mutex);
+	powerpin_halted = true;
+	seq = powerpin_seq;
+	mutex_unlock(&powerpin_read_mutex);
+	powerpin_sampler_kick();
 	pr_info("sampler stopped before devices shut down (last seq %u)\n", seq);
 	return NOTIFY_DONE;
 }
