@@ -96,6 +96,13 @@ static u64 powerpin_gate_ipis;		/* IPIs sent so far (debugfs status) */
 static atomic_t powerpin_nr_files[POWERPIN_NR_EVENTS];
 /* the top-level instance's files (compared, never dereferenced), or NULL */
 static struct trace_event_file *powerpin_top_file[POWERPIN_NR_EVENTS];
+/*
+ * While the top level's files are learnt at load (powerpin_learn_top_file()):
+ * the files registered meanwhile.  Under the tracing core's event_mutex.
+ */
+static bool powerpin_learning;
+static struct trace_event_file *powerpin_learnt;
+static int powerpin_nr_learnt;
 /* the tracepoint has at least one probe, whoever attached it */
 static atomic_t powerpin_tp_live[POWERPIN_NR_EVENTS];
 
@@ -282,8 +289,12 @@ int powerpin_event_reg(struct trace_event_call *call, enum trace_reg type,
 		if (ret)
 			return ret;
 		ret = powerpin_trace_event_reg(call, type, data);
-		if (ret)
+		if (ret) {
 			powerpin_gate_remove_file(data);
+		} else if (powerpin_learning) {
+			powerpin_learnt = data;
+			powerpin_nr_learnt++;
+		}
 		break;
 	case TRACE_REG_UNREGISTER:
 		ret = powerpin_trace_event_reg(call, type, data);
@@ -615,7 +626,8 @@ bool powerpin_gate_emit(void (*emit)(void *arg), void *arg)
  * - trace_event_buffer_lock_reserve() names the file's ring buffer even
  *   when it cannot reserve, and that buffer refuses a write while tracing
  *   is off (checked at the top level, whose state tracing_is_on() gives).
- * Kernels without trace_get_event_file() (3.10) check the first only.
+ * The top level's file comes from trace_get_event_file() (5.6), before
+ * that from powerpin_learn_top_file().
  */
 static int powerpin_gate_check_reserve(struct trace_event_file *file)
 {
@@ -641,6 +653,37 @@ static int powerpin_gate_check_reserve(struct trace_event_file *file)
 	return 0;
 }
 
+/*
+ * The top level's file of powerpin:@name where no trace_get_event_file()
+ * names it (before 5.6): the event is enabled there for a moment with
+ * trace_set_clr_event() (exported since 2.6.33, and in every GKI KMI),
+ * whose class reg call hands the gate that file, then disabled again.  The
+ * tracing core calls reg with its event_mutex held, so no registration
+ * falls inside that call; one just before it (an instance enabling the
+ * event during the load) makes the answer unknown: NULL, and the gate
+ * works without the top level's file, as it did.  Nothing is emitted
+ * meanwhile: the sampler does not run yet.
+ */
+static struct trace_event_file *powerpin_learn_top_file(const char *name)
+{
+	struct trace_event_file *file = NULL;
+	int ret;
+
+	powerpin_learning = true;
+	powerpin_nr_learnt = 0;
+	ret = trace_set_clr_event("powerpin", name, 1);
+	powerpin_learning = false;
+	if (ret || !powerpin_nr_learnt) {
+		pr_info("powerpin:%s: the top level's trace event file is not known (%d)\n",
+			name, ret);
+		return NULL;
+	}
+	if (powerpin_nr_learnt == 1)
+		file = powerpin_learnt;
+	trace_set_clr_event("powerpin", name, 0);
+	return file;
+}
+
 int powerpin_gate_init(void)
 {
 	static const char * const names[POWERPIN_NR_EVENTS] = {
@@ -657,8 +700,11 @@ int powerpin_gate_init(void)
 	}
 	for (i = 0; i < POWERPIN_NR_EVENTS; i++) {
 		file = powerpin_top_event_file(names[i]);
-		if (PTR_ERR(file) == -EOPNOTSUPP)
-			return 0;
+		if (PTR_ERR(file) == -EOPNOTSUPP) {
+			file = powerpin_learn_top_file(names[i]);
+			if (!file)
+				continue;
+		}
 		if (IS_ERR(file)) {
 			pr_err("no top-level trace event file for powerpin:%s (%ld); not loading\n",
 			       names[i], PTR_ERR(file));

@@ -130,6 +130,26 @@ TEST_F_TIMEOUT(gate, instance_only, 300)
 }
 
 /*
+ * The event enabled at the top level with tracing_on 0 there: the gate
+ * knows that file is off on every CPU (tracing_is_on()) and asks no other
+ * CPU, on every kernel, also where it learns the top level's file at load
+ * (before 5.6, no trace_get_event_file()): no IPI and no gauge read.
+ */
+TEST_F_TIMEOUT(gate, top_level_off_asks_no_other_cpu, 300)
+{
+	long long ipis;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU: no other CPU to ask");
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
+	sleep_s(0.2);
+	ipis = status_ll("gate_ipis");
+	assert_quiet(_metadata, 2.0);
+	EXPECT_EQ(ipis, status_ll("gate_ipis")) TH_LOG("the gate asked other CPUs");
+}
+
+/*
  * A filter on the event itself: the gate asks the buffer through the
  * filtered file, and never gets (nor discards into the ring buffer) the
  * per-CPU scratch record a filtered write is handed first.  Samples come
