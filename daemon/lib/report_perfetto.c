@@ -160,6 +160,13 @@ struct pf_writer {
 	struct pf_slice_event *queue;
 	uint32_t q_head, q_len, q_cap;
 	uint64_t last_slice_ns;		/* latest BEGIN or END queued */
+	/*
+	 * A slice that ended before the first sample is done inside the live
+	 * report's handling of its E, before this writer queues that END:
+	 * its id and energy, for the END about to come.
+	 */
+	uint64_t done_early_id;
+	double done_early_j;
 
 	struct pf_counter *counters;
 	uint32_t nr_counters, cap_counters;
@@ -1221,6 +1228,12 @@ void pf_slice_done(struct pf_writer *w, const struct report_open_slice *o, bool 
 			return;
 		}
 	}
+	/* ended before the first sample: its END is being read now */
+	if (!unterminated) {
+		w->done_early_id = o->id;
+		w->done_early_j = w->r->sign * o->energy;
+		return;
+	}
 	/*
 	 * Still open at the end of the capture: it ends there, or at the last
 	 * slice event if that came after the last sample, so that it still
@@ -1326,6 +1339,11 @@ static void mark_event(struct pf_writer *w, const struct report *live, const str
 		w->last_slice_ns = ev->ts_ns;
 		e->id = live->last_ended_id;
 		e->pid = ev->pid;
+		if (e->id == w->done_early_id) {
+			e->ready = true;
+			e->energy_j = w->done_early_j;
+			w->done_early_id = 0;
+		}
 	} else if (ev->mark.len >= 2 && s[0] == 'C' && s[1] == '|') {
 		int tgid = atoi(s + 2);
 

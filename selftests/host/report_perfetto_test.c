@@ -796,6 +796,47 @@ TEST_F_TIMEOUT(pf, slices_ending_after_the_last_sample, 120)
 }
 
 /*
+ * A slice that begins and ends before the first sample (a loaded machine
+ * whose sampler starts late): one BEGIN and one END, the END with its
+ * energy (0: no power known yet) and not flagged unterminated, so that
+ * Perfetto's nesting stays right for the slice after it.
+ */
+TEST_F_TIMEOUT(pf, slice_ended_before_the_first_sample, 120)
+{
+	struct gen g = { .nr_cpus = 1 };
+	struct slice_ev ev[16];
+	char *text, tmp[128];
+	int k, n;
+
+	gen_mark(&g, T0 - 700 * MS, 0, "sh", 42, 42, "B|42|early");
+	gen_mark(&g, T0 - 200 * MS, 0, "sh", 42, 42, "E|42");
+	for (k = 0; k <= 10; k++)
+		gen_battery(&g, T0 + k * 100 * MS, k, 4000000, -500000, 5000, 0);
+	gen_mark(&g, T0 + 200 * MS, 0, "sh", 42, 42, "B|42|later");
+	gen_mark(&g, T0 + 700 * MS, 0, "sh", 42, 42, "E|42");
+	ASSERT_EQ(0, gen_write(&g, self->in));
+	ASSERT_EQ(0, run_report(self, ""));
+	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
+	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
+	ASSERT_NE(NULL, text);
+	n = slice_events(text, ev, 16);
+	ASSERT_EQ(4, n) TH_LOG("%s", text);
+	sort_by_time(ev, n);
+	EXPECT_STREQ("early", ev[0].name);
+	EXPECT_FALSE(ev[1].begin);
+	EXPECT_EQ(T0 - 200 * MS, ev[1].ts);
+	EXPECT_NEAR(0.0, ev[1].energy, 1e-9);
+	EXPECT_FALSE(ev[1].unterminated);
+	EXPECT_STREQ("later", ev[2].name);
+	EXPECT_FALSE(ev[3].begin);
+	/* 2 W for 0.5 s */
+	EXPECT_NEAR(1.0, ev[3].energy, 1e-6);
+	EXPECT_FALSE(ev[3].unterminated);
+	EXPECT_EQ(2, count(text, "name: \"energy_j\" } type: TYPE_SLICE_END"));
+	free(text);
+}
+
+/*
  * Switches that share a CPU's first switch's timestamp go out whole too:
  * the importer orders a bundle's compact switches before its whole events
  * at a tie and skips the first one it meets, which would then be the
