@@ -84,9 +84,15 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 LDLIBS  += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
 # libtracecmd's own libraries, which its .pc leaves out
 LDLIBS  += $(if $(POWERPIN_ANDROID),-lzstd -lz)
-# kselftest_harness.h keeps `child` across setjmp() in every TEST_F wrapper;
-# -Wextra's -Wclobbered then warns about the harness, not about the tests.
-TEST_CFLAGS := $(filter-out -Wmissing-prototypes -Wshadow,$(CFLAGS)) -Wno-clobbered -I$(KSELFTEST)
+# kselftest_harness.h keeps the pid of its fork in a plain local across
+# setjmp() in every TEST_F wrapper (-Wclobbered warns about the harness
+# there, not about the tests: off).  Optimised, an ASSERT's longjmp() brings
+# back the value from before the fork and the test's process skips
+# FIXTURE_TEARDOWN, so a failed test would leave what it changed to the
+# tests after it: the tests are built -O0, where that local lives in
+# memory (harness_teardown_test checks it).  The benches stay optimised.
+BENCH_CFLAGS := $(filter-out -Wmissing-prototypes -Wshadow,$(CFLAGS)) -Wno-clobbered -I$(KSELFTEST)
+TEST_CFLAGS := $(filter-out -O%,$(BENCH_CFLAGS)) -O0
 
 LIB_SRC := $(sort $(wildcard daemon/lib/*.c))
 # Perfetto's trace messages, encoded by protobuf-c from the project's .proto
@@ -187,7 +193,13 @@ $(AGENT): $(AGENT_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -fPIC -Wl,-z,defs -Wl,-z,now -o $@ $^ -lpthread
 
 # ---- tests ------------------------------------------------------------------
-tests: $(HOST_TESTS) $(GUEST_TESTS) $(BENCHES) $(B)/tests/bin/powerpin-other-version $(JAVA_CLASSES)
+tests: $(HOST_TESTS) $(GUEST_TESTS) $(BENCHES) $(B)/tests/bin/powerpin-other-version \
+	$(B)/tests/bin/teardown_probe $(JAVA_CLASSES)
+
+# A fixture whose test fails, built as the tests are (harness_teardown_test).
+$(B)/tests/bin/teardown_probe: selftests/probe/teardown_probe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $<
 
 # The CLI built as another version, to test what status says of a module
 # that does not match.
@@ -201,7 +213,7 @@ $(B)/java/%.class: selftests/java/%.java
 
 $(B)/bench/%: selftests/bench/%.c $(B)/libpowerpin.a
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -I$(TOP)/selftests -o $@ $< $(B)/libpowerpin.a $(LDLIBS)
+	$(CC) $(BENCH_CFLAGS) -I$(TOP)/selftests -o $@ $< $(B)/libpowerpin.a $(LDLIBS)
 
 $(B)/tests/%: selftests/%.c $(B)/libpowerpin.a $(wildcard selftests/*.h)
 	@test -f $(KSELFTEST)/kselftest_harness.h || { echo "powerpin: kselftest harness missing (run make deps)" >&2; exit 1; }
