@@ -269,7 +269,15 @@ TEST_F_TIMEOUT(gate, instance_cpumask, 300)
 			TH_LOG("mask %s: %lld samples, %lld missed in %.2f s",
 			       masks[i], s1 - s0, m1 - m0, t1 - t0);
 		n = trace_file_events(INST "/trace", &e);
-		EXPECT_EQ(s1 - s0, n);
+		/*
+		 * every counted sample is in the trace, but for one: the write
+		 * of tracing_on 0 can land between the gate's look and the
+		 * event's write on the other CPU (a vCPU starved there for
+		 * long), and nothing the tracing core exports says the write
+		 * was dropped
+		 */
+		EXPECT_LE(n, s1 - s0);
+		EXPECT_GE(n, s1 - s0 - 1);
 		free(e);
 		e = NULL;
 		/* all of them written on the CPU of the mask */
