@@ -1411,6 +1411,14 @@ struct overlay {
 	int lfd;			/* the lower file, read-write */
 };
 
+/* Whether overlayfs is there, its module loaded if need be. */
+static bool overlay_available(void)
+{
+	if (!guest_module_builtin("overlay"))
+		guest_modprobe("overlay");
+	return filesystem_known("overlay");
+}
+
 /* Mount @o with a cold lower file of @pages pages. */
 static void overlay_mount(struct __test_metadata *_metadata, struct overlay *o,
 			  size_t pages)
@@ -1546,9 +1554,7 @@ TEST(overlayfs_answers_for_the_real_file)
 	page_size = sysconf(_SC_PAGESIZE);
 	dev = open(POWERPIN_DEVICE, O_RDONLY);
 	ASSERT_LE(0, dev);
-	if (!guest_module_builtin("overlay"))
-		guest_modprobe("overlay");
-	if (!filesystem_known("overlay"))
+	if (!overlay_available())
 		SKIP(close(dev); return, "no overlayfs in this kernel (3.18+)");
 	overlay_mount(_metadata, &o, pages);
 
@@ -1636,9 +1642,7 @@ TEST(overlayfs_probe_brings_nothing_in)
 	page_size = sysconf(_SC_PAGESIZE);
 	dev = open(POWERPIN_DEVICE, O_RDONLY);
 	ASSERT_LE(0, dev);
-	if (!guest_module_builtin("overlay"))
-		guest_modprobe("overlay");
-	if (!filesystem_known("overlay"))
+	if (!overlay_available())
 		SKIP(close(dev); return, "no overlayfs in this kernel (3.18+)");
 	overlay_mount(_metadata, &o, pages);
 	ASSERT_EQ(0, chmod(o.lower_file, 0666));

@@ -731,6 +731,27 @@ static void sort_by_time(struct slice_ev *ev, int n)
 }
 
 /*
+ * Write @g, report it to Perfetto and decode the trace: its slice events
+ * into @ev (at most @max) in time order, their number into *@n.  Returns
+ * the decoded text (the caller frees it).
+ */
+static char *report_slice_events(struct __test_metadata *_metadata, FIXTURE_DATA(pf) *self,
+				 struct gen *g, struct slice_ev *ev, int max, int *n)
+{
+	char tmp[128], *text;
+
+	*n = 0;
+	ASSERT_EQ(0, gen_write(g, self->in));
+	ASSERT_EQ(0, run_report(self, ""));
+	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
+	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
+	ASSERT_NE(NULL, text);
+	*n = slice_events(text, ev, max);
+	sort_by_time(ev, *n);
+	return text;
+}
+
+/*
  * Slices still open at the last sample, and one inside them that ends
  * after it: read as Perfetto reads them (events in time order, an END
  * closing the innermost open slice of its track), each slice gets its own
@@ -740,7 +761,7 @@ TEST_F_TIMEOUT(pf, slices_ending_after_the_last_sample, 120)
 {
 	struct gen g = { .nr_cpus = 1 };
 	struct slice_ev ev[16], *stack[16];
-	char *text, tmp[128];
+	char *text;
 	int k, n, depth = 0, ended = 0;
 
 	for (k = 0; k <= 10; k++)
@@ -749,14 +770,9 @@ TEST_F_TIMEOUT(pf, slices_ending_after_the_last_sample, 120)
 	gen_mark(&g, T0 + 300 * MS, 0, "spin", 42, 42, "B|42|inner");
 	gen_mark(&g, T0 + 500 * MS, 0, "spin", 42, 42, "B|42|late");
 	gen_mark(&g, T0 + 1500 * MS, 0, "spin", 42, 42, "E|42");
-	ASSERT_EQ(0, gen_write(&g, self->in));
-	ASSERT_EQ(0, run_report(self, ""));
-	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
-	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
+	text = report_slice_events(_metadata, self, &g, ev, 16, &n);
 	ASSERT_NE(NULL, text);
-	n = slice_events(text, ev, 16);
 	ASSERT_EQ(6, n);
-	sort_by_time(ev, n);
 	for (k = 0; k < n; k++) {
 		if (ev[k].begin) {
 			stack[depth++] = &ev[k];
@@ -805,7 +821,7 @@ TEST_F_TIMEOUT(pf, slice_ended_before_the_first_sample, 120)
 {
 	struct gen g = { .nr_cpus = 1 };
 	struct slice_ev ev[16];
-	char *text, tmp[128];
+	char *text;
 	int k, n;
 
 	gen_mark(&g, T0 - 700 * MS, 0, "sh", 42, 42, "B|42|early");
@@ -814,14 +830,9 @@ TEST_F_TIMEOUT(pf, slice_ended_before_the_first_sample, 120)
 		gen_battery(&g, T0 + k * 100 * MS, k, 4000000, -500000, 5000, 0);
 	gen_mark(&g, T0 + 200 * MS, 0, "sh", 42, 42, "B|42|later");
 	gen_mark(&g, T0 + 700 * MS, 0, "sh", 42, 42, "E|42");
-	ASSERT_EQ(0, gen_write(&g, self->in));
-	ASSERT_EQ(0, run_report(self, ""));
-	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
-	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
+	text = report_slice_events(_metadata, self, &g, ev, 16, &n);
 	ASSERT_NE(NULL, text);
-	n = slice_events(text, ev, 16);
 	ASSERT_EQ(4, n) TH_LOG("%s", text);
-	sort_by_time(ev, n);
 	EXPECT_STREQ("early", ev[0].name);
 	EXPECT_FALSE(ev[1].begin);
 	EXPECT_EQ(T0 - 200 * MS, ev[1].ts);
