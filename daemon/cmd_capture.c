@@ -81,7 +81,7 @@ static void print_status_json(FILE *out, const struct pp_status *st,
 {
 	fprintf(out, "{\"state\":\"%s\",\"event_enabled\":%s,\"tracing_on\":%s,\"supply\":",
 		pp_state_name(st->state), st->event_enabled ? "true" : "false",
-		st->tracing_on ? "true" : "false");
+		st->tracing_on < 0 ? "null" : st->tracing_on ? "true" : "false");
 	json_string(out, st->supply, SIZE_MAX);
 	fprintf(out, ",\"supply_bound\":");
 	json_string(out, st->supply_bound, SIZE_MAX);
@@ -119,6 +119,7 @@ static void print_status_text(FILE *out, const struct pp_status *st,
 		powerpin_version(), modver ? modver : "(no version)");
 	fprintf(out, "gate:         event %s, tracing %s\n",
 		st->event_enabled ? "enabled" : "disabled",
+		st->tracing_on < 0 ? "not known to the module (a KMI build)" :
 		st->tracing_on ? "on" : "off");
 	fprintf(out, "supply:       %s (%s%s%s)\n",
 		st->supply[0] ? st->supply : "(first battery)",

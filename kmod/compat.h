@@ -60,6 +60,49 @@
 #include <linux/mmap_lock.h>
 #endif
 
+/* ---- GKI ------------------------------------------------------------------- */
+
+/*
+ * A GKI kernel exports only the symbols its KMI lists name (POWERPIN_KMI:
+ * kmod/probes.mk; kmod/README.md, "A GKI phone").  None of android12-5.10
+ * to android16-6.12 lists these, so a KMI build does without them:
+ * - tracing_is_on(), trace_event_buffer_lock_reserve(),
+ *   ring_buffer_lock_reserve(), ring_buffer_discard_commit(),
+ *   trace_put_event_file(): the gate cannot ask a ring buffer whether it
+ *   takes a write, and goes by the event files' flags alone
+ *   (POWERPIN_GATE_ASKS_BUFFERS 0);
+ * - power_supply_class (static from 6.9) and power_supply_for_each_device():
+ *   the class is taken from a supply the power_supply core hands over
+ *   (by name, or in its change notifier);
+ * - schedule_hrtimeout_range(): a timer of the thread's own wakes it;
+ * - empty_aops, inode_owner_or_capable(), inode_permission(): see
+ *   powerpin_no_aops(), file_owner_or_capable() and file_permission();
+ * - netlink_has_listeners(), netlink_capable(): a notification is built
+ *   and multicast whether anyone listens or not, a request is authorised
+ *   by its sender's capabilities;
+ * - xas_get_order(), xa_get_order(), xas_get_mark() (and xas_find(),
+ *   xas_pause() before 6.1): the residency walk steps with xa_find() and
+ *   reads a folio's size and dirty and writeback flags itself.
+ */
+#ifdef POWERPIN_KMI
+#define POWERPIN_GATE_ASKS_BUFFERS	0
+#else
+#define POWERPIN_GATE_ASKS_BUFFERS	1
+#endif
+
+/*
+ * The top-level tracing_on: 1 or 0, or -1 where the module cannot know it
+ * (a KMI build).
+ */
+static inline int powerpin_tracing_is_on(void)
+{
+#ifdef POWERPIN_KMI
+	return -1;
+#else
+	return tracing_is_on();
+#endif
+}
+
 /* ---- general ---------------------------------------------------------------- */
 
 #ifndef READ_ONCE
@@ -182,7 +225,13 @@ static inline long compat_ptr_ioctl(struct file *file, unsigned int cmd,
  * *dev, void *data)).  6.9 made power_supply_class static and exports
  * power_supply_for_each_device() instead.
  */
-#if defined(POWERPIN_HAVE_PSY_FOR_EACH_PSY)
+#if defined(POWERPIN_KMI)
+/* sampler.c: over the class learnt from a supply (GKI, above) */
+int powerpin_kmi_for_each_supply(void *data,
+				 int (*fn)(struct device *dev, void *data));
+#define powerpin_for_each_supply(data, fn) \
+	powerpin_kmi_for_each_supply(data, fn)
+#elif defined(POWERPIN_HAVE_PSY_FOR_EACH_PSY)
 /* 7.x walks supplies, not devices: hand each one's device to @fn */
 struct powerpin_supply_walk {
 	void *data;
@@ -310,6 +359,11 @@ static inline bool powerpin_supply_get(struct device *dev)
 	return true;
 }
 
+#ifdef POWERPIN_KMI
+/* sampler.c: where the supplies' class is learnt (GKI, above) */
+int powerpin_supply_track_init(void);
+void powerpin_supply_track_exit(void);
+#else
 static inline int powerpin_supply_track_init(void)
 {
 	return 0;
@@ -318,6 +372,7 @@ static inline int powerpin_supply_track_init(void)
 static inline void powerpin_supply_track_exit(void)
 {
 }
+#endif
 
 static inline void powerpin_supply_put(struct device *dev)
 {
@@ -577,7 +632,7 @@ powerpin_reserve(struct powerpin_ring_buffer **rb, struct trace_event_file *file
  */
 static inline struct trace_event_file *powerpin_top_event_file(const char *event)
 {
-#ifdef POWERPIN_HAVE_TRACE_GET_EVENT_FILE
+#if defined(POWERPIN_HAVE_TRACE_GET_EVENT_FILE) && !defined(POWERPIN_KMI)
 	struct trace_event_file *file;
 
 	file = trace_get_event_file(NULL, "powerpin", event);
@@ -606,6 +661,63 @@ static inline struct trace_event_file *powerpin_top_event_file(const char *event
 #else
 #define powerpin_kthread_cpus()		cpu_possible_mask
 #endif
+
+/* ---- sleeping ----------------------------------------------------------- */
+
+#include <linux/hrtimer.h>
+
+/*
+ * The sampler thread's timed sleep: schedule_hrtimeout_range() on an
+ * absolute CLOCK_MONOTONIC deadline with @slack_ns of slack, the caller
+ * having set its task state.  A KMI build has no schedule_hrtimeout_range()
+ * (only android13-5.15's list names it): there a timer of the thread's own
+ * wakes it, as schedule_hrtimeout_range() does with its own timer on the
+ * stack.  The timer is the caller's (one thread, one timer), set up once by
+ * powerpin_sleeper_init(): never on the stack, which debug-object kernels
+ * would want annotated.
+ */
+struct powerpin_sleeper {
+#ifdef POWERPIN_KMI
+	struct hrtimer timer;
+	struct task_struct *task;
+#endif
+};
+
+#ifdef POWERPIN_KMI
+static inline enum hrtimer_restart powerpin_sleeper_wake(struct hrtimer *timer)
+{
+	struct powerpin_sleeper *s = container_of(timer, struct powerpin_sleeper,
+						  timer);
+
+	wake_up_process(s->task);
+	return HRTIMER_NORESTART;
+}
+#endif
+
+static inline void powerpin_sleeper_init(struct powerpin_sleeper *s)
+{
+#if defined(POWERPIN_KMI) && defined(POWERPIN_HAVE_HRTIMER_SETUP)
+	hrtimer_setup(&s->timer, powerpin_sleeper_wake, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS);
+#elif defined(POWERPIN_KMI)
+	hrtimer_init(&s->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	s->timer.function = powerpin_sleeper_wake;
+#endif
+}
+
+static inline void powerpin_sleep_hrtimeout(struct powerpin_sleeper *s,
+					    ktime_t deadline, u64 slack_ns)
+{
+#ifdef POWERPIN_KMI
+	/* a wake-up between the start and schedule() makes schedule() return */
+	s->task = current;
+	hrtimer_start_range_ns(&s->timer, deadline, slack_ns, HRTIMER_MODE_ABS);
+	schedule();
+	hrtimer_cancel(&s->timer);
+#else
+	schedule_hrtimeout_range(&deadline, slack_ns, HRTIMER_MODE_ABS);
+#endif
+}
 
 /* ---- page cache --------------------------------------------------------- */
 
@@ -649,6 +761,57 @@ static inline int file_permission(struct file *file, int mask)
 #endif
 
 /*
+ * Whether the caller owns @file's inode or may act as its owner
+ * (file_owner_or_capable()), and whether it may write the file
+ * (file_permission(MAY_WRITE) == 0).  No KMI list has inode_permission(),
+ * and android14-6.1's lacks inode_owner_or_capable(): a KMI build uses
+ * inode_owner_or_capable() and generic_permission() (the mode bits, ACLs
+ * and capabilities, without the file system's own permission call and
+ * the LSM's) where the tree's lists name them (kmod/probes.mk), else the
+ * owner is the caller's fsuid with no idmapped mount looked through,
+ * CAP_FOWNER and CAP_DAC_OVERRIDE are the initial namespace's, and only
+ * that capability gives write permission: stricter than the kernel's.
+ */
+static inline bool powerpin_file_owner_or_capable(struct file *file)
+{
+#if defined(POWERPIN_KMI) && !defined(POWERPIN_KMI_HAS_INODE_OWNER_OR_CAPABLE)
+	return uid_eq(current_fsuid(), file_inode(file)->i_uid) ||
+	       capable(CAP_FOWNER);
+#else
+	return file_owner_or_capable(file);
+#endif
+}
+
+static inline bool powerpin_file_may_write(struct file *file)
+{
+#if defined(POWERPIN_KMI) && defined(POWERPIN_KMI_HAS_GENERIC_PERMISSION)
+#if defined(POWERPIN_HAVE_INODE_OWNER_IDMAP)
+	return generic_permission(file_mnt_idmap(file), file_inode(file),
+				  MAY_WRITE) == 0;
+#elif defined(POWERPIN_HAVE_INODE_OWNER_USERNS)
+	return generic_permission(file_mnt_user_ns(file), file_inode(file),
+				  MAY_WRITE) == 0;
+#else
+	return generic_permission(file_inode(file), MAY_WRITE) == 0;
+#endif
+#elif defined(POWERPIN_KMI)
+	return capable(CAP_DAC_OVERRIDE);
+#else
+	return file_permission(file, MAY_WRITE) == 0;
+#endif
+}
+
+/*
+ * Whether @ops is empty_aops or one like it: no operation at all, so the
+ * mapping never caches file data.  Compared by content, which needs no
+ * symbol (a KMI build has no empty_aops).
+ */
+static inline bool powerpin_no_aops(const struct address_space_operations *ops)
+{
+	return !ops || !memchr_inv(ops, 0, sizeof(*ops));
+}
+
+/*
  * copy_struct_from_user() (5.4): copy what both sides know, zero what only
  * the kernel knows, and refuse (E2BIG) non-zero bytes only the caller knows.
  */
@@ -683,7 +846,7 @@ static inline int powerpin_copy_struct_from_user(void *dst, size_t ksize,
  * the powerpin_xas_*() calls are xas_*()) where the page cache is an
  * xarray (4.20 on); before, the same calls over the radix tree.
  */
-#ifdef POWERPIN_HAVE_XARRAY
+#if defined(POWERPIN_HAVE_XARRAY) && !defined(POWERPIN_KMI)
 #define powerpin_page_cache(mapping)	(&(mapping)->i_pages)
 #define powerpin_xa_state		xa_state
 #define POWERPIN_XA_STATE(name, xa, index)	XA_STATE(name, xa, index)
@@ -693,6 +856,88 @@ static inline int powerpin_copy_struct_from_user(void *dst, size_t ksize,
 #define powerpin_xas_retry		xas_retry
 #define powerpin_xas_get_mark		xas_get_mark
 #define powerpin_xas_pause		xas_pause
+#elif defined(POWERPIN_KMI)
+/*
+ * A KMI build (GKI, 5.10 on): the same walk calls over xa_find(), which
+ * every GKI branch exports (xas_find() and xas_pause() only 6.1's and
+ * later, xas_get_mark() and the entry's order none).  Each step is a
+ * lookup from the root, under the RCU the walk holds; the entry's order
+ * and marks come from the folio (powerpin_xas_order(),
+ * powerpin_xas_get_mark()).
+ */
+#define powerpin_page_cache(mapping)	(&(mapping)->i_pages)
+#define powerpin_xa_is_value		xa_is_value
+
+struct powerpin_xa_state {
+	struct xarray *xa;
+	unsigned long next;		/* where the next lookup starts */
+	bool done;			/* the index space is exhausted */
+	unsigned long xa_index;		/* index of the entry returned last */
+	void *entry;			/* that entry */
+};
+
+#define POWERPIN_XA_STATE(name, array, index)				\
+	struct powerpin_xa_state name = { .xa = (array), .next = (index) }
+
+static inline void *powerpin_xas_find(struct powerpin_xa_state *xas,
+				      unsigned long max)
+{
+	unsigned long index = xas->next;
+	void *entry;
+
+	if (xas->done || index > max)
+		return NULL;
+	entry = xa_find(xas->xa, &index, max, XA_PRESENT);
+	if (!entry) {
+		xas->done = true;
+		return NULL;
+	}
+	xas->xa_index = index;
+	xas->entry = entry;
+	xas->next = index + 1;
+	xas->done = !xas->next;
+	return entry;
+}
+
+#define powerpin_xas_for_each(xas, entry, max)				\
+	for (; ((entry) = powerpin_xas_find(xas, max)); )
+
+/* xa_find() retries by itself */
+static inline bool powerpin_xas_retry(struct powerpin_xa_state *xas,
+				      const void *entry)
+{
+	return false;
+}
+
+/*
+ * PAGECACHE_TAG_DIRTY or _WRITEBACK of the folio returned last, from its
+ * own flags: read under RCU with no reference, as the page cache's own
+ * lookups read a folio before they pin it (its struct stays memory); a
+ * folio freed meanwhile gives a stale bit, as a mark read a moment
+ * later would.
+ */
+static inline bool powerpin_xas_get_mark(struct powerpin_xa_state *xas,
+					 xa_mark_t mark)
+{
+#ifdef POWERPIN_HAVE_FOLIO
+	struct folio *folio = xas->entry;
+
+	if (mark == PAGECACHE_TAG_DIRTY)
+		return folio_test_dirty(folio);
+	return mark == PAGECACHE_TAG_WRITEBACK && folio_test_writeback(folio);
+#else
+	struct page *page = xas->entry;
+
+	if (mark == PAGECACHE_TAG_DIRTY)
+		return PageDirty(page);
+	return mark == PAGECACHE_TAG_WRITEBACK && PageWriteback(page);
+#endif
+}
+
+/* each lookup is from the root: nothing to let go of */
+static inline void powerpin_xas_pause(struct powerpin_xa_state *xas)
+{
+}
 #else
 /*
  * Before 4.20 the page cache is a radix tree.  These are the few xarray
@@ -819,7 +1064,32 @@ static inline void powerpin_xas_pause(struct powerpin_xa_state *xas)
  */
 static inline unsigned int powerpin_xas_order(struct powerpin_xa_state *xas)
 {
-#if defined(POWERPIN_HAVE_XAS_GET_ORDER)
+#if defined(POWERPIN_KMI)
+	/*
+	 * A KMI build: the folio's own order, read as its flags are
+	 * (powerpin_xas_get_mark()), believed only while the entry is still
+	 * where it was found and never beyond what an index can hold; the
+	 * next lookup starts after the entry's pages.  A value entry (a
+	 * shadow) counts one page at a time.  Before large folios in the page
+	 * cache (5.16) a huge page is one entry per page.
+	 */
+	unsigned int order = 0;
+	unsigned long end;
+
+#ifdef POWERPIN_HAVE_FOLIO
+	if (!xa_is_value(xas->entry)) {
+		order = min_t(unsigned int, folio_order(xas->entry),
+			      BITS_PER_LONG / 2);
+		if (order && xa_load(xas->xa, xas->xa_index) != xas->entry)
+			order = 0;
+	}
+#endif
+	end = round_down(xas->xa_index, 1UL << order) + (1UL << order);
+	if (end > xas->next)
+		xas->next = end;
+	xas->done = !xas->next || !end;
+	return order;
+#elif defined(POWERPIN_HAVE_XAS_GET_ORDER)
 	return xas_get_order(xas);
 #elif defined(POWERPIN_HAVE_XA_GET_ORDER)
 	return xa_get_order(xas->xa, xas->xa_index);
@@ -1164,7 +1434,10 @@ static inline bool powerpin_genl_has_listeners(struct genl_family *family,
 					       const struct genl_multicast_group *grps,
 					       unsigned int group)
 {
-#ifdef POWERPIN_HAVE_GENL_HAS_LISTENERS_SK
+#if defined(POWERPIN_KMI)
+	/* no netlink_has_listeners() in a KMI: build it, multicast it */
+	return true;
+#elif defined(POWERPIN_HAVE_GENL_HAS_LISTENERS_SK)
 	return genl_has_listeners(family, init_net.genl_sock, group);
 #else
 	return genl_has_listeners(family, &init_net, group);
@@ -1255,13 +1528,18 @@ static inline int powerpin_genl_check_op_attrs(struct genl_info *info,
  */
 static inline bool powerpin_nl_readings_allowed(struct sk_buff *skb)
 {
-#ifdef POWERPIN_HAVE_NETLINK_CAPABLE_SKB
+#if defined(POWERPIN_HAVE_NETLINK_CAPABLE_SKB) && !defined(POWERPIN_KMI)
 #ifdef CAP_PERFMON
 	if (netlink_capable(skb, CAP_PERFMON))
 		return true;
 #endif
 	return netlink_capable(skb, CAP_SYS_ADMIN);
 #else
+	/* a KMI build: the sender alone too (no netlink_capable() in 5.15's) */
+#ifdef CAP_PERFMON
+	if (capable(CAP_PERFMON))
+		return true;
+#endif
 	return capable(CAP_SYS_ADMIN);
 #endif
 }

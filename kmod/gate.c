@@ -103,6 +103,19 @@ static struct trace_event_file *powerpin_top_file[POWERPIN_NR_EVENTS];
 static bool powerpin_learning;
 static struct trace_event_file *powerpin_learnt;
 static int powerpin_nr_learnt;
+/*
+ * A KMI build, which cannot ask a buffer (compat.h, "GKI"), learns whether
+ * the files' buffers take writes from the samples themselves: the events'
+ * assignment, which the tracing core runs only into a record it reserved,
+ * sets powerpin_landed (powerpin_gate_landed()).  While the last sample
+ * that only files could take went nowhere, and from load until one lands,
+ * the gate is on trial: it says no to the sampler, which then takes a
+ * trial sample now and then (powerpin_gate_on_trial()).  Under
+ * powerpin_gate_lock.
+ */
+static bool powerpin_on_trial = true;
+static bool powerpin_landed;
+
 /* the tracepoint has at least one probe, whoever attached it */
 static atomic_t powerpin_tp_live[POWERPIN_NR_EVENTS];
 
@@ -387,6 +400,9 @@ static bool powerpin_buffer_accepts(struct trace_event_file *file)
 	struct ring_buffer_event *rec;
 	bool accepts = false;
 
+	/* a KMI build cannot ask: the file's flags decide (kmod/README.md) */
+	if (!POWERPIN_GATE_ASKS_BUFFERS)
+		return true;
 	/*
 	 * On one CPU throughout: before 5.11 the core reads this CPU's scratch
 	 * record and bumps its counter without disabling preemption itself
@@ -466,14 +482,71 @@ static bool powerpin_files_record(void)
 }
 
 /*
+ * Triggers on an enabled file: they run whatever its buffer's state (a KMI
+ * build).  ENABLED comes last, once the core's probe is in place.
+ */
+static bool powerpin_files_triggered(void)
+{
+	struct powerpin_file *pf;
+	unsigned long flags;
+
+	list_for_each_entry(pf, &powerpin_gate_files, node) {
+		flags = READ_ONCE(pf->file->flags);
+		if ((flags & EVENT_FILE_FL_ENABLED) &&
+		    (flags & (EVENT_FILE_FL_TRIGGER_MODE | EVENT_FILE_FL_TRIGGER_COND)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Consumers that record a sample emitted now whatever the files' buffers
+ * do: another probe, perf, and (a KMI build) triggers.
+ */
+static bool powerpin_others_record(bool here)
+{
+	return powerpin_any_other_probe() || powerpin_perf_records(here) ||
+	       (!POWERPIN_GATE_ASKS_BUFFERS && powerpin_files_triggered());
+}
+
+/*
  * The gate's one decision: whether at least one consumer records a sample
  * emitted now (@here: on this CPU, preemption off; else anywhere, before a
- * read).  With powerpin_gate_lock held.
+ * read).  A KMI build's files are believed only off trial.  With
+ * powerpin_gate_lock held.
  */
 static bool powerpin_gate_records(bool here)
 {
-	return powerpin_any_other_probe() || powerpin_perf_records(here) ||
-	       powerpin_files_record();
+	if (powerpin_others_record(here))
+		return true;
+	if (!POWERPIN_GATE_ASKS_BUFFERS && powerpin_on_trial && !here)
+		return false;
+	return powerpin_files_record();
+}
+
+/* The events' assignment ran: a consumer took the sample (trace.h). */
+void powerpin_gate_landed(void)
+{
+	powerpin_landed = true;
+}
+
+/*
+ * Whether the sampler should take a trial sample (a KMI build): files
+ * would record by their flags, nothing else would, and the last sample
+ * they alone could take went nowhere (or none was taken yet).  The trial
+ * sample's powerpin_gate_emit() ends the trial when it lands.
+ */
+bool powerpin_gate_on_trial(void)
+{
+	bool trial;
+
+	if (POWERPIN_GATE_ASKS_BUFFERS)
+		return false;
+	mutex_lock(&powerpin_gate_lock);
+	trial = powerpin_on_trial && !powerpin_others_record(false) &&
+		powerpin_files_record();
+	mutex_unlock(&powerpin_gate_lock);
+	return trial;
 }
 
 /*
@@ -486,10 +559,11 @@ static bool powerpin_file_elsewhere(const struct powerpin_file *pf)
 {
 	unsigned long flags = READ_ONCE(pf->file->flags);
 
-	if (!(flags & EVENT_FILE_FL_ENABLED) ||
+	if (!POWERPIN_GATE_ASKS_BUFFERS || !(flags & EVENT_FILE_FL_ENABLED) ||
 	    (flags & (EVENT_FILE_FL_SOFT_DISABLED | EVENT_FILE_FL_PID_FILTER)))
 		return false;
-	return pf->file != powerpin_top_file[pf->event] || tracing_is_on();
+	return pf->file != powerpin_top_file[pf->event] ||
+	       powerpin_tracing_is_on() > 0;
 }
 
 /* On the CPU asked (an IPI); the asker holds powerpin_gate_lock. */
@@ -608,11 +682,21 @@ bool powerpin_gate_emit(void (*emit)(void *arg), void *arg)
 {
 	bool records;
 
+	bool others;
+
 	mutex_lock(&powerpin_gate_lock);
 	preempt_disable();
-	records = powerpin_gate_records(true);
-	if (records)
+	others = powerpin_others_record(true);
+	records = others || powerpin_gate_records(true);
+	if (records) {
+		powerpin_landed = false;
 		emit(arg);
+		/* a KMI build: the files alone took it only if it landed */
+		if (!POWERPIN_GATE_ASKS_BUFFERS && !others) {
+			records = powerpin_landed;
+			powerpin_on_trial = !records;
+		}
+	}
 	preempt_enable();
 	mutex_unlock(&powerpin_gate_lock);
 	return records;
@@ -645,8 +729,8 @@ static int powerpin_gate_check_reserve(struct trace_event_file *file)
 		pr_err("trace_event_buffer_lock_reserve() names no ring buffer: the gate cannot tell whether a consumer records; not loading\n");
 		return -EOPNOTSUPP;
 	}
-	off = !tracing_is_on();
-	if (off && powerpin_buffer_accepts(file) && !tracing_is_on()) {
+	off = !powerpin_tracing_is_on();
+	if (off && powerpin_buffer_accepts(file) && !powerpin_tracing_is_on()) {
 		pr_err("the top-level ring buffer takes a write with tracing off: the gate cannot tell whether a consumer records; not loading\n");
 		return -EOPNOTSUPP;
 	}
@@ -698,6 +782,9 @@ int powerpin_gate_init(void)
 		pr_err("the events' class reg callback is not the gate's: it would see no consumer; not loading\n");
 		return -EOPNOTSUPP;
 	}
+	/* a KMI build asks no buffer, so it needs no top-level file */
+	if (!POWERPIN_GATE_ASKS_BUFFERS)
+		return 0;
 	for (i = 0; i < POWERPIN_NR_EVENTS; i++) {
 		file = powerpin_top_event_file(names[i]);
 		if (PTR_ERR(file) == -EOPNOTSUPP) {

@@ -99,7 +99,8 @@ static int powerpin_put_status(struct sk_buff *skb,
 {
 	if (nla_put_u32(skb, POWERPIN_ATTR_STATE, st->state) ||
 	    nla_put_u8(skb, POWERPIN_ATTR_EVENT_ENABLED, st->event_enabled) ||
-	    nla_put_u8(skb, POWERPIN_ATTR_TRACING_ON, st->tracing_on) ||
+	    (st->tracing_on >= 0 &&
+	     nla_put_u8(skb, POWERPIN_ATTR_TRACING_ON, st->tracing_on)) ||
 	    nla_put_string(skb, POWERPIN_ATTR_SUPPLY, st->supply) ||
 	    nla_put_string(skb, POWERPIN_ATTR_SUPPLY_BOUND, st->supply_bound) ||
 	    nla_put_u8(skb, POWERPIN_ATTR_SUPPLY_PRESENT, st->supply_present) ||

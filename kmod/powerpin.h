@@ -30,7 +30,7 @@
 struct powerpin_status {
 	u32 state;			/* enum powerpin_state */
 	bool event_enabled;
-	bool tracing_on;
+	int tracing_on;			/* 1, 0, or -1: not known (a KMI build) */
 	bool supply_present;
 	char supply[POWERPIN_SUPPLY_NAME_MAX];		/* configured */
 	char supply_bound[POWERPIN_SUPPLY_NAME_MAX];	/* in use */
@@ -69,6 +69,7 @@ bool powerpin_gate_would_record(int *cpu);
 void powerpin_gate_look_everywhere(void);
 u64 powerpin_gate_ipi_count(void);
 bool powerpin_gate_emit(void (*emit)(void *arg), void *arg);
+bool powerpin_gate_on_trial(void);
 bool powerpin_gate_tp_live(int event);	/* for compat.h */
 int powerpin_gate_init(void);
 void powerpin_gate_exit(void);

@@ -47,6 +47,10 @@ ccflags-y += $(call pp_has,struct trace_buffer,include/linux/ring_buffer.h,POWER
 ccflags-y += $(call pp_has,ring_buffer_subbuf_order_set,include/linux/ring_buffer.h,POWERPIN_HAVE_RB_SUBBUF_ORDER)
 # 5.10: xa_get_order()
 ccflags-y += $(call pp_has,int xa_get_order$(pp_lp),include/linux/xarray.h,POWERPIN_HAVE_XA_GET_ORDER)
+# 6.13: hrtimer_setup() (hrtimer_init() is gone from 6.15)
+ccflags-y += $(call pp_has,void hrtimer_setup$(pp_lp),include/linux/hrtimer.h,POWERPIN_HAVE_HRTIMER_SETUP)
+# 5.16: folios (a KMI build reads a page-cache entry's order and flags off one)
+ccflags-y += $(call pp_has,^struct folio \{,include/linux/mm_types.h,POWERPIN_HAVE_FOLIO)
 # 6.10 (backported by some distributions): xas_get_order()
 ccflags-y += $(call pp_has,int xas_get_order$(pp_lp),include/linux/xarray.h,POWERPIN_HAVE_XAS_GET_ORDER)
 # 6.1: genetlink checks reserved header fields from resv_start_op on
@@ -142,3 +146,20 @@ ccflags-y += $(if $(shell grep -qsE '__copy$(pp_lp)initfn$(pp_rp)' $(srctree)/in
 # and newer warn (-Wcast-function-type, in W=1) in every file that
 # includes linux/timer.h.
 ccflags-y += $(if $(shell grep -qsE '$(pp_lp)TIMER_FUNC_TYPE$(pp_rp)callback' $(srctree)/include/linux/timer.h && echo y),-Wno-cast-function-type)
+
+# ---- GKI ---------------------------------------------------------------
+# A GKI kernel exports only the symbols of its KMI lists (kmod/README.md,
+# "A GKI phone"): the module then uses only calls every GKI branch's list
+# has.  Decided by the tree (Android's common kernel carries
+# android/abi_gki_aarch64; a mainline kernel trimmed to a list has
+# CONFIG_TRIM_UNUSED_KSYMS), or forced with POWERPIN_KMI=1 (or off with 0).
+pp_kmi := $(or $(POWERPIN_KMI),$(if $(wildcard $(srctree)/android/abi_gki_aarch64),1),$(if $(CONFIG_TRIM_UNUSED_KSYMS),1),0)
+ifeq ($(pp_kmi),1)
+ccflags-y += -DPOWERPIN_KMI
+endif
+# A KMI build uses a call not every branch exports where the tree's own
+# KMI lists name it (one symbol a line, indented in Android's files)
+pp_kmi_has = $(if $(filter 1,$(pp_kmi)),$(shell cat $(srctree)/android/abi_gki_aarch64* 2>/dev/null | \
+	grep -qxE '[[:space:]]*$(1)' && echo -D$(2)))
+ccflags-y += $(call pp_kmi_has,inode_owner_or_capable,POWERPIN_KMI_HAS_INODE_OWNER_OR_CAPABLE)
+ccflags-y += $(call pp_kmi_has,generic_permission,POWERPIN_KMI_HAS_GENERIC_PERMISSION)

@@ -135,9 +135,9 @@ static bool residency_allowed(struct file *file)
 {
 	if (file->f_mode & FMODE_WRITE)
 		return true;
-	if (file_owner_or_capable(file))
+	if (powerpin_file_owner_or_capable(file))
 		return true;
-	return file_permission(file, MAY_WRITE) == 0;
+	return powerpin_file_may_write(file);
 }
 
 /*
@@ -251,7 +251,7 @@ static int residency_check_file(struct file *file, struct inode *inode)
 	 * made up.  Most give their inodes empty_aops; kernfs (sysfs, cgroup)
 	 * uses ram_aops on 6.1, so those are known by their superblock.
 	 */
-	if (!inode->i_mapping || inode->i_mapping->a_ops == &empty_aops)
+	if (!inode->i_mapping || powerpin_no_aops(inode->i_mapping->a_ops))
 		return -EOPNOTSUPP;
 	for (i = 0; i < ARRAY_SIZE(residency_pseudo_fs); i++)
 		if (inode->i_sb->s_magic == residency_pseudo_fs[i])

@@ -88,6 +88,7 @@
 
 /* Configuration and counters, all under powerpin_lock. */
 static DEFINE_SPINLOCK(powerpin_lock);
+static u64 powerpin_trials;	/* trial samples (a KMI build's gate), debugfs */
 static char powerpin_supply[POWERPIN_SUPPLY_NAME_MAX] = "max170xx_battery";
 static u32 powerpin_period_us = POWERPIN_PERIOD_US_DEFAULT;
 static unsigned int powerpin_supply_gen;
@@ -124,6 +125,7 @@ struct powerpin_capture {
 	bool have_prev;
 	s64 prev_voltage_uv, prev_current_ua, prev_charge_uah;
 	u64 capture_samples;
+	int trial_cpu;			/* the CPU of the last trial sample */
 };
 
 /* Wake the thread: consumers, configuration or tracepoint probes changed. */
@@ -243,6 +245,79 @@ int powerpin_supply_track_init(void)
 void powerpin_supply_track_exit(void)
 {
 	class_interface_unregister(&powerpin_psy_interface);
+}
+#endif
+
+#ifdef POWERPIN_KMI
+/*
+ * A KMI build walks the supplies of the class it learns from the first
+ * supply the power_supply core hands over (compat.h, "GKI"): the one
+ * configured or Android's "battery", found by name, or any supply whose
+ * change the core announces (a new supply announces itself a moment after
+ * it registers).  The class is the power_supply core's, built into the
+ * kernel (and its module, where it is one, cannot go while this module
+ * uses its calls), so it is kept without a reference.
+ */
+static typeof(((struct device *)NULL)->class) powerpin_psy_class;
+
+static void powerpin_psy_class_learn(struct power_supply *psy)
+{
+	if (psy && !READ_ONCE(powerpin_psy_class))
+		WRITE_ONCE(powerpin_psy_class, powerpin_supply_dev(psy)->class);
+}
+
+/* the power_supply core's atomic notifier chain: no sleep */
+static int powerpin_psy_notified(struct notifier_block *nb,
+				 unsigned long event, void *data)
+{
+	powerpin_psy_class_learn(data);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block powerpin_psy_nb = {
+	.notifier_call = powerpin_psy_notified,
+};
+
+static void powerpin_psy_class_by_name(const char *name)
+{
+	struct power_supply *psy;
+
+	if (READ_ONCE(powerpin_psy_class) || !name[0])
+		return;
+	psy = power_supply_get_by_name(name);
+	if (psy) {
+		powerpin_psy_class_learn(psy);
+		power_supply_put(psy);
+	}
+}
+
+int powerpin_kmi_for_each_supply(void *data,
+				 int (*fn)(struct device *dev, void *data))
+{
+	char name[POWERPIN_SUPPLY_NAME_MAX];
+	unsigned long irqflags;
+
+	if (!READ_ONCE(powerpin_psy_class)) {
+		spin_lock_irqsave(&powerpin_lock, irqflags);
+		powerpin_strscpy(name, powerpin_supply, sizeof(name));
+		spin_unlock_irqrestore(&powerpin_lock, irqflags);
+		powerpin_psy_class_by_name(name);
+		powerpin_psy_class_by_name("battery");
+	}
+	if (!READ_ONCE(powerpin_psy_class))
+		return 0;
+	return class_for_each_device(READ_ONCE(powerpin_psy_class), NULL,
+				     data, fn);
+}
+
+int powerpin_supply_track_init(void)
+{
+	return power_supply_reg_notifier(&powerpin_psy_nb);
+}
+
+void powerpin_supply_track_exit(void)
+{
+	power_supply_unreg_notifier(&powerpin_psy_nb);
 }
 #endif
 
@@ -694,19 +769,38 @@ static void powerpin_series_start(const struct powerpin_capture *run)
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 }
 
-static void powerpin_capture_open(struct powerpin_capture *run)
+/* A capture's state, its series beginning at @start (not yet announced). */
+static void powerpin_capture_begin(struct powerpin_capture *run, ktime_t start)
 {
 	run->open = true;
 	run->capture_samples = 0;
 	run->late = false;
 	run->have_written = false;
 	run->have_prev = false;
-	run->next = ktime_get();
+	run->next = start;
+}
+
+/* The series start, the state and the listener learn of the capture. */
+static void powerpin_capture_announce(struct powerpin_capture *run,
+				      ktime_t start)
+{
+	ktime_t next = run->next;
+
+	run->next = start;
 	powerpin_series_start(run);
+	run->next = next;
 	powerpin_set_state(run->bound[0] ? POWERPIN_STATE_SAMPLING :
 			   POWERPIN_STATE_WAITING_SUPPLY);
 	if (powerpin_listener)
 		powerpin_listener->capture_started(ktime_get_boottime_ns());
+}
+
+static void powerpin_capture_open(struct powerpin_capture *run)
+{
+	ktime_t start = ktime_get();
+
+	powerpin_capture_begin(run, start);
+	powerpin_capture_announce(run, start);
 }
 
 /*
@@ -722,11 +816,16 @@ static void powerpin_move_to(struct powerpin_capture *run, int cpu)
 		run->moved = true;
 }
 
-static void powerpin_capture_close(struct powerpin_capture *run)
+/* Back to where kernel threads run, not onto isolated CPUs. */
+static void powerpin_move_home(struct powerpin_capture *run)
 {
-	/* back to where kernel threads run, not onto isolated CPUs */
 	if (run->moved && !set_cpus_allowed_ptr(current, powerpin_kthread_cpus()))
 		run->moved = false;
+}
+
+static void powerpin_capture_close(struct powerpin_capture *run)
+{
+	powerpin_move_home(run);
 	if (!run->open)
 		return;
 	run->open = false;
@@ -818,6 +917,9 @@ static void powerpin_freeze_point(struct powerpin_capture *run)
 		run->late = true;
 }
 
+/* the thread's timer, where it has its own (compat.h); one thread at a time */
+static struct powerpin_sleeper powerpin_sleeper;
+
 /*
  * Sleep until @deadline (absolute, CLOCK_MONOTONIC) or a kick, then enter
  * the refrigerator if the system is freezing.  Holds nothing.
@@ -827,7 +929,7 @@ static void powerpin_sleep_until(struct powerpin_capture *run, ktime_t deadline,
 {
 	set_current_state(TASK_INTERRUPTIBLE);
 	if (!atomic_read(&powerpin_kicked) && !kthread_should_stop())
-		schedule_hrtimeout_range(&deadline, slack_ns, HRTIMER_MODE_ABS);
+		powerpin_sleep_hrtimeout(&powerpin_sleeper, deadline, slack_ns);
 	__set_current_state(TASK_RUNNING);
 	powerpin_freeze_point(run);
 }
@@ -861,6 +963,54 @@ static u64 powerpin_poll_ns(struct powerpin_capture *run, ktime_t now)
 }
 
 /*
+ * A KMI build's look at a closed gate (gate.c, powerpin_gate_on_trial()):
+ * a sample whose write tells whether the files' buffers take writes again,
+ * the only way that build has to see tracing_on come back.  A capture is
+ * begun for it and announced only if it landed, when it goes on at the
+ * period; otherwise it is dropped unannounced.  Returns whether it landed.
+ */
+static bool powerpin_trial_sample(struct powerpin_capture *run)
+{
+	unsigned long irqflags;
+	ktime_t start;
+	bool written;
+	int cpu;
+
+	/*
+	 * Each trial on the next online CPU: a tracing_cpumask may let the
+	 * files' buffers take writes on some CPUs only (the gate of a full
+	 * build asks the other CPUs instead).  One that lands keeps the
+	 * thread there until the capture closes, as the other gate does.
+	 */
+	cpu = cpumask_next(run->trial_cpu, cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	run->trial_cpu = cpu;
+	/* pinned even where it runs already: a landed capture stays there */
+	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+		run->moved = true;
+	spin_lock_irqsave(&powerpin_lock, irqflags);
+	powerpin_trials++;
+	spin_unlock_irqrestore(&powerpin_lock, irqflags);
+	start = ktime_get();
+	powerpin_capture_begin(run, start);
+	powerpin_account_deadlines(run, start);
+	mutex_lock(&powerpin_read_mutex);
+	written = !powerpin_halted && powerpin_take_sample(run);
+	mutex_unlock(&powerpin_read_mutex);
+	if (!written) {
+		run->open = false;
+		powerpin_move_home(run);
+		return false;
+	}
+	powerpin_capture_announce(run, start);
+	run->closed = false;
+	run->last_written = ktime_get();
+	run->have_written = true;
+	return true;
+}
+
+/*
  * One turn of the thread with at least one consumer: sample when the next
  * read may start, otherwise sleep towards it, looking at the gate at least
  * every POWERPIN_POLL_NS_MAX.
@@ -868,14 +1018,20 @@ static u64 powerpin_poll_ns(struct powerpin_capture *run, ktime_t now)
 static void powerpin_sampler_turn(struct powerpin_capture *run)
 {
 	ktime_t now, wake, due;
-	bool written;
+	bool written, trial;
 	u64 poll;
 	int cpu;
 
 	if (!powerpin_gate_would_record(&cpu)) {
 		powerpin_capture_close(run);
+		trial = powerpin_gate_on_trial();
+		if (trial && powerpin_trial_sample(run))
+			return;
 		now = ktime_get();
 		poll = powerpin_poll_ns(run, now);
+		/* a trial reads the gauge: no more than POWERPIN_POLL_NS_MAX apart */
+		if (trial)
+			poll = max_t(u64, poll, POWERPIN_POLL_NS_MAX);
 		powerpin_sleep_until(run, ktime_add_ns(now, poll), div_u64(poll, 10));
 		return;
 	}
@@ -908,8 +1064,9 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 
 static int powerpin_sampler_thread(void *unused)
 {
-	struct powerpin_capture run = { .supply_gen = UINT_MAX };
+	struct powerpin_capture run = { .supply_gen = UINT_MAX, .trial_cpu = -1 };
 
+	powerpin_sleeper_init(&powerpin_sleeper);
 	set_freezable();
 	while (!kthread_should_stop()) {
 		/* a freeze that began during a read: no further read first */
@@ -986,7 +1143,7 @@ void powerpin_sampler_get_status(struct powerpin_status *st)
 	st->period_us = powerpin_period_us;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 	st->event_enabled = powerpin_gate_has_consumers();
-	st->tracing_on = tracing_is_on();
+	st->tracing_on = powerpin_tracing_is_on();
 
 	st->supply_bound[sizeof(st->supply_bound) - 1] = '\0';
 	if (st->supply_present && st->supply_bound[0] &&
@@ -1068,17 +1225,22 @@ static int powerpin_status_show(struct seq_file *m, void *unused)
 	struct powerpin_status st;
 	unsigned long irqflags;
 	pid_t pid = 0;
+	u64 trials;
 
 	powerpin_sampler_get_status(&st);
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	if (powerpin_task)
 		pid = task_pid_nr(powerpin_task);
+	trials = powerpin_trials;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 
 	seq_printf(m, "state %s\n", st.state < ARRAY_SIZE(powerpin_state_names) ?
 		   powerpin_state_names[st.state] : "unknown");
 	seq_printf(m, "event_enabled %d\n", st.event_enabled);
-	seq_printf(m, "tracing_on %d\n", st.tracing_on);
+	if (st.tracing_on < 0)
+		seq_puts(m, "tracing_on unknown\n");
+	else
+		seq_printf(m, "tracing_on %d\n", st.tracing_on);
 	seq_printf(m, "supply %s\n", st.supply);
 	seq_printf(m, "supply_bound %s\n", st.supply_bound);
 	seq_printf(m, "supply_present %d\n", st.supply_present);
@@ -1106,6 +1268,7 @@ static int powerpin_status_show(struct seq_file *m, void *unused)
 	}
 	seq_printf(m, "kthread_pid %d\n", pid);
 	seq_printf(m, "gate_ipis %llu\n", (unsigned long long)powerpin_gate_ipi_count());
+	seq_printf(m, "gate_trials %llu\n", (unsigned long long)trials);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(powerpin_status);

@@ -54,6 +54,8 @@ POWERPIN_TP_REG_TYPE powerpin_battery_tp_reg(void);
 void powerpin_battery_tp_unreg(void);
 POWERPIN_TP_REG_TYPE powerpin_counter_tp_reg(void);
 void powerpin_counter_tp_unreg(void);
+/* a record of the events was filled in (gate.c: a KMI build's gate) */
+void powerpin_gate_landed(void);
 
 #endif /* _POWERPIN_TRACE_ONCE */
 
@@ -79,7 +81,8 @@ TRACE_EVENT_FN(powerpin_battery,
 			      __entry->seq = s->seq;
 			      __entry->capacity = s->capacity;
 			      __entry->temp_dc = s->temp_dc;
-			      __entry->flags = s->flags;),
+			      __entry->flags = s->flags;
+			      powerpin_gate_landed();),
 	       TP_printk("seq=%u voltage_uv=%lld current_ua=%lld charge_uah=%lld power_uw=%lld current_avg_ua=%lld capacity=%d temp_dc=%d read_ns=%llu flags=0x%x",
 			 __entry->seq, __entry->voltage_uv, __entry->current_ua,
 			 __entry->charge_uah, __entry->power_uw,
@@ -93,7 +96,8 @@ TRACE_EVENT_FN(powerpin_counter,
 	       TP_STRUCT__entry(__field(s64, counter_value)
 				__string(track_name, track_name)),
 	       TP_fast_assign(__entry->counter_value = counter_value;
-			      powerpin_assign_track_name();),
+			      powerpin_assign_track_name();
+			      powerpin_gate_landed();),
 	       TP_printk("track_name=%s counter_value=%lld",
 			 __get_str(track_name), __entry->counter_value),
 	       powerpin_counter_tp_reg, powerpin_counter_tp_unreg);

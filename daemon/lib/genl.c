@@ -164,6 +164,8 @@ static void parse_status(struct nlattr **tb, struct pp_status *st)
 #define STR(a, f) do { if (tb[a]) nla_strlcpy(st->f, tb[a], sizeof(st->f)); } while (0)
 	U32(POWERPIN_ATTR_STATE, state);
 	U8(POWERPIN_ATTR_EVENT_ENABLED, event_enabled);
+	/* absent: a KMI build of the module, which cannot read it */
+	st->tracing_on = -1;
 	U8(POWERPIN_ATTR_TRACING_ON, tracing_on);
 	STR(POWERPIN_ATTR_SUPPLY, supply);
 	STR(POWERPIN_ATTR_SUPPLY_BOUND, supply_bound);

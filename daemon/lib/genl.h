@@ -19,7 +19,7 @@ struct nl_msg;
 struct pp_status {
 	uint32_t state;			/* enum powerpin_state */
 	bool event_enabled;
-	bool tracing_on;
+	int tracing_on;			/* 1, 0, or -1: the module cannot tell (a KMI build) */
 	bool supply_present;
 	char supply[PP_SUPPLY_NAME_MAX];
 	char supply_bound[PP_SUPPLY_NAME_MAX];
