@@ -46,6 +46,7 @@ arm64 4.19 tree:linux-4.19
 arm64 5.4 tree:linux-5.4
 arm64 5.15 tree:linux-5.15
 arm64 6.6 tree:linux-6.6
+arm64 6.12-gki tree:linux-6.12-gki
 "
 
 # guests: "ARCH KERNEL" of every guest of the matrix, narrowed by
@@ -251,13 +252,49 @@ ltree_tree() {
 	if req=$(ltree_board "$1" require 2>/dev/null); then
 		[ -e "$t/$req" ] || return 1
 	fi
+	! ltree_board "$1" kmi >/dev/null 2>&1 || ltree_kmi_list "$1" >/dev/null || return 1
 	(cd "$t" && pwd -P)
+}
+# The GKI branches' KMI symbol lists (one file per branch, as
+# ../shared/kmi/ beside the checkout holds them): POWERPIN_KMI_DIR
+kmi_dir() {
+	echo "${POWERPIN_KMI_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/../shared/kmi}"
+}
+# ltree_kmi_list LINE: the KMI list a GKI-like line's kernel exports (its
+# board's "kmi" file in kmi_dir), or fail
+ltree_kmi_list() {
+	local f
+	f=$(ltree_board "$1" kmi 2>/dev/null) || return 1
+	f="$(kmi_dir)/$f"
+	[ -s "$f" ] || return 1
+	echo "$f"
+}
+# ltree_unpack LINE: a line whose board names a Debian source package
+# ("package linux-source-X.Y", installed by scripts/deps) gets its tree
+# from that package's tarball, unpacked once into the cache, unless the
+# user gave one
+ltree_unpack() {
+	local line=$1 pkg var dst tarball
+	pkg=$(ltree_board "$line" package 2>/dev/null) || return 0
+	var=$(ltree_var "$line")
+	[ -z "${!var:-}" ] || return 0
+	tarball=/usr/src/$pkg.tar.xz
+	[ -f "$tarball" ] || { log "linux-$line: $tarball missing (the $pkg package)"; return 0; }
+	dst=$PP_CACHE/src/$pkg
+	if [ ! -f "$dst/.unpacked" ] || [ "$tarball" -nt "$dst/.unpacked" ]; then
+		log "linux-$line: unpacking $tarball"
+		rm -rf "$dst" && mkdir -p "$PP_CACHE/src"
+		tar -C "$PP_CACHE/src" -xf "$tarball" && touch "$dst/.unpacked" || return 1
+	fi
+	ln -sfn "$dst" "$(ltree_src_default "$line")"
 }
 # ltree_why_not LINE: one line saying why there is no LINE tree
 ltree_why_not() {
 	local var
 	var=$(ltree_var "$1")
-	if [ -n "${!var:-}" ]; then
+	if ltree_board "$1" kmi >/dev/null 2>&1 && ! ltree_kmi_list "$1" >/dev/null; then
+		echo "no KMI list $(ltree_board "$1" kmi) in $(kmi_dir) (set POWERPIN_KMI_DIR=DIR)"
+	elif [ -n "${!var:-}" ]; then
 		echo "$var=${!var} is not a Linux $1 source tree$(ltree_board "$1" require 2>/dev/null |
 			sed 's/^/ (it has no /; s/$/)/')"
 	else
