@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,18 @@ static inline long long status_ll(const char *key)
 	if (status_str(key, buf, sizeof(buf)))
 		return -999999999;
 	return strtoll(buf, NULL, 0);
+}
+
+/*
+ * Whether the loaded powerpin.ko is a KMI build (GKI: kmod/README.md, "A
+ * KMI build"): it cannot tell tracing_on, and its gate learns whether the
+ * buffers take writes from trial samples, which read the gauge.
+ */
+static inline bool kmi_build(void)
+{
+	char v[16];
+
+	return !status_str("tracing_on", v, sizeof(v)) && !strcmp(v, "unknown");
 }
 
 static inline double now_mono(void)

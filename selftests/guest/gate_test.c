@@ -42,15 +42,27 @@ static long long sampler_transfers(void)
 	return read_ll(EMU "/sampler_transfers");
 }
 
-/* No sample and no gauge transfer by the sampler for @secs. */
+/*
+ * No sample and no gauge transfer by the sampler for @secs; in a KMI build
+ * no transfer but for its trial samples, at most one per 50 ms.
+ */
 static void assert_quiet(struct __test_metadata *_metadata, double secs)
 {
 	long long s0 = status_ll("samples"), t0 = sampler_transfers();
+	long long r0 = status_ll("gate_trials"), r;
 	char state[32];
 
 	sleep_s(secs);
 	EXPECT_EQ(s0, status_ll("samples"));
-	EXPECT_EQ(t0, sampler_transfers()) TH_LOG("the gauge was read for nobody");
+	r = status_ll("gate_trials") - r0;
+	if (kmi_build()) {
+		EXPECT_LE(r, (long long)(secs / 0.05) + 2) TH_LOG("%lld trial samples in %.1f s", r, secs);
+	} else {
+		EXPECT_EQ(0, r);
+	}
+	if (!r) {
+		EXPECT_EQ(t0, sampler_transfers()) TH_LOG("the gauge was read for nobody");
+	}
 	ASSERT_EQ(0, status_str("state", state, sizeof(state)));
 	EXPECT_STREQ("idle", state);
 }
@@ -162,6 +174,8 @@ TEST_F_TIMEOUT(gate, filtered_event, 300)
 	long long s0, s1;
 	int n;
 
+	if (kmi_build())
+		SKIP(return, "a KMI build believes a filtered file by its flags: it counts samples the buffer drops (kmod/README.md, \"A KMI build\")");
 	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/filter",
 			       "voltage_uv > 0"));
 	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
@@ -597,7 +611,8 @@ struct armed_timer {
 };
 
 /*
- * Sleep timers (function hrtimer_wakeup) in the hrtimer_start events of the
+ * Sleep timers (function hrtimer_wakeup, or a KMI build's
+ * powerpin_sleeper_wake) in the hrtimer_start events of the
  * trace file @path, at most @max kept.  The others are interrupts' timers
  * (the tick, the deadline server) armed while the thread was current.
  */
@@ -615,7 +630,9 @@ static int armed_timers(const char *path, struct armed_timer *t, int max)
 		if (!p)
 			continue;
 		x = strstr(p, " expires=");
-		if (!x || n >= max || !strstr(p, " function=hrtimer_wakeup "))
+		/* a KMI build's thread sleeps on a timer of its own (compat.h) */
+		if (!x || n >= max || (!strstr(p, " function=hrtimer_wakeup ") &&
+				       !strstr(p, " function=powerpin_sleeper_wake ")))
 			continue;
 		t[n].armed = trace_line_ts(line, p);
 		t[n].expires = strtoull(x + 9, NULL, 10) / 1e9;
@@ -646,8 +663,19 @@ TEST_F_TIMEOUT(gate, start_latency, 300)
 	int pid = status_ll("kthread_pid");
 	char filter[64];
 
+	/*
+	 * A KMI build sees tracing_on 0 only when a sample goes nowhere: with
+	 * a period longer than its 50 ms looks, the capture is still open
+	 * when tracing_on comes back, and the next sample comes at its
+	 * deadline (kmod/README.md, "A KMI build").  The periods up to a
+	 * look's length are tested there.
+	 */
+	size_t nperiods = kmi_build() ? 2 : sizeof(periods) / sizeof(periods[0]);
+
 	if (access(TRACING "/events/timer/hrtimer_start", F_OK))
 		SKIP(return, "no timer trace events");
+	if (nperiods < sizeof(periods) / sizeof(periods[0]))
+		TH_LOG("a KMI build: periods above 50 ms left out");
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(0, mkdir(INST, 0755));
 	ASSERT_EQ(0, trace_clock_use_mono(INST));
@@ -656,7 +684,7 @@ TEST_F_TIMEOUT(gate, start_latency, 300)
 	ASSERT_EQ(0, write_str(INST "/events/timer/hrtimer_start/enable", "1"));
 	ASSERT_EQ(0, write_str(INST "/tracing_on", "1"));
 	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
-	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+	for (size_t i = 0; i < nperiods; i++) {
 		double worst = 0, worst_due = 0;
 
 		ASSERT_EQ(0, write_str(PARAMS "/period_us", periods[i]));

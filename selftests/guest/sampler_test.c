@@ -266,7 +266,13 @@ TEST_F(sampler, gate)
 	EXPECT_TRUE(wait_status_ge("samples", s0 + 5, 5.0));
 	ASSERT_EQ(0, status_str("state", state, sizeof(state)));
 	EXPECT_STREQ("sampling", state);
-	EXPECT_EQ(1, status_ll("tracing_on"));
+	/* a KMI build cannot read tracing_on, and says so */
+	if (kmi_build()) {
+		ASSERT_EQ(0, status_str("tracing_on", state, sizeof(state)));
+		EXPECT_STREQ("unknown", state);
+	} else {
+		EXPECT_EQ(1, status_ll("tracing_on"));
+	}
 
 	/* disabling the event closes the gate even with tracing_on 1 */
 	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "0"));
@@ -689,11 +695,11 @@ TEST_F_TIMEOUT(sampler, toggle_50_periods, 300)
 /*
  * A 5 s period: the thread sleeps towards a deadline seconds away, yet
  * `echo 0 > tracing_on` closes the gate within the 100 ms poll, with no
- * extra sample on the way.
+ * extra sample on the way (a KMI build: at that deadline).
  */
 TEST_F_TIMEOUT(sampler, close_gate_long_period, 300)
 {
-	long long s0, lost0;
+	long long s0, s_off, lost0;
 	double t_off, waited;
 	char state[32];
 
@@ -707,16 +713,26 @@ TEST_F_TIMEOUT(sampler, close_gate_long_period, 300)
 	sleep_s(0.5);
 	t_off = now_mono();
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "0"));
+	s_off = status_ll("samples");
 	do {
 		ASSERT_EQ(0, status_str("state", state, sizeof(state)));
 		if (!strcmp(state, "idle"))
 			break;
 		sleep_s(0.005);
-	} while (now_mono() - t_off < 3.0);
+	} while (now_mono() - t_off < 7.0);
 	waited = now_mono() - t_off;
 	TH_LOG("gate closed %.0f ms after tracing_on 0", waited * 1e3);
 	EXPECT_STREQ("idle", state);
-	EXPECT_LT(waited, 0.5);
+	/*
+	 * a KMI build sees tracing_on 0 at the next deadline, whose sample
+	 * goes nowhere and is not counted (kmod/README.md, "A KMI build")
+	 */
+	if (kmi_build()) {
+		EXPECT_LT(waited, 5.0);
+	} else {
+		EXPECT_LT(waited, 0.5);
+	}
+	EXPECT_EQ(s_off, status_ll("samples"));
 	EXPECT_EQ(s0 + 1, status_ll("samples"));
 	EXPECT_EQ(lost0, status_ll("supply_lost"));
 }
