@@ -227,10 +227,10 @@ static inline long compat_ptr_ioctl(struct file *file, unsigned int cmd,
  */
 #if defined(POWERPIN_KMI)
 /* sampler.c: over the class learnt from a supply (GKI, above) */
-int powerpin_kmi_for_each_supply(void *data,
-				 int (*fn)(struct device *dev, void *data));
+typedef int powerpin_supply_fn(struct device *dev, void *data);
+int powerpin_kmi_walk_supplies(void *data, powerpin_supply_fn *fn);
 #define powerpin_for_each_supply(data, fn) \
-	powerpin_kmi_for_each_supply(data, fn)
+	powerpin_kmi_walk_supplies(data, fn)
 #elif defined(POWERPIN_HAVE_PSY_FOR_EACH_PSY)
 /* 7.x walks supplies, not devices: hand each one's device to @fn */
 struct powerpin_supply_walk {

@@ -291,8 +291,7 @@ static void powerpin_psy_class_by_name(const char *name)
 	}
 }
 
-int powerpin_kmi_for_each_supply(void *data,
-				 int (*fn)(struct device *dev, void *data))
+int powerpin_kmi_walk_supplies(void *data, powerpin_supply_fn *fn)
 {
 	char name[POWERPIN_SUPPLY_NAME_MAX];
 	unsigned long irqflags;

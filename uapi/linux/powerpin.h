@@ -137,7 +137,7 @@ enum powerpin_attr {
 	POWERPIN_ATTR_PAD,
 	POWERPIN_ATTR_STATE,		/* u32, enum powerpin_state */
 	POWERPIN_ATTR_EVENT_ENABLED,	/* u8: a consumer exists (kmod/README.md, Gate) */
-	POWERPIN_ATTR_TRACING_ON,	/* u8: the top-level tracing_on (absent: not known, a KMI build) */
+	POWERPIN_ATTR_TRACING_ON,	/* u8: the top-level tracing_on (absent: a KMI build) */
 	POWERPIN_ATTR_SUPPLY,		/* string: configured name ("" = first battery) */
 	POWERPIN_ATTR_SUPPLY_BOUND,	/* string: name of the supply in use */
 	POWERPIN_ATTR_SUPPLY_PRESENT,	/* u8 */
