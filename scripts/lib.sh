@@ -255,10 +255,26 @@ ltree_tree() {
 	! ltree_board "$1" kmi >/dev/null 2>&1 || ltree_kmi_list "$1" >/dev/null || return 1
 	(cd "$t" && pwd -P)
 }
-# The GKI branches' KMI symbol lists (one file per branch, as
-# ../shared/kmi/ beside the checkout holds them): POWERPIN_KMI_DIR
+# The GKI branches' KMI symbol lists (one file per branch): POWERPIN_KMI_DIR,
+# else ../shared/kmi/ beside the checkout, else the copy scripts/deps keeps
+# of them in the cache (kmi_keep), so another checkout finds them too
 kmi_dir() {
-	echo "${POWERPIN_KMI_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/../shared/kmi}"
+	local shared
+	shared="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/../shared/kmi"
+	if [ -n "${POWERPIN_KMI_DIR:-}" ]; then
+		echo "$POWERPIN_KMI_DIR"
+	elif [ -d "$shared" ]; then
+		(cd "$shared" && pwd -P)
+	else
+		echo "$PP_CACHE/kmi"
+	fi
+}
+# kmi_keep: copy the lists kmi_dir names into the cache
+kmi_keep() {
+	local d
+	d=$(kmi_dir)
+	[ "$d" != "$PP_CACHE/kmi" ] && [ -d "$d" ] || return 0
+	mkdir -p "$PP_CACHE/kmi" && cp -f "$d"/*.txt "$PP_CACHE/kmi/" 2>/dev/null || true
 }
 # ltree_kmi_list LINE: the KMI list a GKI-like line's kernel exports (its
 # board's "kmi" file in kmi_dir), or fail
