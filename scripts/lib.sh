@@ -294,6 +294,8 @@ ltree_unpack() {
 	pkg=$(ltree_board "$line" package 2>/dev/null) || return 0
 	var=$(ltree_var "$line")
 	[ -z "${!var:-}" ] || return 0
+	# a GKI-like line without its KMI list is skipped: nothing to unpack
+	! ltree_board "$line" kmi >/dev/null 2>&1 || ltree_kmi_list "$line" >/dev/null || return 0
 	tarball=/usr/src/$pkg.tar.xz
 	[ -f "$tarball" ] || { log "linux-$line: $tarball missing (the $pkg package)"; return 0; }
 	dst=$PP_CACHE/src/$pkg
