@@ -177,6 +177,42 @@ static int start_report(FIXTURE_DATA(sig) *self, bool ignore_pipe)
 	return -1;
 }
 
+/*
+ * Wait for the report to end, up to 240 s of wall time (only a hang
+ * reaches that: the test's limit is 300 s); a report that does not end is
+ * shown (its state and where it sleeps) and killed, a failure with a
+ * reason rather than the harness's timeout.
+ */
+static int wait_ended(FIXTURE_DATA(sig) *self, struct __test_metadata *_metadata, int *status)
+{
+	struct timespec nap = { 0, 5 * 1000 * 1000 }, now, end;
+	char cmd[192];
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 240;
+	for (;;) {
+		pid_t r = waitpid(self->pid, status, WNOHANG);
+
+		if (r == self->pid)
+			return 0;
+		if (r < 0)
+			return -1;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	snprintf(cmd, sizeof(cmd), "grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigCgt)' /proc/%d/status; "
+		 "cat /proc/%d/wchan; echo; cat /proc/%d/stack 2>/dev/null", self->pid, self->pid,
+		 self->pid);
+	TH_LOG("the report did not end in 240 s after the signal:");
+	if (system(cmd))
+		TH_LOG("(its state could not be read)");
+	kill(self->pid, SIGKILL);
+	waitpid(self->pid, status, 0);
+	return -1;
+}
+
 /* How the report ended; the outputs as they were and no temporary file left. */
 static int finish(FIXTURE_DATA(sig) *self, struct __test_metadata *_metadata, int *status)
 {
@@ -185,7 +221,7 @@ static int finish(FIXTURE_DATA(sig) *self, struct __test_metadata *_metadata, in
 	FILE *f;
 	int bad = 0;
 
-	if (waitpid(self->pid, status, 0) != self->pid)
+	if (wait_ended(self, _metadata, status))
 		return -1;
 	self->pid = -1;
 	if (temps_in(self->dir)) {
