@@ -680,14 +680,13 @@ bool powerpin_gate_would_record(int *cpu)
  */
 bool powerpin_gate_emit(void (*emit)(void *arg), void *arg)
 {
-	bool records;
-
-	bool others;
+	bool records, others;
 
 	mutex_lock(&powerpin_gate_lock);
 	preempt_disable();
+	/* powerpin_gate_records(true), with the others' answer kept */
 	others = powerpin_others_record(true);
-	records = others || powerpin_gate_records(true);
+	records = others || powerpin_files_record();
 	if (records) {
 		powerpin_landed = false;
 		emit(arg);

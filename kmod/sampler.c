@@ -759,12 +759,12 @@ static bool powerpin_take_sample(struct powerpin_capture *run)
 /* ---- the thread ---------------------------------------------------------- */
 
 /* A new series of deadlines begins at run->next (for the status file). */
-static void powerpin_series_start(const struct powerpin_capture *run)
+static void powerpin_series_start(ktime_t start)
 {
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
-	powerpin_stats.series_start_ns = ktime_to_ns(run->next);
+	powerpin_stats.series_start_ns = ktime_to_ns(start);
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 }
 
@@ -783,11 +783,7 @@ static void powerpin_capture_begin(struct powerpin_capture *run, ktime_t start)
 static void powerpin_capture_announce(struct powerpin_capture *run,
 				      ktime_t start)
 {
-	ktime_t next = run->next;
-
-	run->next = start;
-	powerpin_series_start(run);
-	run->next = next;
+	powerpin_series_start(start);
 	powerpin_set_state(run->bound[0] ? POWERPIN_STATE_SAMPLING :
 			   POWERPIN_STATE_WAITING_SUPPLY);
 	if (powerpin_listener)
@@ -863,7 +859,7 @@ static void powerpin_apply_config(struct powerpin_capture *run)
 		 */
 		if (run->open) {
 			run->next = ktime_add_ns(ktime_get(), run->period_ns);
-			powerpin_series_start(run);
+			powerpin_series_start(run->next);
 		}
 	}
 }
@@ -962,6 +958,26 @@ static u64 powerpin_poll_ns(struct powerpin_capture *run, ktime_t now)
 }
 
 /*
+ * The sample of the deadline due at @now, under powerpin_read_mutex and
+ * unless halted for a reboot.  Returns whether it was written.
+ */
+static bool powerpin_sample_now(struct powerpin_capture *run, ktime_t now)
+{
+	bool written;
+
+	powerpin_account_deadlines(run, now);
+	mutex_lock(&powerpin_read_mutex);
+	written = !powerpin_halted && powerpin_take_sample(run);
+	mutex_unlock(&powerpin_read_mutex);
+	if (written) {
+		/* after the events' timestamps: the distance is from there */
+		run->last_written = ktime_get();
+		run->have_written = true;
+	}
+	return written;
+}
+
+/*
  * A KMI build's look at a closed gate (gate.c, powerpin_gate_on_trial()):
  * a sample whose write tells whether the files' buffers take writes again,
  * the only way that build has to see tracing_on come back.  A capture is
@@ -972,7 +988,6 @@ static bool powerpin_trial_sample(struct powerpin_capture *run)
 {
 	unsigned long irqflags;
 	ktime_t start;
-	bool written;
 	int cpu;
 
 	/*
@@ -993,19 +1008,13 @@ static bool powerpin_trial_sample(struct powerpin_capture *run)
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 	start = ktime_get();
 	powerpin_capture_begin(run, start);
-	powerpin_account_deadlines(run, start);
-	mutex_lock(&powerpin_read_mutex);
-	written = !powerpin_halted && powerpin_take_sample(run);
-	mutex_unlock(&powerpin_read_mutex);
-	if (!written) {
+	if (!powerpin_sample_now(run, start)) {
 		run->open = false;
 		powerpin_move_home(run);
 		return false;
 	}
 	powerpin_capture_announce(run, start);
 	run->closed = false;
-	run->last_written = ktime_get();
-	run->have_written = true;
 	return true;
 }
 
@@ -1017,7 +1026,7 @@ static bool powerpin_trial_sample(struct powerpin_capture *run)
 static void powerpin_sampler_turn(struct powerpin_capture *run)
 {
 	ktime_t now, wake, due;
-	bool written, trial;
+	bool trial;
 	u64 poll;
 	int cpu;
 
@@ -1050,15 +1059,7 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 						   NSEC_PER_MSEC));
 		return;
 	}
-	powerpin_account_deadlines(run, now);
-	mutex_lock(&powerpin_read_mutex);
-	written = !powerpin_halted && powerpin_take_sample(run);
-	mutex_unlock(&powerpin_read_mutex);
-	if (written) {
-		/* after the events' timestamps: the distance is from there */
-		run->last_written = ktime_get();
-		run->have_written = true;
-	}
+	powerpin_sample_now(run, now);
 }
 
 static int powerpin_sampler_thread(void *unused)
