@@ -1371,6 +1371,26 @@ static long mincore_count(int fd, uint64_t len)
 	return count;
 }
 
+/*
+ * Wait, up to 10 s, for the reads in flight on @fd's pages to end: a
+ * readahead page is in the page cache (the ioctl counts it, as cachestat
+ * does) before it is up to date (mincore counts it only then), and an
+ * asynchronous readahead can still be reading when the read that started
+ * it returns.  Nothing is asserted here: the caller compares afterwards.
+ */
+static void wait_reads_done(int dev, int fd, size_t pages)
+{
+	struct powerpin_residency r;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r) ||
+		    mincore_count(fd, pages * page_size) == (long)r.nr_resident)
+			return;
+		usleep(100000);
+	}
+}
+
 static void read_all(int fd)
 {
 	char buf[65536];
@@ -1515,6 +1535,7 @@ static void expect_copy_up_answers(struct __test_metadata *_metadata, int dev,
 	ASSERT_EQ(0, query(dev, o->lfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &lr));
 	ASSERT_EQ(pages / 2, lr.nr_resident) TH_LOG("the lower file's cache");
 
+	wait_reads_done(dev, fd, pages);
 	expect_bitmap_is_mincore(_metadata, dev, fd, pages);
 	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
 	EXPECT_EQ(mincore_count(fd, pages * page_size), (long)r.nr_resident);
@@ -1789,6 +1810,7 @@ TEST(fuse_passthrough_answers_for_the_backing_file)
 	ASSERT_NE(NULL, buf);
 	ASSERT_EQ((ssize_t)(100 * page_size), pread(fd, buf, 100 * page_size, 0));
 	free(buf);
+	wait_reads_done(dev, fd, pages);
 	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
 	EXPECT_EQ(pages * page_size, r.file_size);
 	EXPECT_EQ(pages, r.nr_pages);
