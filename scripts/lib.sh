@@ -46,11 +46,7 @@ arm64 4.19 tree:linux-4.19
 arm64 5.4 tree:linux-5.4
 arm64 5.15 tree:linux-5.15
 arm64 6.6 tree:linux-6.6
-"
-# The GKI-like guest (kmod/README.md, "A KMI build"), opt in for now with
-# POWERPIN_GKI_GUEST=1: three of its tests still fail when it runs beside
-# the other guests (README.md, "Kernels from a tree")
-[ -z "${POWERPIN_GKI_GUEST:-}" ] || PP_MATRIX+="arm64 6.12-gki tree:linux-6.12-gki
+arm64 6.12-gki tree:linux-6.12-gki
 "
 
 # guests: "ARCH KERNEL" of every guest of the matrix, narrowed by
