@@ -758,29 +758,13 @@ static bool powerpin_take_sample(struct powerpin_capture *run)
 
 /* ---- the thread ---------------------------------------------------------- */
 
-/* A new series of deadlines begins at @start (for the status file). */
+/* A new series of deadlines begins at run->next (for the status file). */
 static void powerpin_series_start(ktime_t start)
 {
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_stats.series_start_ns = ktime_to_ns(start);
-	spin_unlock_irqrestore(&powerpin_lock, irqflags);
-}
-
-/*
- * The sample just written stands for the first deadline of a series
- * beginning at @start: the series, the next deadline and the status's
- * last deadline follow.
- */
-static void powerpin_series_from_sample(struct powerpin_capture *run,
-					ktime_t start)
-{
-	unsigned long irqflags;
-
-	run->next = ktime_add_ns(start, run->period_ns);
-	spin_lock_irqsave(&powerpin_lock, irqflags);
-	powerpin_stats.last_deadline_ns = ktime_to_ns(start);
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 }
 
@@ -1029,14 +1013,7 @@ static bool powerpin_trial_sample(struct powerpin_capture *run)
 		powerpin_move_home(run);
 		return false;
 	}
-	/*
-	 * The read may have begun before tracing_on 1 and only its write
-	 * came after: the gate is known open from where the sample landed,
-	 * so the series starts there, with this sample as its first
-	 * deadline's, and no deadline lies before the switch.
-	 */
-	powerpin_series_from_sample(run, run->last_written);
-	powerpin_capture_announce(run, run->last_written);
+	powerpin_capture_announce(run, start);
 	run->closed = false;
 	return true;
 }
