@@ -745,7 +745,9 @@ TEST_F_TIMEOUT(sampler, close_gate_long_period, 300)
  * supply, yet status follows it: unbind shows supply_present 0 at once,
  * bind shows it back.  The sampler never saw the supply go (nothing was
  * being sampled), so the next capture just reads the new one: neither
- * lost nor found is counted.
+ * lost nor found is counted.  (A KMI build's closed gate still takes
+ * trial samples while the event is enabled, kmod/README.md: there the
+ * event is off while the supply goes and comes back.)
  */
 TEST_F_TIMEOUT(sampler, supply_status_while_idle, 300)
 {
@@ -760,6 +762,18 @@ TEST_F_TIMEOUT(sampler, supply_status_while_idle, 300)
 	ASSERT_EQ(0, status_str("state", buf, sizeof(buf)));
 	ASSERT_STREQ("idle", buf);
 	EXPECT_EQ(1, status_ll("supply_present"));
+	if (kmi_build()) {
+		long long trials;
+
+		ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "0"));
+		/* a trial in flight ends; then none comes (50 ms apart) */
+		for (int i = 0; i < 100; i++) {
+			trials = status_ll("gate_trials");
+			sleep_s(0.15);
+			if (trials == status_ll("gate_trials"))
+				break;
+		}
+	}
 	lost0 = status_ll("supply_lost");
 	found0 = status_ll("supply_found");
 
@@ -775,6 +789,7 @@ TEST_F_TIMEOUT(sampler, supply_status_while_idle, 300)
 	ASSERT_EQ(0, status_str("supply_bound", buf, sizeof(buf)));
 	EXPECT_STREQ("max170xx_battery", buf);
 
+	ASSERT_EQ(0, write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1"));
 	s0 = status_ll("samples");
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
 	ASSERT_TRUE(wait_status_ge("samples", s0 + 3, 10.0));
@@ -965,7 +980,16 @@ TEST_F_TIMEOUT(sampler, slow_gauge_no_burst, 300)
 	EXPECT_LE(s1 - s0 - n, 1);
 	EXPECT_EQ(0, (last_ns - series_ns) % 10000000);
 	EXPECT_EQ((last_ns - series_ns) / 10000000 + 1, s1 - s0 + (m1 - m0));
-	EXPECT_GE(series_ns / 1e9, t0);
+	/*
+	 * A KMI build sees tracing_on 1 only when a trial sample lands: its
+	 * read, where the series starts, may have begun before the switch,
+	 * but it was written after it (kmod/README.md, "A KMI build").
+	 */
+	if (kmi_build()) {
+		EXPECT_GE(series_ns / 1e9 + e[0].read_ns / 1e9, t0);
+	} else {
+		EXPECT_GE(series_ns / 1e9, t0);
+	}
 	EXPECT_LE(last_ns / 1e9, e[n - 1].start + 0.0005);
 	EXPECT_TRUE(seq_strictly_increasing(e, n, 1));
 	free(e);
