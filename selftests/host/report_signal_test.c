@@ -134,15 +134,17 @@ static int start_report(FIXTURE_DATA(sig) *self, bool ignore_pipe)
 		if (fd < 0 || dup2(fd, 2) < 0 || dup2(p[1], 1) < 0 || chdir(self->dir))
 			_exit(125);
 		close(p[0]);
-		signal(SIGPIPE, ignore_pipe ? SIG_IGN : SIG_DFL);
 		/*
-		 * A shell starts a background job with SIGINT ignored, and
-		 * powerpin keeps an ignored signal ignored (as nohup expects):
-		 * the test is of the signals delivered as a terminal does.
+		 * A shell starts a background job with SIGINT and SIGQUIT
+		 * ignored (make check's lanes are such jobs), and powerpin
+		 * keeps an ignored signal ignored (as nohup expects): the test
+		 * is of the signals delivered as a terminal does, each with
+		 * its default action.  (Signals that cannot be set, SIGKILL,
+		 * SIGSTOP and the C library's own, refuse harmlessly.)
 		 */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		signal(SIGPIPE, ignore_pipe ? SIG_IGN : SIG_DFL);
 		setrlimit(RLIMIT_CORE, &no_core);	/* SIGQUIT: no core file */
 		execl(self->powerpin, "powerpin", "report", "in.txt", "--csv", "-",
 		      "--json", outputs[0], "--html", outputs[1], "--perfetto", outputs[2],
