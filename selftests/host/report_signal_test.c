@@ -26,6 +26,7 @@
 #include <kselftest_harness.h>
 
 #include "report_gen.h"
+#include "trace_clock.h"
 
 static const char *const outputs[] = { "a.json", "a.html", "a.pftrace", "a.trace.json" };
 #define NR_OUTPUTS	(sizeof(outputs) / sizeof(outputs[0]))
@@ -116,10 +117,11 @@ static int temps_in(const char *dir)
  */
 static int start_report(FIXTURE_DATA(sig) *self, bool ignore_pipe)
 {
-	struct timespec nap = { 0, 5 * 1000 * 1000 }, now, end;
+	struct timespec nap = { 0, 5 * 1000 * 1000 };
 	struct rlimit no_core = { 0, 0 };
 	int p[2], queued = 0, size;
 	char err[128];
+	double end;
 
 	if (pipe(p))
 		return -1;
@@ -159,13 +161,8 @@ static int start_report(FIXTURE_DATA(sig) *self, bool ignore_pipe)
 	 * only a hang reaches; a host busy with guests took over 30 s, and
 	 * there a 5 ms nap lasts far longer, so the naps are not counted.
 	 */
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += 240;
-	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec ||
-		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
-			break;
+	end = trace_clock_now() + 240;
+	while (trace_clock_now() < end) {
 		if (ioctl(self->rd, FIONREAD, &queued))
 			return -1;
 		if (queued >= size && temps_in(self->dir) == (int)NR_OUTPUTS)
@@ -187,11 +184,10 @@ static int start_report(FIXTURE_DATA(sig) *self, bool ignore_pipe)
  */
 static int wait_ended(FIXTURE_DATA(sig) *self, struct __test_metadata *_metadata, int *status)
 {
-	struct timespec nap = { 0, 5 * 1000 * 1000 }, now, end;
-	char cmd[192];
+	struct timespec nap = { 0, 5 * 1000 * 1000 };
+	double end = trace_clock_now() + 240;
+	char cmd[200];
 
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += 240;
 	for (;;) {
 		pid_t r = waitpid(self->pid, status, WNOHANG);
 
@@ -199,12 +195,11 @@ static int wait_ended(FIXTURE_DATA(sig) *self, struct __test_metadata *_metadata
 			return 0;
 		if (r < 0)
 			return -1;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec)
+		if (trace_clock_now() >= end)
 			break;
 		nanosleep(&nap, NULL);
 	}
-	snprintf(cmd, sizeof(cmd), "grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigCgt)' /proc/%d/status; "
+	snprintf(cmd, sizeof(cmd), "grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt)' /proc/%d/status; "
 		 "cat /proc/%d/wchan; echo; cat /proc/%d/stack 2>/dev/null", self->pid, self->pid,
 		 self->pid);
 	TH_LOG("the report did not end in 240 s after the signal:");
