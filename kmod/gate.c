@@ -124,6 +124,8 @@ static const struct powerpin_gate_ops *powerpin_gate_listener;
 
 #ifdef CONFIG_PERF_EVENTS
 static atomic_t powerpin_perf_users[POWERPIN_NR_EVENTS];
+/* the perf events open on each event that can record the thread's samples */
+static atomic_t powerpin_perf_recorders[POWERPIN_NR_EVENTS];
 static struct trace_event_call *powerpin_perf_call[POWERPIN_NR_EVENTS];
 /* perf events scheduled in: system-wide ones anywhere, all on this CPU */
 static atomic_t powerpin_perf_system_wide;
@@ -138,6 +140,18 @@ static DEFINE_PER_CPU(int, powerpin_perf_here);
 void powerpin_gate_listen(const struct powerpin_gate_ops *ops)
 {
 	WRITE_ONCE(powerpin_gate_listener, ops);
+}
+
+/*
+ * The task that emits the events: the sampler thread, from its creation to
+ * the module's unload (a perf event on it holds the module).  A perf event
+ * that follows a task records the events only when it follows this one.
+ */
+static struct task_struct *powerpin_gate_emitter;
+
+void powerpin_gate_set_emitter(struct task_struct *task)
+{
+	WRITE_ONCE(powerpin_gate_emitter, task);
 }
 
 /* Consumers may have changed: tell the listener, if there is one yet. */
@@ -197,11 +211,30 @@ static void powerpin_gate_remove_file(struct trace_event_file *file)
 
 #ifdef CONFIG_PERF_EVENTS
 /*
+ * Whether @event can record a sample the sampler thread emits: not one
+ * that excludes the kernel (the events fire in kernel context; any user may
+ * open such a counter on their own task, with perf_event_paranoid <= 2),
+ * nor one that follows another task (only the sampler thread emits).
+ * The same answer at open and close, and the target is only compared:
+ * before 4.x kernels perf holds no reference on it, so at close it may be
+ * gone.
+ */
+static bool powerpin_perf_can_record(const struct perf_event *event)
+{
+	const struct task_struct *task = powerpin_perf_target(event);
+
+	return !event->attr.exclude_kernel &&
+	       (!task || task == READ_ONCE(powerpin_gate_emitter));
+}
+
+/*
  * TRACE_REG_PERF_ADD/DEL run on the CPU the perf event is scheduled on,
  * possibly inside the scheduler: count, never wake anyone from here.
  */
 static void powerpin_gate_perf_sched(struct perf_event *event, int delta)
 {
+	if (!powerpin_perf_can_record(event))
+		return;
 	this_cpu_add(powerpin_perf_here, delta);
 	if (!powerpin_perf_target(event))
 		atomic_add(delta, &powerpin_perf_system_wide);
@@ -214,19 +247,30 @@ static int powerpin_perf_reg(struct trace_event_call *call,
 	int ret;
 
 	switch (type) {
+	/*
+	 * No wake-up for perf's probe coming or going: the perf events that
+	 * can record announce themselves as they open and close.
+	 */
 	case TRACE_REG_PERF_REGISTER:
 		WRITE_ONCE(powerpin_perf_call[event], call);
 		atomic_inc(&powerpin_perf_users[event]);
 		ret = powerpin_trace_event_reg(call, type, data);
 		if (ret)
 			atomic_dec(&powerpin_perf_users[event]);
-		powerpin_gate_changed();
 		return ret;
 	case TRACE_REG_PERF_UNREGISTER:
 		ret = powerpin_trace_event_reg(call, type, data);
 		atomic_dec(&powerpin_perf_users[event]);
-		powerpin_gate_changed();
 		return ret;
+	case TRACE_REG_PERF_OPEN:
+	case TRACE_REG_PERF_CLOSE:
+		/* only a perf event that can record is a consumer to wake for */
+		if (powerpin_perf_can_record(data)) {
+			atomic_add(type == TRACE_REG_PERF_OPEN ? 1 : -1,
+				   &powerpin_perf_recorders[event]);
+			powerpin_gate_changed();
+		}
+		break;
 	case TRACE_REG_PERF_ADD:
 		powerpin_gate_perf_sched(data, 1);
 		break;
@@ -256,9 +300,9 @@ static bool powerpin_perf_records(bool here)
 
 		if (!atomic_read(&powerpin_perf_users[i]))
 			continue;
-		users = true;
 		if (call && powerpin_bpf_attached(call))
 			return true;
+		users |= atomic_read(&powerpin_perf_recorders[i]) > 0;
 	}
 	if (!users)
 		return false;
@@ -270,6 +314,17 @@ static bool powerpin_perf_records(bool here)
 static bool powerpin_perf_registered(enum powerpin_event event)
 {
 	return atomic_read(&powerpin_perf_users[event]) > 0;
+}
+
+/* perf on @event could record: a perf event that can, or a BPF program */
+static bool powerpin_perf_consumes(enum powerpin_event event)
+{
+	struct trace_event_call *call = READ_ONCE(powerpin_perf_call[event]);
+
+	if (!powerpin_perf_registered(event))
+		return false;
+	return atomic_read(&powerpin_perf_recorders[event]) > 0 ||
+	       (call && powerpin_bpf_attached(call));
 }
 #else
 static int powerpin_perf_reg(struct trace_event_call *call,
@@ -284,6 +339,11 @@ static bool powerpin_perf_records(bool here)
 }
 
 static bool powerpin_perf_registered(enum powerpin_event event)
+{
+	return false;
+}
+
+static bool powerpin_perf_consumes(enum powerpin_event event)
 {
 	return false;
 }
@@ -320,17 +380,28 @@ int powerpin_event_reg(struct trace_event_call *call, enum trace_reg type,
 	return ret;
 }
 
-/* Tracepoint first probe / last probe, whoever attaches it. */
+/*
+ * Tracepoint first probe / last probe, whoever attaches it.  A file's and
+ * perf's registrations wake the thread themselves (and perf's only for a
+ * perf event that can record): the probe of another wakes it here.
+ */
+static void powerpin_tp_changed(enum powerpin_event event)
+{
+	if (!atomic_read(&powerpin_nr_files[event]) &&
+	    !powerpin_perf_registered(event))
+		powerpin_gate_changed();
+}
+
 static void powerpin_tp_reg(enum powerpin_event event)
 {
 	atomic_set(&powerpin_tp_live[event], 1);
-	powerpin_gate_changed();
+	powerpin_tp_changed(event);
 }
 
 static void powerpin_tp_unreg(enum powerpin_event event)
 {
 	atomic_set(&powerpin_tp_live[event], 0);
-	powerpin_gate_changed();
+	powerpin_tp_changed(event);
 }
 
 /* powerpin_battery_tp_reg() and powerpin_counter_tp_reg() */
@@ -447,15 +518,17 @@ static bool powerpin_file_records(struct trace_event_file *file)
 	return powerpin_buffer_accepts(file);
 }
 
-/* Any consumer at all: a file (soft disabled included), perf, a probe. */
+/*
+ * Any consumer at all: a file (soft disabled included), perf that can
+ * record, a probe of the tracepoint's that is not perf's.
+ */
 bool powerpin_gate_has_consumers(void)
 {
 	int i;
 
 	for (i = 0; i < POWERPIN_NR_EVENTS; i++)
-		if (atomic_read(&powerpin_tp_live[i]) ||
-		    atomic_read(&powerpin_nr_files[i]) ||
-		    powerpin_perf_registered(i))
+		if (atomic_read(&powerpin_nr_files[i]) || powerpin_perf_consumes(i) ||
+		    (atomic_read(&powerpin_tp_live[i]) && !powerpin_perf_registered(i)))
 			return true;
 	return false;
 }

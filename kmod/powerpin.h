@@ -64,6 +64,7 @@ struct powerpin_gate_ops {
 };
 
 void powerpin_gate_listen(const struct powerpin_gate_ops *ops);
+void powerpin_gate_set_emitter(struct task_struct *task);
 bool powerpin_gate_has_consumers(void);
 bool powerpin_gate_would_record(int *cpu);
 void powerpin_gate_look_everywhere(void);

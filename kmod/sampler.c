@@ -1340,11 +1340,13 @@ int powerpin_sampler_init(void)
 		powerpin_supply_track_exit();
 		return PTR_ERR(task);
 	}
+	powerpin_gate_set_emitter(task);
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_task = task;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
 	ret = register_reboot_notifier(&powerpin_reboot_nb);
 	if (ret) {
+		powerpin_gate_set_emitter(NULL);
 		powerpin_sampler_stop();
 		powerpin_gate_listen(NULL);
 		powerpin_supply_track_exit();

@@ -108,6 +108,26 @@ static inline bool kmi_build(void)
 	return !status_str("tracing_on", v, sizeof(v)) && !strcmp(v, "unknown");
 }
 
+/* Context switches of a task so far, voluntary and not: its wake-ups. */
+static inline long long ctxt_switches(int pid)
+{
+	char path[64], line[128];
+	long long sum = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "voluntary_ctxt_switches:", 24) ||
+		    !strncmp(line, "nonvoluntary_ctxt_switches:", 27))
+			sum += strtoll(strchr(line, ':') + 1, NULL, 10);
+	}
+	fclose(f);
+	return sum;
+}
+
 static inline double now_mono(void)
 {
 	struct timespec ts;

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/bpf.h>
+#include <linux/perf_event.h>
 #include <linux/powerpin.h>
 
 #include "guest_harness.h"
@@ -482,6 +483,93 @@ TEST_F_TIMEOUT(gate, enable_event_trigger, 300)
 	n = trace_file_events(TRACING "/trace", &e);
 	EXPECT_EQ(s1 - s0, n);
 	free(e);
+}
+
+/* A counting perf event on powerpin_battery: @pid/@cpu as perf_event_open(). */
+static int perf_counter_open(bool exclude_kernel, int pid, int cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.exclude_kernel = exclude_kernel,
+	};
+
+	attr.config = read_ll(TRACING "/events/powerpin/powerpin_battery/id");
+	return syscall(__NR_perf_event_open, &attr, pid, cpu, -1, 0);
+}
+
+/*
+ * A counting perf event on @pid/@cpu that can record the thread's samples
+ * wakes the thread, which reads and emits: the counter counts them.  The
+ * ceilings are for a hang only.
+ */
+static void perf_counter_records(struct __test_metadata *_metadata, int pid,
+				 int cpu, const char *what)
+{
+	unsigned long long count = 0;
+	int fd = perf_counter_open(false, pid, cpu);
+	double end = now_mono() + 120.0;
+
+	ASSERT_GE(fd, 0) TH_LOG("perf_event_open %s: %s", what, strerror(errno));
+	EXPECT_TRUE(wait_status_is("state", "sampling", 120.0)) TH_LOG("%s", what);
+	EXPECT_EQ(1, status_ll("event_enabled")) TH_LOG("%s", what);
+	do {
+		ASSERT_EQ(sizeof(count), read(fd, &count, sizeof(count)));
+		sleep_s(0.005);
+	} while (count < 3 && now_mono() < end);
+	EXPECT_GE(count, 3) TH_LOG("%s: %llu events counted", what, count);
+	close(fd);
+	EXPECT_TRUE(wait_status_is("state", "idle", 120.0)) TH_LOG("%s: closed", what);
+}
+
+/*
+ * A perf event that cannot record the thread's samples is no consumer: one
+ * that excludes the kernel (any user may open that on their own task with
+ * perf_event_paranoid <= 2), or one that follows a user task (only the
+ * kernel thread emits).  Held open, the thread neither reads the gauge
+ * nor polls, and opened and closed in a loop it never wakes it.
+ * A system-wide counter does record.
+ */
+TEST_F_TIMEOUT(gate, perf_that_cannot_record, 120)
+{
+	static const struct { bool exclude_kernel; const char *what; } cases[] = {
+		{ true, "excluding the kernel" }, { false, "on this task" },
+	};
+	int pid = status_ll("kthread_pid"), fd, i, k;
+	long long sw0, t0;
+
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
+	for (i = 0; i < 2; i++) {
+		fd = perf_counter_open(cases[i].exclude_kernel, 0, -1);
+		if (fd < 0)
+			SKIP(return, "perf_event_open: %s", strerror(errno));
+		sleep_s(0.2);
+		sw0 = ctxt_switches(pid);
+		t0 = sampler_transfers();
+		sleep_s(2.0);
+		EXPECT_EQ(0, status_ll("event_enabled")) TH_LOG("%s", cases[i].what);
+		EXPECT_LE(ctxt_switches(pid) - sw0, 2) TH_LOG("%s: the thread polled", cases[i].what);
+		EXPECT_EQ(t0, sampler_transfers()) TH_LOG("%s: the gauge was read", cases[i].what);
+		close(fd);
+	}
+	/* 50 opens and closes in 1 s: nothing to wake for */
+	sleep_s(0.2);
+	sw0 = ctxt_switches(pid);
+	t0 = sampler_transfers();
+	for (k = 0; k < 50; k++) {
+		fd = perf_counter_open(true, 0, -1);
+		ASSERT_GE(fd, 0);
+		sleep_s(0.01);
+		close(fd);
+		sleep_s(0.01);
+	}
+	sleep_s(0.5);
+	EXPECT_LE(ctxt_switches(pid) - sw0, 2);
+	EXPECT_EQ(t0, sampler_transfers());
+	/* system-wide (on CPU 0), and on the sampler thread itself: consumers */
+	perf_counter_records(_metadata, -1, 0, "system-wide on CPU 0");
+	perf_counter_records(_metadata, pid, -1, "on the sampler thread");
 }
 
 /*

@@ -113,25 +113,6 @@ static int kthread_pid(void)
 	return (int)status_ll("kthread_pid");
 }
 
-static long long ctxt_switches(int pid)
-{
-	char path[64], line[128];
-	long long sum = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "voluntary_ctxt_switches:", 24) ||
-		    !strncmp(line, "nonvoluntary_ctxt_switches:", 27))
-			sum += strtoll(strchr(line, ':') + 1, NULL, 10);
-	}
-	fclose(f);
-	return sum;
-}
-
 /* Threads whose comm is the sampler's. */
 static int count_sampler_threads(void)
 {
