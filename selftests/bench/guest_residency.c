@@ -11,8 +11,10 @@
  * where ioctl is the slower of the bitmap and runs modes (both give per-page
  * answers), plus lines with the raw times, and for each target
  *   bench residency_<pct>: target mincore/ioctl >= N: target met|target missed
- * (N = 5 at 100% resident, 50 at 10% and 0%) and cachestat/ioctl >= 0.5 (no
- * slower than half cachestat's speed).  A missed target is reported, not an
+ * (N = 5 at 100% resident, 50 at 10% and 0%) and cachestat/ioctl >= 0.8 at
+ * 100% and 10% (a walk that answers per page, within a fifth of one that
+ * only counts), 0.5 at 0% (where both take microseconds and the bitmap mode
+ * clears its whole buffer).  A missed target is reported, not an
  * error: the exit status says only whether the measurements ran.  Each method runs REPEAT batches,
  * interleaved with the others; the speedups use the fastest batch of each
  * (the least disturbed by other load on a shared machine), and the medians
@@ -321,7 +323,7 @@ static int run_case(struct bench *b, int pct)
 		{ .name = "mincore per page", .fn = m_mincore_page, .repeat = 1 },
 		{ .name = "cachestat", .fn = m_cachestat, .repeat = REPEAT },
 	};
-	double bitmap, runs, ioctl_us, mc, cs;
+	double bitmap, runs, ioctl_us, mc, cs, cs_want;
 	uint64_t resident;
 	unsigned int i;
 
@@ -362,12 +364,13 @@ static int run_case(struct bench *b, int pct)
 		printf("bench residency_%d: speedup %.2f (cachestat/ioctl)\n", pct,
 		       cs / ioctl_us);
 	/* the targets: 5x mincore when all is cached, 50x when little is */
+	cs_want = pct ? 0.8 : 0.5;
 	target(pct, "mincore/ioctl", mc / ioctl_us, pct == 100 ? 5 : 50);
 	if (cs >= 0)
-		target(pct, "cachestat/ioctl", cs / ioctl_us, 0.5);
+		target(pct, "cachestat/ioctl", cs / ioctl_us, cs_want);
 	else
-		printf("bench residency_%d: target cachestat/ioctl >= 0.5: not measured (no cachestat)\n",
-		       pct);
+		printf("bench residency_%d: target cachestat/ioctl >= %g: not measured (no cachestat)\n",
+		       pct, cs_want);
 	fflush(stdout);
 	return 0;
 }
