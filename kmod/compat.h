@@ -846,7 +846,43 @@ static inline int powerpin_copy_struct_from_user(void *dst, size_t ksize,
  * the powerpin_xas_*() calls are xas_*()) where the page cache is an
  * xarray (4.20 on); before, the same calls over the radix tree.
  */
-#if defined(POWERPIN_HAVE_XARRAY) && !defined(POWERPIN_KMI)
+#if defined(POWERPIN_KMI) && defined(POWERPIN_HAVE_FOLIO) && \
+	defined(POWERPIN_KMI_HAS_XAS_FIND) && defined(POWERPIN_KMI_HAS_XAS_PAUSE)
+/*
+ * A KMI build whose lists export xas_find() and xas_pause() (6.1 on)
+ * walks as a full build does, reading only the entry's order and marks
+ * off the folio (powerpin_folio_mark(), powerpin_xas_order()).
+ */
+#define POWERPIN_KMI_XAS
+#endif
+
+#ifdef POWERPIN_KMI
+/*
+ * PAGECACHE_TAG_DIRTY or _WRITEBACK of a page-cache entry (not a value),
+ * from the folio's own flags: read under RCU with no reference, as the
+ * page cache's own lookups read a folio before they pin it (its struct
+ * stays memory); a folio freed meanwhile gives a stale bit, as a mark
+ * read a moment later would.
+ */
+static inline bool powerpin_folio_mark(void *entry, xa_mark_t mark)
+{
+#ifdef POWERPIN_HAVE_FOLIO
+	struct folio *folio = entry;
+
+	if (mark == PAGECACHE_TAG_DIRTY)
+		return folio_test_dirty(folio);
+	return mark == PAGECACHE_TAG_WRITEBACK && folio_test_writeback(folio);
+#else
+	struct page *page = entry;
+
+	if (mark == PAGECACHE_TAG_DIRTY)
+		return PageDirty(page);
+	return mark == PAGECACHE_TAG_WRITEBACK && PageWriteback(page);
+#endif
+}
+#endif
+
+#if defined(POWERPIN_HAVE_XARRAY) && (!defined(POWERPIN_KMI) || defined(POWERPIN_KMI_XAS))
 #define powerpin_page_cache(mapping)	(&(mapping)->i_pages)
 #define powerpin_xa_state		xa_state
 #define POWERPIN_XA_STATE(name, xa, index)	XA_STATE(name, xa, index)
@@ -854,8 +890,16 @@ static inline int powerpin_copy_struct_from_user(void *dst, size_t ksize,
 #define powerpin_xas_find		xas_find
 #define powerpin_xas_for_each		xas_for_each
 #define powerpin_xas_retry		xas_retry
-#define powerpin_xas_get_mark		xas_get_mark
 #define powerpin_xas_pause		xas_pause
+#ifdef POWERPIN_KMI_XAS
+/* the entry the walk is at, as xas_reload() reads it again from its node */
+static inline bool powerpin_xas_get_mark(struct xa_state *xas, xa_mark_t mark)
+{
+	return powerpin_folio_mark(xas_reload(xas), mark);
+}
+#else
+#define powerpin_xas_get_mark		xas_get_mark
+#endif
 #elif defined(POWERPIN_KMI)
 /*
  * A KMI build (GKI, 5.10 on): the same walk calls over xa_find(), which
@@ -909,29 +953,11 @@ static inline bool powerpin_xas_retry(struct powerpin_xa_state *xas,
 	return false;
 }
 
-/*
- * PAGECACHE_TAG_DIRTY or _WRITEBACK of the folio returned last, from its
- * own flags: read under RCU with no reference, as the page cache's own
- * lookups read a folio before they pin it (its struct stays memory); a
- * folio freed meanwhile gives a stale bit, as a mark read a moment
- * later would.
- */
+/* PAGECACHE_TAG_DIRTY or _WRITEBACK of the folio returned last */
 static inline bool powerpin_xas_get_mark(struct powerpin_xa_state *xas,
 					 xa_mark_t mark)
 {
-#ifdef POWERPIN_HAVE_FOLIO
-	struct folio *folio = xas->entry;
-
-	if (mark == PAGECACHE_TAG_DIRTY)
-		return folio_test_dirty(folio);
-	return mark == PAGECACHE_TAG_WRITEBACK && folio_test_writeback(folio);
-#else
-	struct page *page = xas->entry;
-
-	if (mark == PAGECACHE_TAG_DIRTY)
-		return PageDirty(page);
-	return mark == PAGECACHE_TAG_WRITEBACK && PageWriteback(page);
-#endif
+	return powerpin_folio_mark(xas->entry, mark);
 }
 
 /* each lookup is from the root: nothing to let go of */
@@ -1064,7 +1090,20 @@ static inline void powerpin_xas_pause(struct powerpin_xa_state *xas)
  */
 static inline unsigned int powerpin_xas_order(struct powerpin_xa_state *xas)
 {
-#if defined(POWERPIN_KMI)
+#if defined(POWERPIN_KMI_XAS)
+	/*
+	 * The folio's own order, believed only while the entry is still the
+	 * one the walk is at (a large folio is one multi-index entry); a
+	 * value entry (a shadow) counts one page at a time.
+	 */
+	void *entry = xas_reload(xas);
+	unsigned int order;
+
+	if (xa_is_value(entry))
+		return 0;
+	order = min_t(unsigned int, folio_order(entry), BITS_PER_LONG / 2);
+	return xas_reload(xas) == entry ? order : 0;
+#elif defined(POWERPIN_KMI)
 	/*
 	 * A KMI build: the folio's own order, read as its flags are
 	 * (powerpin_xas_get_mark()), believed only while the entry is still

@@ -163,3 +163,6 @@ pp_kmi_has = $(if $(filter 1,$(pp_kmi)),$(shell cat $(srctree)/android/abi_gki_a
 	grep -qxE '[[:space:]]*$(1)' && echo -D$(2)))
 ccflags-y += $(call pp_kmi_has,inode_owner_or_capable,POWERPIN_KMI_HAS_INODE_OWNER_OR_CAPABLE)
 ccflags-y += $(call pp_kmi_has,generic_permission,POWERPIN_KMI_HAS_GENERIC_PERMISSION)
+# 6.1 on: the residency walk steps with xas_find() (kmod/compat.h)
+ccflags-y += $(call pp_kmi_has,xas_find,POWERPIN_KMI_HAS_XAS_FIND)
+ccflags-y += $(call pp_kmi_has,xas_pause,POWERPIN_KMI_HAS_XAS_PAUSE)
