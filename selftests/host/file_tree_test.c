@@ -17,7 +17,7 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "util.h"
+#include "base/base.h"
 
 #define POWERPIN	"build/bin/powerpin"
 

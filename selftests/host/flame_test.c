@@ -16,9 +16,8 @@
 
 #include <kselftest_harness.h>
 
-#include "alloc_log.h"
+#include "java/java.h"
 #include "cmd_helpers.h"
-#include "flame.h"
 #include "fuzz_seed.h"
 
 #define POWERPIN	"build/bin/powerpin"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Output files (daemon/lib/output.c) and every command option that writes
+ * Output files (daemon/lib/base/output.c) and every command option that writes
  * one: "-" is standard output, streams (FIFO, device, socket, a descriptor
  * such as /dev/stdout or >(...)) are written through and never replaced,
  * regular files are replaced whole (a symlink's target, the link kept), and
@@ -25,8 +25,8 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "output.h"
-#include "pinlist.h"
+#include "base/base.h"
+#include "pin/pin.h"
 #include "report_gen.h"
 
 /* the binary under test; POWERPIN_BIN runs the same checks on another build */

@@ -16,7 +16,7 @@
 
 #include <kselftest_harness.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "report_gen.h"
 
 #define T0	100000000000ULL

@@ -12,7 +12,7 @@
 
 #include <kselftest_harness.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "report_gen.h"
 
 #define MS	1000000ULL

@@ -22,8 +22,7 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "report.h"
-#include "report_filter.h"
+#include "report/report.h"
 #include "report_gen.h"
 
 #define POWERPIN	"build/bin/powerpin"

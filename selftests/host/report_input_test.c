@@ -17,7 +17,7 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_gen.h"
 #include "report_tracedat.h"
 

@@ -21,8 +21,8 @@
 
 #include "cmd_helpers.h"
 #include "fuzz_seed.h"
-#include "perf_map.h"
-#include "perf_script.h"
+#include "java/java.h"
+#include "trace/trace.h"
 
 #define POWERPIN	"build/bin/powerpin"
 

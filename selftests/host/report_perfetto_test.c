@@ -24,12 +24,12 @@
 #include "report_tracedat.h"
 
 #define POWERPIN	"build/bin/powerpin"
-#define PROTO_DIR	"daemon/lib"
+#define PROTO_DIR	"daemon/lib/report"
 #define MS		1000000ULL
 #define SEC		1000000000ULL
 #define T0		(100 * SEC)
 
-/* uuids the writer gives (daemon/lib/report_perfetto.c) */
+/* uuids the writer gives (daemon/lib/report/report_perfetto.c) */
 #define U_VOLTAGE	2
 #define U_CURRENT	3
 #define U_POWER		4

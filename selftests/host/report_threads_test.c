@@ -123,7 +123,7 @@ static int run(FIXTURE_DATA(thr) *self)
 	self->js = slurp(self->json);
 	if (!system("command -v protoc >/dev/null")) {
 		snprintf(cmd, sizeof(cmd),
-			 "protoc --proto_path=daemon/lib --decode=perfetto.protos.Trace perfetto_trace.proto < %s > %s.txt",
+			 "protoc --proto_path=daemon/lib/report --decode=perfetto.protos.Trace perfetto_trace.proto < %s > %s.txt",
 			 self->pf, self->pf);
 		if (system(cmd))
 			return -1;

@@ -19,7 +19,7 @@
 #include <kselftest_harness.h>
 #include <trace-cmd/trace-cmd.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "report_gen.h"
 #include "report_tracedat.h"
 

@@ -19,7 +19,7 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "output.h"
+#include "base/base.h"
 #include "report_gen.h"
 
 #define REFUSAL	"the same file as an input: refusing to write over it"

@@ -25,7 +25,7 @@
 #include <kselftest_harness.h>
 
 #include "pin_helpers.h"
-#include "zipindex.h"
+#include "pin/pin.h"
 
 #define PS		4096ULL
 #define LOCAL_HDR	30ULL

@@ -19,7 +19,7 @@
 
 #include "report.h"
 #include "report_filter.h"
-#include "util.h"
+#include "base/base.h"
 
 #define CHROME_BATTERY_PID	0x7ffffffe
 /*

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * report/: the single pass over a trace that makes a power report, its filter,
+ * energy per function from perf samples, and the writers (text, JSON, HTML, Perfetto).
+ */
+/*
  * Power report: statistics, energy and attribution computed from a stream of
  * trace events (trace_input.h) in one pass, in memory that depends on the
  * number of threads, slice names and counter tracks, and on capture length
@@ -15,8 +19,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hash_index.h"
-#include "trace_input.h"
+#include "base/base.h"
+#include "trace/trace.h"
+#include "report_filter.h"
+#include "report_perf.h"
 
 /* Slices open at once (all threads); more are counted as dropped. */
 #define REPORT_MAX_OPEN_SLICES	4096

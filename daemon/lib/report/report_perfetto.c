@@ -31,7 +31,7 @@
 
 #include "perfetto_trace.pb-c.h"
 #include "report.h"
-#include "util.h"
+#include "base/base.h"
 
 /*
  * trusted_packet_sequence_id: processes, threads and their tracks on one
