@@ -73,13 +73,10 @@ FIXTURE_SETUP(filter)
 
 FIXTURE_TEARDOWN(filter)
 {
-	char cmd[160];
-
 	if (self->ran)
 		report_free(&self->r);
 	report_filter_free(&self->f);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

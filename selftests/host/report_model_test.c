@@ -572,26 +572,6 @@ static int values_after(const char *text, const char *prefix, double *out, int m
 	return n;
 }
 
-/* Whitespace runs as one space: protoc's text as one line per message. */
-static char *squeeze(char *s)
-{
-	char *r = s, *w = s;
-	bool space = false;
-
-	for (; *r; r++) {
-		if (*r == ' ' || *r == '\n') {
-			space = true;
-			continue;
-		}
-		if (space && w > s)
-			*w++ = ' ';
-		space = false;
-		*w++ = *r;
-	}
-	*w = '\0';
-	return s;
-}
-
 /* The model's power per interval: idle 50 mA + CPU 0 + CPU 1, x 4 V */
 static double model_w(int k)
 {

@@ -47,10 +47,7 @@ FIXTURE_SETUP(same)
 
 FIXTURE_TEARDOWN(same)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 
