@@ -397,6 +397,14 @@ void report_kernel_lost(uint64_t lost, void *r);
 extern const struct trace_input_ops report_input_ops;
 
 /*
+ * The rest of an atrace counter mark "C|tgid|name|value" after its "C|"
+ * (from @s to @end): *@name and *@name_len the name, *@value the value.
+ * 0, or -1 when it has no name or no value, or a value of 32 bytes or more.
+ */
+int report_counter_mark(const char *s, const char *end, const char **name,
+			size_t *name_len, long long *value);
+
+/*
  * Close open slices, pick the sign convention, compute the statistics.
  * Returns 0, or -1 with a message in @err (no power samples at all).
  */
