@@ -99,6 +99,30 @@ static inline char *line_of(const char *cmd, char *buf, size_t len)
 	return buf;
 }
 
+/* Entries of @dir besides the ones named (a NULL-terminated list); -1 if ls fails to say. */
+static inline int others_in(const char *dir, ...)
+{
+	char cmd[512], *p = cmd;
+	const char *name;
+	va_list ap;
+	FILE *f;
+	int n = -1;
+
+	p += sprintf(p, "ls -A %s", dir);
+	va_start(ap, dir);
+	while ((name = va_arg(ap, const char *)))
+		p += sprintf(p, " | grep -vx -e '%s'", name);
+	va_end(ap);
+	sprintf(p, " | wc -l");
+	f = popen(cmd, "r");
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		pclose(f);
+	}
+	return n;
+}
+
 /* Every run of white space in @s as one space, none leading: text compared by its words; @s. */
 static inline char *squeeze(char *s)
 {

@@ -66,30 +66,6 @@ static char *at(FIXTURE_DATA(out) *self, int i, const char *name)
 	return self->path[i];
 }
 
-/* Entries of @dir besides the ones named (a NULL-terminated list). */
-static int others_in(const char *dir, ...)
-{
-	char cmd[512], *p = cmd;
-	const char *name;
-	va_list ap;
-	FILE *f;
-	int n = -1;
-
-	p += sprintf(p, "ls -A %s", dir);
-	va_start(ap, dir);
-	while ((name = va_arg(ap, const char *)))
-		p += sprintf(p, " | grep -vx -e '%s'", name);
-	va_end(ap);
-	sprintf(p, " | wc -l");
-	f = popen(cmd, "r");
-	if (f) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = -1;
-		pclose(f);
-	}
-	return n;
-}
-
 /* A reader still blocked on @fifo (nothing was written to it) is let go. */
 static void release_reader(const char *fifo)
 {
