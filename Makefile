@@ -94,7 +94,9 @@ LDLIBS  += $(if $(POWERPIN_ANDROID),-lzstd -lz)
 BENCH_CFLAGS := $(filter-out -Wmissing-prototypes -Wshadow,$(CFLAGS)) -Wno-clobbered -I$(KSELFTEST)
 TEST_CFLAGS := $(filter-out -O%,$(BENCH_CFLAGS)) -O0
 
-LIB_SRC := $(sort $(wildcard daemon/lib/*.c))
+# daemon/lib/ in rooms (daemon/lib/README.md), each in its own folder
+LIB_SRC := $(sort $(wildcard daemon/lib/*/*.c))
+LIB_HDRS := $(wildcard daemon/lib/*/*.h)
 # Perfetto's trace messages, encoded by protobuf-c from the project's .proto
 GEN_PROTO := $(B)/gen/perfetto_trace.pb-c.c
 GEN_HDRS  := $(GEN_PROTO:.c=.h) $(B)/gen/report_html_js.h
@@ -151,18 +153,18 @@ $(B)/gen/powerpin_version.h: FORCE
 	@mkdir -p $(dir $@)
 	@echo '#define POWERPIN_VERSION "$(VERSION)"' >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(B)/daemon/lib/version.o $(B)/fuzz/obj/daemon/lib/version.o: $(B)/gen/powerpin_version.h
+$(B)/daemon/lib/base/version.o $(B)/fuzz/obj/daemon/lib/base/version.o: $(B)/gen/powerpin_version.h
 
-$(B)/%.o: %.c $(wildcard daemon/lib/*.h) uapi/linux/powerpin.h $(GEN_HDRS)
+$(B)/%.o: %.c $(LIB_HDRS) uapi/linux/powerpin.h $(GEN_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h: daemon/lib/%.proto
+$(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h: daemon/lib/report/%.proto
 	@mkdir -p $(dir $@)
-	protoc-c --proto_path=daemon/lib --c_out=$(B)/gen $<
+	protoc-c --proto_path=daemon/lib/report --c_out=$(B)/gen $<
 
 # the HTML report's script, as a C string with its Content-Security-Policy hash
-$(B)/gen/report_html_js.h: daemon/lib/report_html.js scripts/embed-js
+$(B)/gen/report_html_js.h: daemon/lib/report/report_html.js scripts/embed-js
 	@mkdir -p $(dir $@)
 	python3 scripts/embed-js $< $@
 
@@ -203,9 +205,9 @@ $(B)/tests/bin/teardown_probe: selftests/probe/teardown_probe.c
 
 # The CLI built as another version, to test what status says of a module
 # that does not match.
-$(B)/tests/bin/powerpin-other-version: $(CLI_OBJ) $(B)/libpowerpin.a daemon/lib/version.c
+$(B)/tests/bin/powerpin-other-version: $(CLI_OBJ) $(B)/libpowerpin.a daemon/lib/base/version.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -DPOWERPIN_VERSION='"0.0.0-other"' -o $@ daemon/lib/version.c $(CLI_OBJ) $(B)/libpowerpin.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DPOWERPIN_VERSION='"0.0.0-other"' -o $@ daemon/lib/base/version.c $(CLI_OBJ) $(B)/libpowerpin.a $(LDLIBS)
 
 $(B)/java/%.class: selftests/java/%.java
 	@mkdir -p $(dir $@)
@@ -231,7 +233,7 @@ FUZZ_OBJ    := $(LIB_SRC:%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/gen/perfetto_trace
 
 fuzzers: $(FUZZERS)
 
-$(B)/fuzz/obj/%.o: %.c $(wildcard daemon/lib/*.h) uapi/linux/powerpin.h $(GEN_HDRS)
+$(B)/fuzz/obj/%.o: %.c $(LIB_HDRS) uapi/linux/powerpin.h $(GEN_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -18,10 +18,8 @@
 #include <linux/powerpin.h>
 
 #include "commands.h"
-#include "util.h"
-#include "genl.h"
-#include "record.h"
-#include "version.h"
+#include "base/base.h"
+#include "capture/capture.h"
 
 /* Open the family or say why not. */
 static struct pp_genl *open_family(const char *cmd, bool quiet_absent)

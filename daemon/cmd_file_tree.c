@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "file_tree.h"
-#include "probe.h"
-#include "util.h"
+#include "pin/pin.h"
+#include "base/base.h"
 
 struct tree_walk {
 	const struct file_tree_opts *o;

@@ -3,7 +3,7 @@
  * powerpin flame: an allocation log (tiallocsample's format, from
  * tiallocsample or libpowerpin_agent.so) as folded stacks or as an
  * interactive flame graph page.  The parsing and writing are in
- * daemon/lib/alloc_log.c and flame*.c.
+ * daemon/lib/java/alloc_log.c and flame*.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,11 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "alloc_log.h"
+#include "java/java.h"
 #include "commands.h"
-#include "flame.h"
-#include "output.h"
-#include "util.h"
+#include "base/base.h"
 
 /*
  * An allocation log larger than this is not read: 4 GiB, or 1 GiB in a

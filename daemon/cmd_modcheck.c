@@ -14,8 +14,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "util.h"
-#include "vermagic.h"
+#include "base/base.h"
 
 #define MODULE_MAX_BYTES	(256 << 20)
 #define MAX_DIFFS		4

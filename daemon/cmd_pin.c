@@ -23,11 +23,8 @@
 
 #include "commands.h"
 #include "file_tree.h"
-#include "pinconfig.h"
-#include "pinlist.h"
-#include "probe.h"
-#include "util.h"
-#include "zipindex.h"
+#include "pin/pin.h"
+#include "base/base.h"
 
 #define ERRLEN		512
 #define EMBEDDED_MAX	(16 << 20)

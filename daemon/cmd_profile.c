@@ -22,12 +22,9 @@
 #include <tracefs.h>
 
 #include "commands.h"
-#include "genl.h"
-#include "output.h"
-#include "platform.h"
-#include "profile.h"
-#include "record.h"
-#include "util.h"
+#include "capture/capture.h"
+#include "base/base.h"
+#include "profile/profile.h"
 
 /*
  * Where /sys, /proc and /system are: "/", or for the tests a fake tree

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * powerpin report: energy, statistics, attribution and plots from a capture,
- * a trace.dat or ftrace text.  The work is in daemon/lib/report*.c; this file
+ * a trace.dat or ftrace text.  The work is in daemon/lib/report/; this file
  * parses options and writes the outputs (output.h): all of them first, then
  * each regular file renamed into place.
  */
@@ -18,13 +18,10 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "trace_input.h"
-#include "platform.h"
-#include "report.h"
-#include "report_filter.h"
-#include "profile.h"
-#include "report_perf.h"
-#include "util.h"
+#include "trace/trace.h"
+#include "base/base.h"
+#include "report/report.h"
+#include "profile/profile.h"
 
 static void report_usage(FILE *out)
 {

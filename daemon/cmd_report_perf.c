@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * powerpin report --perf: run `perf script` on a perf.data and feed its
- * samples to the report's energy-per-function pass (daemon/lib/report_perf.c).
+ * samples to the report's energy-per-function pass (daemon/lib/report/report_perf.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "report_perf.h"
+#include "report/report.h"
 
 static const char *perf_binary(void)
 {

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "probe.h"
+#include "pin/pin.h"
 
 struct file_tree_opts {
 	enum probe_want want;

@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "util.h"
-#include "version.h"
+#include "base/base.h"
 
 struct command {
 	const char *name;

@@ -34,12 +34,8 @@
 #include <tracefs.h>
 #include <linux/powerpin.h>
 
-#include "daemon.h"
-#include "genl.h"
-#include "platform.h"
-#include "record.h"
-#include "util.h"
-#include "version.h"
+#include "capture/capture.h"
+#include "base/base.h"
 
 /* where messages go: chosen once, before the daemon leaves the terminal */
 enum ppd_log {

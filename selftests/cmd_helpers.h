@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers for the tests that run the command-line tools or read sysfs and
- * tracefs: a command's output and exit status, a small file's text.
+ * tracefs: a command's output and exit status, a small file's text, and
+ * that text compared by its words or counted.
  */
 #ifndef POWERPIN_CMD_HELPERS_H
 #define POWERPIN_CMD_HELPERS_H
@@ -50,13 +51,108 @@ static inline int run_cmd(const char *cmd, char *out, size_t outlen)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* First line of @cmd's output into @buf, newline dropped ("" if none); @buf. */
+/*
+ * The whole of @cmd's stdout, whatever its size, malloc'd and NUL-ended; its
+ * exit status (or -1) in *@status when @status is not NULL.  Aborts when
+ * memory or the pipe cannot be had.
+ */
+static inline char *output_of(const char *cmd, int *status)
+{
+	size_t len = 0, cap = 65536, n;
+	char *buf = malloc(cap);
+	FILE *p = popen(cmd, "r");
+	int st;
+
+	if (!buf || !p)
+		abort();
+	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (len + 1 == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			if (!buf)
+				abort();
+		}
+	}
+	buf[len] = '\0';
+	st = pclose(p);
+	if (status)
+		*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return buf;
+}
+
+/* First line of @cmd's output into @buf, newline dropped ("" if none); exit status or -1. */
+static inline int first_line(const char *cmd, char *buf, size_t len)
+{
+	int st;
+
+	buf[0] = '\0';
+	st = run_cmd(cmd, buf, len);
+	buf[strcspn(buf, "\n")] = '\0';
+	return st;
+}
+
+/* first_line() without the status: @buf. */
 static inline char *line_of(const char *cmd, char *buf, size_t len)
 {
-	buf[0] = '\0';
-	run_cmd(cmd, buf, len);
-	buf[strcspn(buf, "\n")] = '\0';
+	first_line(cmd, buf, len);
 	return buf;
+}
+
+/* Entries of @dir besides the ones named (a NULL-terminated list); -1 if ls fails to say. */
+static inline int others_in(const char *dir, ...)
+{
+	char cmd[512], *p = cmd;
+	const char *name;
+	va_list ap;
+	FILE *f;
+	int n = -1;
+
+	p += sprintf(p, "ls -A %s", dir);
+	va_start(ap, dir);
+	while ((name = va_arg(ap, const char *)))
+		p += sprintf(p, " | grep -vx -e '%s'", name);
+	va_end(ap);
+	sprintf(p, " | wc -l");
+	f = popen(cmd, "r");
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		pclose(f);
+	}
+	return n;
+}
+
+/* Every run of white space in @s as one space, none leading: text compared by its words; @s. */
+static inline char *squeeze(char *s)
+{
+	char *o = s, *i = s;
+	int space = 0;
+
+	for (; *i; i++) {
+		if (*i == ' ' || *i == '\n' || *i == '\t') {
+			space = 1;
+			continue;
+		}
+		if (space && o != s)
+			*o++ = ' ';
+		space = 0;
+		*o++ = *i;
+	}
+	*o = '\0';
+	return s;
+}
+
+/* How many times @needle starts in @hay, overlapping ones counted. */
+static inline int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay++;
+	}
+	return n;
 }
 
 /* Up to @len - 1 bytes of @path into @buf, NUL-ended; 0 or -1. */

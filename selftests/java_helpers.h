@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cmd_helpers.h"
-#include "util.h"
+#include "base/base.h"
 
 struct java_env {
 	char java[512], jcmd[512];

@@ -33,9 +33,7 @@
 
 #include <zip.h>
 
-#include "pinlist.h"
-#include "probe.h"
-#include "zipindex.h"
+#include "pin/pin.h"
 
 static double now_ms(void)
 {

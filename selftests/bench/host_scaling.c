@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "report/report.h"
 
 #define SMALL		10000
 #define LARGE		80000

@@ -5,8 +5,7 @@
  */
 #include <string.h>
 
-#include "alloc_log.h"
-#include "flame.h"
+#include "java/java.h"
 #include "fuzz.h"
 
 static void check_log(const struct alloc_log *log)

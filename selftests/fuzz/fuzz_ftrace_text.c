@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "trace_input.h"
+#include "trace/trace.h"
 
 struct seen {
 	uint64_t last_ts;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "util.h"
+#include "base/base.h"
 
 /* Length of the valid UTF-8 sequence at @s (RFC 3629), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "perf_map.h"
+#include "java/java.h"
 
 /* What a lookup must answer: the last symbol starting at or before @addr, if it holds it. */
 static const struct perf_map_sym *slow_lookup(const struct perf_map *map, uint64_t addr)

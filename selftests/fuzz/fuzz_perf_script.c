@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "perf_script.h"
-#include "report_perf.h"
+#include "trace/trace.h"
+#include "report/report.h"
 
 struct run {
 	struct report_perf *rp;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "pinconfig.h"
+#include "pin/pin.h"
 
 static struct zip_entry entries[] = {
 	{ "AndroidManifest.xml", 30, 700, 2100, 8 },

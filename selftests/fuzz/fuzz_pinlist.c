@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "pinlist.h"
+#include "pin/pin.h"
 
 #define PAGE	4096ULL
 

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <linux/powerpin.h>
 
-#include "daemon.h"
+#include "capture/capture.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -9,7 +9,7 @@
 
 #define FUZZ_THROUGH_LIBTRACECMD
 #include "fuzz.h"
-#include "report.h"
+#include "report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 /* trace.dat input: libtracecmd's reader plus powerpin's field decoding. */
 #define FUZZ_THROUGH_LIBTRACECMD
 #include "fuzz.h"
-#include "trace_input.h"
+#include "trace/trace.h"
 
 struct seen {
 	uint64_t last_ts;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "zipindex.h"
+#include "pin/pin.h"
 
 #define ENTRY_MAX_BYTES	(1 << 20)
 

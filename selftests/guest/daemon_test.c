@@ -25,7 +25,7 @@
 
 #include "cmd_helpers.h"
 #include "gauge_driver.h"
-#include "genl.h"
+#include "capture/capture.h"
 
 #define TRACING "/sys/kernel/tracing"
 #define EMU "/sys/kernel/debug/max17042_emu"

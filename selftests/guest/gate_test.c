@@ -31,7 +31,7 @@
 
 #include "guest_harness.h"
 
-#include "genl.h"
+#include "capture/capture.h"
 #include "sampler_helpers.h"
 
 #define INST		TRACING "/instances/ppgate"

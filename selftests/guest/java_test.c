@@ -15,9 +15,9 @@
 
 #include "guest_harness.h"
 
-#include "alloc_log.h"
+#include "java/java.h"
 #include "java_helpers.h"
-#include "report.h"
+#include "report/report.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define EMU		"/sys/kernel/debug/max17042_emu"

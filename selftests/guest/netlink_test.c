@@ -24,7 +24,7 @@
 #include "guest_harness.h"
 
 #include "cmd_helpers.h"
-#include "genl.h"
+#include "capture/capture.h"
 
 #define TRACING "/sys/kernel/tracing"
 #define PARAMS "/sys/module/powerpin/parameters"

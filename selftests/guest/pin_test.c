@@ -32,7 +32,7 @@
 #include <linux/powerpin.h>
 
 #include "pin_helpers.h"
-#include "probe.h"
+#include "pin/pin.h"
 
 #define PS	4096ULL
 #define NOBODY	65534

@@ -20,6 +20,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
+#include "cmd_helpers.h"
 #include "guest_harness.h"
 
 #define TRACING		"/sys/kernel/tracing"
@@ -31,29 +32,13 @@ FIXTURE(rec) {
 	char tracing_on[8];	/* as found, put back at the end */
 };
 
-/* The first line of a small file, newline dropped: 0, or -1. */
-static int first_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	int ret = -1;
-
-	if (!f)
-		return -1;
-	if (fgets(buf, len, f)) {
-		buf[strcspn(buf, "\n")] = '\0';
-		ret = 0;
-	}
-	fclose(f);
-	return ret;
-}
-
 FIXTURE_SETUP(rec)
 {
 	if (access("/sys/module/powerpin", F_OK))
 		SKIP(return, "powerpin.ko is not loaded");
 	strcpy(self->dir, "/tmp/pprecord.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
-	ASSERT_EQ(0, first_line(TRACING "/tracing_on", self->tracing_on, sizeof(self->tracing_on)));
+	ASSERT_EQ(0, read_line(TRACING "/tracing_on", self->tracing_on, sizeof(self->tracing_on)));
 	ASSERT_EQ(0, system("echo 0 > " TRACING "/tracing_on"));
 }
 
@@ -81,7 +66,7 @@ static char *at(FIXTURE_DATA(rec) *self, int i, const char *name)
  * A shell command in @dir, with TMPDIR there too (record's temporary files
  * for a stream must not stay behind); stderr to @dir/err.  Its exit status.
  */
-static int sh(const char *dir, const char *fmt, ...)
+static int sh_in(const char *dir, const char *fmt, ...)
 {
 	char cmd[2048], top[512];
 	va_list ap;
@@ -129,57 +114,33 @@ static bool has(const char *path, const char *needle)
 	return strstr(buf, needle);
 }
 
-/* Nothing in @dir but the names given (a NULL-terminated list). */
-static int others_in(const char *dir, ...)
-{
-	char cmd[512], *p = cmd;
-	const char *name;
-	va_list ap;
-	FILE *f;
-	int n = -1;
-
-	p += sprintf(p, "ls -A %s", dir);
-	va_start(ap, dir);
-	while ((name = va_arg(ap, const char *)))
-		p += sprintf(p, " | grep -vx -e '%s'", name);
-	va_end(ap);
-	sprintf(p, " | wc -l");
-	f = popen(cmd, "r");
-	if (f) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = -1;
-		pclose(f);
-	}
-	return n;
-}
-
 TEST_F_TIMEOUT(rec, command_status_is_returned, 300)
 {
 	char *dat = at(self, 0, "t.dat"), *err = at(self, 1, "err");
 
 	/* an exit code */
-	EXPECT_EQ(3, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- sh -c 'sleep 0.3; exit 3'"));
+	EXPECT_EQ(3, sh_in(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- sh -c 'sleep 0.3; exit 3'"));
 	EXPECT_TRUE(is_capture(dat));
 	EXPECT_TRUE(has(err, "exited with status 3"));
 	unlink(dat);
 	/* a signal: 128 + N */
-	EXPECT_EQ(128 + 10, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- sh -c 'sleep 0.3; kill -USR1 $$'"));
+	EXPECT_EQ(128 + 10, sh_in(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- sh -c 'sleep 0.3; kill -USR1 $$'"));
 	EXPECT_TRUE(is_capture(dat));
 	EXPECT_TRUE(has(err, "killed by signal 10"));
 	unlink(dat);
 	/* not found: 127 */
-	EXPECT_EQ(127, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- ./no-such-command"));
+	EXPECT_EQ(127, sh_in(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- ./no-such-command"));
 	EXPECT_TRUE(is_capture(dat));
 	EXPECT_TRUE(has(err, "cannot run './no-such-command': No such file or directory"));
 	unlink(dat);
 	/* found but not executable: 126 */
-	EXPECT_EQ(0, sh(self->dir, "printf 'echo hi\\n' > plain; chmod 644 plain"));
-	EXPECT_EQ(126, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- ./plain"));
+	EXPECT_EQ(0, sh_in(self->dir, "printf 'echo hi\\n' > plain; chmod 644 plain"));
+	EXPECT_EQ(126, sh_in(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- ./plain"));
 	EXPECT_TRUE(is_capture(dat));
 	EXPECT_TRUE(has(err, "Permission denied"));
 	unlink(dat);
 	/* success is 0 */
-	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- true"));
+	EXPECT_EQ(0, sh_in(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- true"));
 	EXPECT_TRUE(is_capture(dat));
 	EXPECT_EQ(0, others_in(self->dir, "t.dat", "err", "plain", NULL));
 	EXPECT_TRUE(has(TRACING "/tracing_on", "0"));
@@ -190,13 +151,13 @@ TEST_F_TIMEOUT(rec, output_to_stdout, 300)
 {
 	char *dat = at(self, 0, "out.dat"), *err = at(self, 1, "err");
 
-	ASSERT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -o - -- sh -c 'echo noise; sleep 0.5' > out.dat"));
+	ASSERT_EQ(0, sh_in(self->dir, "$PP/build/bin/powerpin record -q -o - -- sh -c 'echo noise; sleep 0.5' > out.dat"));
 	EXPECT_TRUE(is_capture(dat));
 	EXPECT_FALSE(has(dat, "noise"));
 	EXPECT_TRUE(has(err, "noise"));
 	EXPECT_TRUE(has(err, "wrote <stdout>"));
 	/* and the report reads it from a pipe (2 s: samples even in a starved guest) */
-	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -o - -- sleep 2 | $PP/build/bin/powerpin report - --json - > r.json"));
+	EXPECT_EQ(0, sh_in(self->dir, "$PP/build/bin/powerpin record -q -o - -- sleep 2 | $PP/build/bin/powerpin report - --json - > r.json"));
 	EXPECT_TRUE(has(at(self, 2, "r.json"), "\"samples\": "));
 	EXPECT_EQ(0, others_in(self->dir, "out.dat", "err", "r.json", NULL));
 }
@@ -208,14 +169,14 @@ TEST_F_TIMEOUT(rec, output_link_fifo_and_device, 300)
 	struct stat st;
 
 	/* a symlink: its target replaced, the link kept */
-	ASSERT_EQ(0, sh(self->dir, "echo old > real.dat && ln -s real.dat link.dat"));
-	ASSERT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -d 0.5 -o link.dat"));
+	ASSERT_EQ(0, sh_in(self->dir, "echo old > real.dat && ln -s real.dat link.dat"));
+	ASSERT_EQ(0, sh_in(self->dir, "$PP/build/bin/powerpin record -q -d 0.5 -o link.dat"));
 	ASSERT_EQ(0, lstat(link, &st));
 	EXPECT_TRUE(S_ISLNK(st.st_mode));
 	EXPECT_TRUE(is_capture(real));
 
 	/* a FIFO: its reader gets the capture, the FIFO stays */
-	ASSERT_EQ(0, sh(self->dir, "mkfifo fifo && (cat fifo > copy.dat &) && $PP/build/bin/powerpin record -q -d 0.5 -o fifo"));
+	ASSERT_EQ(0, sh_in(self->dir, "mkfifo fifo && (cat fifo > copy.dat &) && $PP/build/bin/powerpin record -q -d 0.5 -o fifo"));
 	for (int i = 0; i < 100 && !is_capture(copy); i++)
 		usleep(50000);
 	EXPECT_TRUE(is_capture(copy));
@@ -224,7 +185,7 @@ TEST_F_TIMEOUT(rec, output_link_fifo_and_device, 300)
 
 	/* a character device (a private /dev/null): written through, left a device */
 	ASSERT_EQ(0, mknod(node, S_IFCHR | 0666, makedev(1, 3)));
-	ASSERT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -d 0.5 -o null"));
+	ASSERT_EQ(0, sh_in(self->dir, "$PP/build/bin/powerpin record -q -d 0.5 -o null"));
 	ASSERT_EQ(0, lstat(node, &st));
 	EXPECT_TRUE(S_ISCHR(st.st_mode));
 	EXPECT_EQ(makedev(1, 3), st.st_rdev);
@@ -239,15 +200,15 @@ TEST_F_TIMEOUT(rec, output_link_fifo_and_device, 300)
  */
 TEST_F_TIMEOUT(rec, signals_leave_no_temporary_files, 300)
 {
-	EXPECT_EQ(128 + 1, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat & p=$!; i=0; "
+	EXPECT_EQ(128 + 1, sh_in(self->dir, "$PP/build/bin/powerpin record -q -o t.dat & p=$!; i=0; "
 			      "while [ $i -lt 200 ] && ! ls t.dat.cpu0.* >/dev/null 2>&1; do sleep 0.05; i=$((i + 1)); done; "
 			      "ls t.dat.tmp.* >/dev/null && sleep 0.3 && kill -HUP $p; wait $p"));
 	EXPECT_EQ(0, others_in(self->dir, "err", NULL));
 	/* the reader of -o - is gone when the capture is copied out */
-	sh(self->dir, "$PP/build/bin/powerpin record -q -d 0.5 -o - | true");
+	sh_in(self->dir, "$PP/build/bin/powerpin record -q -d 0.5 -o - | true");
 	EXPECT_EQ(0, others_in(self->dir, "err", NULL));
 	/* a record killed did not put tracing back as it was: the boot state */
-	EXPECT_EQ(0, sh(self->dir, "echo 0 > " TRACING "/tracing_on && echo 0 > " TRACING "/events/enable"));
+	EXPECT_EQ(0, sh_in(self->dir, "echo 0 > " TRACING "/tracing_on && echo 0 > " TRACING "/events/enable"));
 }
 
 static void spin(long seconds)
@@ -291,10 +252,10 @@ TEST_F_TIMEOUT(rec, threads_grouped_into_their_process, 300)
 		pthread_join(th, NULL);
 		_exit(0);
 	}
-	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- sh -c 'touch go; sleep 4'"));
+	EXPECT_EQ(0, sh_in(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -- sh -c 'touch go; sleep 4'"));
 	ASSERT_EQ(app, waitpid(app, &st, 0));
 	ASSERT_TRUE(is_capture(at(self, 0, "t.dat")));
-	ASSERT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin report t.dat --json r.json > r.txt"));
+	ASSERT_EQ(0, sh_in(self->dir, "$PP/build/bin/powerpin report t.dat --json r.json > r.txt"));
 	snprintf(want, sizeof(want), "\"tgid\": %d, \"comm\": \"pp_render\"", app);
 	snprintf(cmd, sizeof(cmd), "grep -q '%s' %s/r.json", want, self->dir);
 	EXPECT_EQ(0, system(cmd)) TH_LOG("no thread pp_render in process %d", app);
@@ -323,9 +284,9 @@ TEST_F_TIMEOUT(rec, into_an_instance, 300)
 	char *dat = at(self, 0, "i.dat"), *json = at(self, 1, "r.json");
 
 	ASSERT_EQ(0, system("echo 1 > " TRACING "/tracing_on"));
-	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -B pptest -o i.dat -- sleep 1"));
+	EXPECT_EQ(0, sh_in(self->dir, "$PP/build/bin/powerpin record -q -B pptest -o i.dat -- sleep 1"));
 	EXPECT_TRUE(is_capture(dat));
-	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin report i.dat --json r.json > /dev/null"));
+	EXPECT_EQ(0, sh_in(self->dir, "$PP/build/bin/powerpin report i.dat --json r.json > /dev/null"));
 	EXPECT_TRUE(has(json, "\"samples\": "));
 	EXPECT_FALSE(has(json, "\"samples\": 0,"));
 	EXPECT_TRUE(has(json, "\"sched_switches\": "));
@@ -335,7 +296,7 @@ TEST_F_TIMEOUT(rec, into_an_instance, 300)
 	EXPECT_TRUE(has(TRACING "/events/powerpin/enable", "0"));
 	/* an instance that was there already stays */
 	ASSERT_EQ(0, mkdir(TRACING "/instances/ppkeep", 0755));
-	EXPECT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -B ppkeep -o i.dat -- sleep 0.3"));
+	EXPECT_EQ(0, sh_in(self->dir, "$PP/build/bin/powerpin record -q -B ppkeep -o i.dat -- sleep 0.3"));
 	EXPECT_EQ(0, access(TRACING "/instances/ppkeep", F_OK));
 	rmdir(TRACING "/instances/ppkeep");
 	system("echo 0 > " TRACING "/tracing_on");
@@ -353,7 +314,7 @@ TEST_F_TIMEOUT(rec, clock_pairs_during_the_capture, 300)
 	int n = 0;
 	FILE *f;
 
-	ASSERT_EQ(0, sh(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -d 3"));
+	ASSERT_EQ(0, sh_in(self->dir, "$PP/build/bin/powerpin record -q -o t.dat -d 3"));
 	snprintf(cmd, sizeof(cmd), "trace-cmd report --stat -i %s/t.dat", self->dir);
 	f = popen(cmd, "r");
 	ASSERT_NE(NULL, f);
@@ -398,9 +359,9 @@ TEST_F_TIMEOUT(rec, unmounts_the_tracefs_it_mounted, 300)
 	ASSERT_NE(NULL, f);
 	fputs(script, f);
 	ASSERT_EQ(0, fclose(f));
-	if (sh(self->dir, "unshare -m --propagation private true"))
+	if (sh_in(self->dir, "unshare -m --propagation private true"))
 		SKIP(return, "no unshare -m here");
-	EXPECT_EQ(0, sh(self->dir, "unshare -m --propagation private sh ./mnt.sh > out 2>&1")) {
+	EXPECT_EQ(0, sh_in(self->dir, "unshare -m --propagation private sh ./mnt.sh > out 2>&1")) {
 		char cmd[256];
 
 		snprintf(cmd, sizeof(cmd), "cat %s/out", self->dir);

@@ -23,7 +23,7 @@
 #include "guest_harness.h"
 
 #include "cmd_helpers.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_gen.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
@@ -343,7 +343,7 @@ TEST(record_to_perfetto)
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd),
 		 "build/bin/powerpin report %s/t.dat --perfetto %s/t.pftrace >/dev/null && "
-		 "protoc --proto_path=daemon/lib --decode=perfetto.protos.Trace perfetto_trace.proto "
+		 "protoc --proto_path=daemon/lib/report --decode=perfetto.protos.Trace perfetto_trace.proto "
 		 "< %s/t.pftrace | tr -s ' \\n' ' ' > %s/t.txt", dir, dir, dir, dir);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(path, sizeof(path), "%s/t.txt", dir);

@@ -31,7 +31,7 @@
 
 #include "gauge_driver.h"
 #include "sampler_helpers.h"
-#include "genl.h"
+#include "capture/capture.h"
 #include "trace_clock.h"
 
 #define KTHREAD_COMM "powerpin-sample"

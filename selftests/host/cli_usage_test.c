@@ -14,6 +14,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "report_gen.h"
 
 FIXTURE(cli) {
@@ -34,43 +35,28 @@ FIXTURE_SETUP(cli)
 
 FIXTURE_TEARDOWN(cli)
 {
-	char cmd[128];
-
 	free(self->powerpin);
 	free(self->powerpind);
 	if (!self->dir[0])
 		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
-}
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	if (f) {
-		n = fread(buf, 1, len - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
 }
 
 /* `@prog @args` in the test's directory; stdout and stderr kept apart. */
 static int run(FIXTURE_DATA(cli) *self, const char *prog, const char *args)
 {
-	char cmd[1024], o[128], e[128];
+	char o[128], e[128];
 	int st;
 
 	snprintf(o, sizeof(o), "%s/.stdout", self->dir);
 	snprintf(e, sizeof(e), "%s/.stderr", self->dir);
-	snprintf(cmd, sizeof(cmd), "cd %s && %s %s >%s 2>%s </dev/null", self->dir, prog, args, o,
-		 e);
-	st = system(cmd);
-	slurp(o, self->out, sizeof(self->out));
-	slurp(e, self->err, sizeof(self->err));
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	st = sh("cd %s && %s %s >%s 2>%s </dev/null", self->dir, prog, args, o, e);
+	if (read_text(o, self->out, sizeof(self->out)))
+		self->out[0] = '\0';
+	if (read_text(e, self->err, sizeof(self->err)))
+		self->err[0] = '\0';
+	return st;
 }
 
 struct usage_case {

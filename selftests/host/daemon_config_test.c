@@ -12,9 +12,8 @@
 #include <linux/powerpin.h>
 #include <kselftest_harness.h>
 
-#include "daemon.h"
+#include "capture/capture.h"
 #include "fuzz_seed.h"
-#include "record.h"
 
 static int parse(const char *text, struct ppd_config *cfg, char *err,
 		 size_t errlen)

@@ -16,35 +16,11 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
+
 #define POWERPIN	"build/bin/powerpin"
 #define POWERPIND	"build/bin/powerpind"
 #define COMPLETION	"daemon/completion/powerpin"
-
-/* Output of a shell command (malloc'ed, NUL-terminated); *status its exit status. */
-static char *sh(const char *cmd, int *status)
-{
-	size_t len = 0, cap = 65536, n;
-	char *buf = malloc(cap);
-	FILE *p = popen(cmd, "r");
-	int st;
-
-	if (!buf || !p)
-		abort();
-	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (len + 1 == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			if (!buf)
-				abort();
-		}
-	}
-	buf[len] = '\0';
-	st = pclose(p);
-	if (status)
-		*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return buf;
-}
 
 /* The page as a reader sees it: plain ASCII, one paragraph per line. */
 static char *render(const char *page, int *status)
@@ -53,7 +29,7 @@ static char *render(const char *page, int *status)
 
 	snprintf(cmd, sizeof(cmd),
 		 "LC_ALL=C MANWIDTH=1000 MAN_KEEP_FORMATTING= man --nh --nj -l %s 2>&1 | col -b", page);
-	return sh(cmd, status);
+	return output_of(cmd, status);
 }
 
 /* Whitespace-separated words of @list, each run through @check. */
@@ -74,7 +50,7 @@ TEST(pages_render_without_warnings)
 
 	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
 		snprintf(cmd, sizeof(cmd), "LC_ALL=C man --warnings=all -l %s 2>&1 >/dev/null", pages[i]);
-		out = sh(cmd, &st);
+		out = output_of(cmd, &st);
 		EXPECT_EQ(0, st);
 		EXPECT_STREQ("", out);
 		free(out);
@@ -96,7 +72,7 @@ TEST(pages_name_installed_documents)
 	char *out, *save;
 	int st, n = 0;
 
-	out = sh("grep -ho '@DOCDIR@/[a-zA-Z/\\.-]*[a-z]' docs/man/*.[148] | "
+	out = output_of("grep -ho '@DOCDIR@/[a-zA-Z/\\.-]*[a-z]' docs/man/*.[148] | "
 		 "sed 's/\\\\//g; s|@DOCDIR@/||' | sort -u", &st);
 	ASSERT_EQ(0, st);
 	EXPECT_NE(NULL, strstr(out, "kmod/README.md"));
@@ -112,7 +88,7 @@ TEST(pages_name_installed_documents)
 	EXPECT_LE(5, n);
 	free(out);
 	/* no page names a path of the source tree */
-	free(sh("grep -l 'docs/[^ ]*md' docs/man/*.[148]", &st));
+	free(output_of("grep -l 'docs/[^ ]*md' docs/man/*.[148]", &st));
 	EXPECT_NE(0, st);
 }
 
@@ -126,7 +102,7 @@ TEST(powerpin_1_documents_every_command_and_option)
 	page = render("docs/man/powerpin.1", &st);
 	ASSERT_EQ(0, st);
 	EXPECT_NE(NULL, strstr(page, "--version"));
-	cmds = sh(POWERPIN " --help | sed -n '/^commands:/,/^$/s/^  \\([a-z][a-z0-9-]*\\) .*/\\1/p'", &st);
+	cmds = output_of(POWERPIN " --help | sed -n '/^commands:/,/^$/s/^  \\([a-z][a-z0-9-]*\\) .*/\\1/p'", &st);
 	ASSERT_NE('\0', cmds[0]);
 	EACH_WORD(cmds, c, s1) {
 		/* a section per command: "   status" as a subheading */
@@ -136,7 +112,7 @@ TEST(powerpin_1_documents_every_command_and_option)
 		EXPECT_NE(NULL, strstr(page, want));
 		snprintf(cmd, sizeof(cmd), POWERPIN " %s%s --help | %s", c,
 			 strcmp(c, "pin") ? "" : " capture", opts_of);
-		opts = sh(cmd, &st);
+		opts = output_of(cmd, &st);
 		EACH_WORD(opts, o, s2) {
 			snprintf(want, sizeof(want), "%s", o);
 			if (!strstr(page, want))
@@ -159,7 +135,7 @@ TEST(powerpind_8_documents_every_option)
 	page = render("docs/man/powerpind.8", &st);
 	ASSERT_EQ(0, st);
 	snprintf(cmd, sizeof(cmd), POWERPIND " --help | %s", opts_of);
-	opts = sh(cmd, &st);
+	opts = output_of(cmd, &st);
 	ASSERT_NE('\0', opts[0]);
 	EACH_WORD(opts, o, s) {
 		if (!strstr(page, o))
@@ -168,7 +144,7 @@ TEST(powerpind_8_documents_every_option)
 	}
 	/* and every configuration key of the example */
 	free(opts);
-	opts = sh("sed -n -E 's/^#?([a-z_]+) = .*/\\1/p' daemon/powerpind.conf.example | sort -u", &st);
+	opts = output_of("sed -n -E 's/^#?([a-z_]+) = .*/\\1/p' daemon/powerpind.conf.example | sort -u", &st);
 	ASSERT_NE('\0', opts[0]);
 	EACH_WORD(opts, k, s) {
 		if (!strstr(page, k))
@@ -191,7 +167,7 @@ TEST(powerpin_4_documents_the_kernel_interfaces)
 	EXPECT_NE(NULL, strstr(page, "powerpin:powerpin_battery"));
 	EXPECT_NE(NULL, strstr(page, "powerpin:powerpin_counter"));
 	/* every netlink command, mode and sample flag of the uapi header */
-	names = sh("grep -oE '\\b(POWERPIN_CMD_[A-Z_]+|POWERPIN_SAMPLE_[A-Z_]+|POWERPIN_RES_[A-Z]+)\\b' uapi/linux/powerpin.h"
+	names = output_of("grep -oE '\\b(POWERPIN_CMD_[A-Z_]+|POWERPIN_SAMPLE_[A-Z_]+|POWERPIN_RES_[A-Z]+)\\b' uapi/linux/powerpin.h"
 		   " | grep -vE 'UNSPEC|_MAX$' | sort -u", &st);
 	ASSERT_NE('\0', names[0]);
 	EACH_WORD(names, n, s) {
@@ -201,7 +177,7 @@ TEST(powerpin_4_documents_the_kernel_interfaces)
 	}
 	free(names);
 	/* every field of the battery event */
-	names = sh("sed -n '/TRACE_EVENT[A-Z_]*(powerpin_battery/,/TP_fast_assign/s/.*__field([^,]*, *\\([a-z_]*\\)).*/\\1/p' kmod/trace.h", &st);
+	names = output_of("sed -n '/TRACE_EVENT[A-Z_]*(powerpin_battery/,/TP_fast_assign/s/.*__field([^,]*, *\\([a-z_]*\\)).*/\\1/p' kmod/trace.h", &st);
 	ASSERT_NE('\0', names[0]);
 	EACH_WORD(names, n, s) {
 		if (!strstr(page, n))
@@ -224,7 +200,7 @@ static char *complete(const char *line)
 		 "$f \"${COMP_WORDS[0]}\" \"${COMP_WORDS[COMP_CWORD]}\" \"${COMP_WORDS[COMP_CWORD-1]}\"; "
 		 "printf \"%%s\\n\" \"${COMPREPLY[@]}\" | sort'",
 		 getenv("PWD"), line);
-	return sh(cmd, NULL);
+	return output_of(cmd, NULL);
 }
 
 static int has_line(const char *out, const char *line)
@@ -266,7 +242,7 @@ TEST_F(comp, every_command_and_option)
 
 	snprintf(line, sizeof(line), "%s/" POWERPIN " \"\"", self->top);
 	top = complete(line);
-	cmds = sh(POWERPIN " --help | sed -n '/^commands:/,/^$/s/^  \\([a-z][a-z0-9-]*\\) .*/\\1/p'", &st);
+	cmds = output_of(POWERPIN " --help | sed -n '/^commands:/,/^$/s/^  \\([a-z][a-z0-9-]*\\) .*/\\1/p'", &st);
 	ASSERT_NE('\0', cmds[0]);
 	EXPECT_TRUE(has_line(top, "--version"));
 	EACH_WORD(cmds, c, s1) {
@@ -280,7 +256,7 @@ TEST_F(comp, every_command_and_option)
 		out = complete(line);
 		snprintf(cmd, sizeof(cmd), POWERPIN " %s%s --help | %s", c,
 			 strcmp(c, "pin") ? "" : " capture", opts_of);
-		opts = sh(cmd, &st);
+		opts = output_of(cmd, &st);
 		EACH_WORD(opts, o, s2) {
 			if (!has_line(out, o))
 				TH_LOG("no completion of '%s %s'", c, o);
@@ -294,7 +270,7 @@ TEST_F(comp, every_command_and_option)
 
 	snprintf(line, sizeof(line), "%s/" POWERPIND " --", self->top);
 	out = complete(line);
-	opts = sh(POWERPIND " --help | sed -n -E 's/^ {1,6}(-[A-Za-z], )?(--[a-z][a-z0-9-]*).*/\\2/p'", &st);
+	opts = output_of(POWERPIND " --help | sed -n -E 's/^ {1,6}(-[A-Za-z], )?(--[a-z][a-z0-9-]*).*/\\2/p'", &st);
 	EACH_WORD(opts, o, s2) {
 		if (!has_line(out, o))
 			TH_LOG("no completion of 'powerpind %s'", o);

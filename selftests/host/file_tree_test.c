@@ -17,7 +17,7 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "util.h"
+#include "base/base.h"
 
 #define POWERPIN	"build/bin/powerpin"
 
@@ -75,12 +75,7 @@ FIXTURE_SETUP(tree)
 
 FIXTURE_TEARDOWN(tree)
 {
-	char cmd[160];
-
-	if (!self->dir[0])
-		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (self->dir[0] && sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

@@ -16,9 +16,8 @@
 
 #include <kselftest_harness.h>
 
-#include "alloc_log.h"
+#include "java/java.h"
 #include "cmd_helpers.h"
-#include "flame.h"
 #include "fuzz_seed.h"
 
 #define POWERPIN	"build/bin/powerpin"
@@ -39,10 +38,7 @@ FIXTURE_SETUP(flame)
 
 FIXTURE_TEARDOWN(flame)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

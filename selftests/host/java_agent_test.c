@@ -15,10 +15,9 @@
 
 #include <kselftest_harness.h>
 
-#include "alloc_log.h"
+#include "java/java.h"
 #include "fuzz_seed.h"
 #include "java_helpers.h"
-#include "perf_map.h"
 
 #define HOT_FRAME	"LWorkload;::allocHotSpot(I)V"
 #define HOT_FOLDED	"LWorkload:::allocHotSpot(I)V"

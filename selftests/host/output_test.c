@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Output files (daemon/lib/output.c) and every command option that writes
+ * Output files (daemon/lib/base/output.c) and every command option that writes
  * one: "-" is standard output, streams (FIFO, device, socket, a descriptor
  * such as /dev/stdout or >(...)) are written through and never replaced,
  * regular files are replaced whole (a symlink's target, the link kept), and
@@ -25,8 +25,8 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "output.h"
-#include "pinlist.h"
+#include "base/base.h"
+#include "pin/pin.h"
 #include "report_gen.h"
 
 /* the binary under test; POWERPIN_BIN runs the same checks on another build */
@@ -56,10 +56,7 @@ FIXTURE_SETUP(out)
 
 FIXTURE_TEARDOWN(out)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 
@@ -67,30 +64,6 @@ static char *at(FIXTURE_DATA(out) *self, int i, const char *name)
 {
 	snprintf(self->path[i], sizeof(self->path[i]), "%s/%s", self->dir, name);
 	return self->path[i];
-}
-
-/* Entries of @dir besides the ones named (a NULL-terminated list). */
-static int others_in(const char *dir, ...)
-{
-	char cmd[512], *p = cmd;
-	const char *name;
-	va_list ap;
-	FILE *f;
-	int n = -1;
-
-	p += sprintf(p, "ls -A %s", dir);
-	va_start(ap, dir);
-	while ((name = va_arg(ap, const char *)))
-		p += sprintf(p, " | grep -vx -e '%s'", name);
-	va_end(ap);
-	sprintf(p, " | wc -l");
-	f = popen(cmd, "r");
-	if (f) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = -1;
-		pclose(f);
-	}
-	return n;
 }
 
 /* A reader still blocked on @fifo (nothing was written to it) is let go. */

@@ -20,7 +20,7 @@
 #include <zip.h>
 
 #include "fuzz_seed.h"
-#include "pinconfig.h"
+#include "pin/pin.h"
 
 static int parse(const char *text, struct pinconfig *pc, char *err, size_t errlen)
 {

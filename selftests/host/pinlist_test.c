@@ -19,8 +19,7 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include <kselftest_harness.h>
 
-#include "pinlist.h"
-#include "probe.h"
+#include "pin/pin.h"
 #include "pin_helpers.h"
 
 #define PS 4096ULL

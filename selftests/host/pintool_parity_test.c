@@ -19,7 +19,7 @@
 
 #include <kselftest_harness.h>
 
-#include "pinconfig.h"
+#include "pin/pin.h"
 #include "pin_helpers.h"
 
 TEST(pinconfig_numbers_as_parseuint)

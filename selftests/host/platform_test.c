@@ -15,7 +15,7 @@
 
 #include <kselftest_harness.h>
 
-#include "platform.h"
+#include "base/base.h"
 
 FIXTURE(env) {
 	char dir[64];

@@ -18,7 +18,7 @@
 #include <kselftest_harness.h>
 
 #include "pin_helpers.h"
-#include "probe.h"
+#include "pin/pin.h"
 
 #define NOBODY	65534
 

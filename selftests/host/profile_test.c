@@ -17,7 +17,7 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "profile.h"
+#include "profile/profile.h"
 #include "report_gen.h"
 
 #define POWERPIN	"build/bin/powerpin"

@@ -23,7 +23,7 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_gen.h"
 #include "report_tracedat.h"
 
@@ -107,10 +107,7 @@ FIXTURE_SETUP(bounds)
 
 FIXTURE_TEARDOWN(bounds)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

@@ -16,7 +16,8 @@
 
 #include <kselftest_harness.h>
 
-#include "report.h"
+#include "cmd_helpers.h"
+#include "report/report.h"
 #include "report_gen.h"
 
 #define T0	100000000000ULL
@@ -43,14 +44,11 @@ FIXTURE_SETUP(charge)
 
 FIXTURE_TEARDOWN(charge)
 {
-	char cmd[128];
-
 	report_free(&self->r);
 	free(self->text);
 	free(self->json);
 	free(self->html);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

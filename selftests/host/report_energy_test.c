@@ -12,7 +12,8 @@
 
 #include <kselftest_harness.h>
 
-#include "report.h"
+#include "cmd_helpers.h"
+#include "report/report.h"
 #include "report_gen.h"
 
 #define MS	1000000ULL
@@ -39,11 +40,8 @@ FIXTURE_SETUP(report)
 
 FIXTURE_TEARDOWN(report)
 {
-	char cmd[160];
-
 	report_free(&self->r);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

@@ -22,8 +22,7 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "report.h"
-#include "report_filter.h"
+#include "report/report.h"
 #include "report_gen.h"
 
 #define POWERPIN	"build/bin/powerpin"
@@ -74,13 +73,10 @@ FIXTURE_SETUP(filter)
 
 FIXTURE_TEARDOWN(filter)
 {
-	char cmd[160];
-
 	if (self->ran)
 		report_free(&self->r);
 	report_filter_free(&self->f);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

@@ -75,13 +75,10 @@ FIXTURE_SETUP(html)
 
 FIXTURE_TEARDOWN(html)
 {
-	char cmd[160];
-
 	free(self->facts);
 	if (!self->dir[0])
 		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

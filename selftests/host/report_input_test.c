@@ -17,7 +17,7 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_gen.h"
 #include "report_tracedat.h"
 
@@ -216,12 +216,7 @@ FIXTURE_SETUP(cli)
 
 FIXTURE_TEARDOWN(cli)
 {
-	char cmd[160];
-
-	if (!self->dir[0])
-		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (self->dir[0] && sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

@@ -51,12 +51,7 @@ FIXTURE_SETUP(inst)
 
 FIXTURE_TEARDOWN(inst)
 {
-	char cmd[160];
-
-	if (!self->dir[0])
-		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (self->dir[0] && sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

@@ -17,7 +17,7 @@
 #include "cmd_helpers.h"
 #include "fuzz_seed.h"
 #include "report_gen.h"
-#include "util.h"
+#include "base/base.h"
 
 #define POWERPIN	"build/bin/powerpin"
 

@@ -18,7 +18,7 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "profile.h"
+#include "profile/profile.h"
 #include "report_gen.h"
 #include "report_tracedat.h"
 
@@ -572,26 +572,6 @@ static int values_after(const char *text, const char *prefix, double *out, int m
 	return n;
 }
 
-/* Whitespace runs as one space: protoc's text as one line per message. */
-static char *squeeze(char *s)
-{
-	char *r = s, *w = s;
-	bool space = false;
-
-	for (; *r; r++) {
-		if (*r == ' ' || *r == '\n') {
-			space = true;
-			continue;
-		}
-		if (space && w > s)
-			*w++ = ' ';
-		space = false;
-		*w++ = *r;
-	}
-	*w = '\0';
-	return s;
-}
-
 /* The model's power per interval: idle 50 mA + CPU 0 + CPU 1, x 4 V */
 static double model_w(int k)
 {
@@ -617,7 +597,7 @@ TEST_F(freq, perfetto_model_tracks)
 	snprintf(pf, sizeof(pf), "%s/t.pftrace", self->dir);
 	ASSERT_EQ(0, freq_capture(in, true));
 	snprintf(cmd, sizeof(cmd), POWERPIN " report %s --model %s --perfetto %s >/dev/null && "
-		 "protoc --proto_path=daemon/lib --decode=perfetto.protos.Trace perfetto_trace.proto "
+		 "protoc --proto_path=daemon/lib/report --decode=perfetto.protos.Trace perfetto_trace.proto "
 		 "< %s > %s.txt", in, self->xml, pf, pf, pf);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "%s.txt", pf);
@@ -651,7 +631,7 @@ TEST_F(freq, perfetto_model_tracks)
 	free(text);
 	/* without --model: no model track */
 	snprintf(cmd, sizeof(cmd), POWERPIN " report %s --perfetto %s >/dev/null && "
-		 "protoc --proto_path=daemon/lib --decode=perfetto.protos.Trace perfetto_trace.proto "
+		 "protoc --proto_path=daemon/lib/report --decode=perfetto.protos.Trace perfetto_trace.proto "
 		 "< %s > %s.txt", in, pf, pf, pf);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "%s.txt", pf);

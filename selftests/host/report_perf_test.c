@@ -21,8 +21,8 @@
 
 #include "cmd_helpers.h"
 #include "fuzz_seed.h"
-#include "perf_map.h"
-#include "perf_script.h"
+#include "java/java.h"
+#include "trace/trace.h"
 
 #define POWERPIN	"build/bin/powerpin"
 
@@ -362,10 +362,7 @@ FIXTURE_SETUP(rp)
 
 FIXTURE_TEARDOWN(rp)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

@@ -24,12 +24,12 @@
 #include "report_tracedat.h"
 
 #define POWERPIN	"build/bin/powerpin"
-#define PROTO_DIR	"daemon/lib"
+#define PROTO_DIR	"daemon/lib/report"
 #define MS		1000000ULL
 #define SEC		1000000000ULL
 #define T0		(100 * SEC)
 
-/* uuids the writer gives (daemon/lib/report_perfetto.c) */
+/* uuids the writer gives (daemon/lib/report/report_perfetto.c) */
 #define U_VOLTAGE	2
 #define U_CURRENT	3
 #define U_POWER		4
@@ -42,37 +42,6 @@
 #define U_MARKERS	11
 #define U_CURRENT_AVG	12
 #define U_PROC_ENERGY(tgid)	((3ULL << 32) | (tgid))
-
-/* Every run of white space as one space: the text format's layout aside. */
-static char *squeeze(char *s)
-{
-	char *o = s, *i = s;
-	int space = 0;
-
-	for (; *i; i++) {
-		if (*i == ' ' || *i == '\n' || *i == '\t') {
-			space = 1;
-			continue;
-		}
-		if (space && o != s)
-			*o++ = ' ';
-		space = 0;
-		*o++ = *i;
-	}
-	*o = '\0';
-	return s;
-}
-
-static int count(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	while ((hay = strstr(hay, needle))) {
-		n++;
-		hay++;
-	}
-	return n;
-}
 
 /* The values following each "@prefix" in @text, in order; returns how many. */
 static int values_after(const char *text, const char *prefix, double *out, int max)
@@ -159,12 +128,7 @@ FIXTURE_SETUP(pf)
 
 FIXTURE_TEARDOWN(pf)
 {
-	char cmd[160];
-
-	if (!self->dir[0])
-		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (self->dir[0] && sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 
@@ -274,9 +238,9 @@ TEST_F_TIMEOUT(pf, text_capture, 120)
 	/* the gauge's average current, discharge positive like the current */
 	EXPECT_EQ(1, track_values(text, U_CURRENT_AVG, v, 256));
 	EXPECT_EQ(0.5, v[0]);
-	EXPECT_EQ(1, count(text, "name: \"Average current (discharge +)\" parent_uuid: 1 counter { unit_name: \"A\" }"));
-	EXPECT_EQ(1, count(text, "name: \"Current (discharge +)\" parent_uuid: 1 counter { unit_name: \"A\" }"));
-	EXPECT_EQ(1, count(text, "name: \"Voltage\" parent_uuid: 1 counter { unit_name: \"V\" }"));
+	EXPECT_EQ(1, count_of(text, "name: \"Average current (discharge +)\" parent_uuid: 1 counter { unit_name: \"A\" }"));
+	EXPECT_EQ(1, count_of(text, "name: \"Current (discharge +)\" parent_uuid: 1 counter { unit_name: \"A\" }"));
+	EXPECT_EQ(1, count_of(text, "name: \"Voltage\" parent_uuid: 1 counter { unit_name: \"V\" }"));
 
 	/* the per-process energy ends at the report's figure; all parts add up */
 	n = track_values(text, U_PROC_ENERGY(42), v, 256);
@@ -303,58 +267,58 @@ TEST_F_TIMEOUT(pf, text_capture, 120)
 	 * scheduling as ftrace bundles: each CPU's first switch whole (Perfetto
 	 * skips a CPU's first compact switch), the other 3 compact; the fork, the exit
 	 */
-	EXPECT_EQ(2, count(text, "sched_switch {"));
-	EXPECT_EQ(1, count(text, "event { timestamp: 99000000000 pid: 0 sched_switch { prev_comm: \"swapper/0\" "
+	EXPECT_EQ(2, count_of(text, "sched_switch {"));
+	EXPECT_EQ(1, count_of(text, "event { timestamp: 99000000000 pid: 0 sched_switch { prev_comm: \"swapper/0\" "
 				 "prev_pid: 0 prev_prio: 120 prev_state: 0 next_comm: \"spin\" next_pid: 42 next_prio: 120 } }"));
-	EXPECT_EQ(1, count(text, "event { timestamp: 99000000000 pid: 0 sched_switch { prev_comm: \"swapper/1\" "
+	EXPECT_EQ(1, count_of(text, "event { timestamp: 99000000000 pid: 0 sched_switch { prev_comm: \"swapper/1\" "
 				 "prev_pid: 0 prev_prio: 120 prev_state: 0 next_comm: \"idle\" next_pid: 0 next_prio: 120 } }"));
-	EXPECT_EQ(3, count(text, "switch_next_pid: "));
-	EXPECT_EQ(3, count(text, "switch_timestamp: "));
-	EXPECT_EQ(3, count(text, "switch_next_prio: 120 "));
-	EXPECT_EQ(2, count(text, "compact_sched {"));
+	EXPECT_EQ(3, count_of(text, "switch_next_pid: "));
+	EXPECT_EQ(3, count_of(text, "switch_timestamp: "));
+	EXPECT_EQ(3, count_of(text, "switch_next_prio: 120 "));
+	EXPECT_EQ(2, count_of(text, "compact_sched {"));
 	/* per CPU: the first timestamp absolute, then deltas; the previous task implied */
-	EXPECT_EQ(1, count(text, "compact_sched { switch_timestamp: 100950000000 switch_prev_state: 0 "));
-	EXPECT_EQ(1, count(text, "compact_sched { switch_timestamp: 100150000000 switch_timestamp: 100000000 "));
-	EXPECT_EQ(1, count(text, "sched_process_fork { parent_comm: \"spin\" parent_pid: 42 child_comm: \"spin\" child_pid: 43 }"));
-	EXPECT_EQ(1, count(text, "sched_process_exit { comm: \"spin\" pid: 43 prio: 120 }"));
+	EXPECT_EQ(1, count_of(text, "compact_sched { switch_timestamp: 100950000000 switch_prev_state: 0 "));
+	EXPECT_EQ(1, count_of(text, "compact_sched { switch_timestamp: 100150000000 switch_timestamp: 100000000 "));
+	EXPECT_EQ(1, count_of(text, "sched_process_fork { parent_comm: \"spin\" parent_pid: 42 child_comm: \"spin\" child_pid: 43 }"));
+	EXPECT_EQ(1, count_of(text, "sched_process_exit { comm: \"spin\" pid: 43 prio: 120 }"));
 	/* prev_state=R, as the text said */
-	EXPECT_EQ(3, count(text, "switch_prev_state: 0 "));
-	EXPECT_EQ(1, count(text, "intern_table: \"spin\" intern_table: \"swapper/1\" "
+	EXPECT_EQ(3, count_of(text, "switch_prev_state: 0 "));
+	EXPECT_EQ(1, count_of(text, "intern_table: \"spin\" intern_table: \"swapper/1\" "
 				 "switch_next_comm_index: 0 switch_next_comm_index: 1 }"));
-	EXPECT_EQ(0, count(text, "clock_snapshot"));
-	EXPECT_EQ(0, count(text, "ftrace_clock"));
+	EXPECT_EQ(0, count_of(text, "clock_snapshot"));
+	EXPECT_EQ(0, count_of(text, "ftrace_clock"));
 	/*
 	 * the first packet of each sequence starts its state; no packet needs
 	 * any.  Global tracks (battery, markers, powerpin counters) are on a
 	 * sequence of their own, with no thread descriptor to become its
 	 * events' default thread; threads and processes on the other.
 	 */
-	EXPECT_EQ(2, count(text, "sequence_flags: 1 "));
+	EXPECT_EQ(2, count_of(text, "sequence_flags: 1 "));
 	p = strstr(text, "sequence_flags: 1 ");
 	ASSERT_NE(NULL, p);
 	EXPECT_EQ(NULL, memmem(text + 1, p - text - 1, "packet {", 8));
-	EXPECT_EQ(0, count(text, "sequence_flags: 2"));
-	EXPECT_EQ(0, count(text, "trusted_packet_sequence_id: 2 track_descriptor { uuid: 8589934634"));
-	EXPECT_EQ(1, count(text, "trusted_packet_sequence_id: 1 track_descriptor { uuid: 8589934634 thread {"));
-	EXPECT_EQ(1, count(text, "trusted_packet_sequence_id: 2 sequence_flags: 1 track_descriptor { uuid: 1 name: \"Battery (powerpin)\""));
-	EXPECT_EQ(101, count(text, "trusted_packet_sequence_id: 2 track_event { type: TYPE_COUNTER track_uuid: 2 double_counter_value: 4 }"));
-	EXPECT_EQ(0, count(text, "thread { pid: 42 tid: 42 thread_name: \"spin\" } } trusted_packet_sequence_id: 2"));
-	EXPECT_EQ(1, count(text, "trusted_packet_sequence_id: 2 track_event { type: TYPE_INSTANT track_uuid: 11 name: \"warm\" }"));
+	EXPECT_EQ(0, count_of(text, "sequence_flags: 2"));
+	EXPECT_EQ(0, count_of(text, "trusted_packet_sequence_id: 2 track_descriptor { uuid: 8589934634"));
+	EXPECT_EQ(1, count_of(text, "trusted_packet_sequence_id: 1 track_descriptor { uuid: 8589934634 thread {"));
+	EXPECT_EQ(1, count_of(text, "trusted_packet_sequence_id: 2 sequence_flags: 1 track_descriptor { uuid: 1 name: \"Battery (powerpin)\""));
+	EXPECT_EQ(101, count_of(text, "trusted_packet_sequence_id: 2 track_event { type: TYPE_COUNTER track_uuid: 2 double_counter_value: 4 }"));
+	EXPECT_EQ(0, count_of(text, "thread { pid: 42 tid: 42 thread_name: \"spin\" } } trusted_packet_sequence_id: 2"));
+	EXPECT_EQ(1, count_of(text, "trusted_packet_sequence_id: 2 track_event { type: TYPE_INSTANT track_uuid: 11 name: \"warm\" }"));
 
 	/* thread and process descriptors: 43 belongs to 42 */
-	EXPECT_EQ(1, count(text, "process { pid: 42 process_name: \"spin\" }"));
-	EXPECT_EQ(1, count(text, "thread { pid: 42 tid: 43 thread_name: \"spin\" }"));
+	EXPECT_EQ(1, count_of(text, "process { pid: 42 process_name: \"spin\" }"));
+	EXPECT_EQ(1, count_of(text, "thread { pid: 42 tid: 43 thread_name: \"spin\" }"));
 
 	/*
 	 * three slices, each END with its energy, the open one ended with the
 	 * capture; and the two marker spans, priced as the text report prices them
 	 */
-	EXPECT_EQ(5, count(text, "type: TYPE_SLICE_BEGIN"));
-	EXPECT_EQ(5, count(text, "type: TYPE_SLICE_END"));
-	EXPECT_EQ(1, count(text, "name: \"unterminated\" } type: TYPE_SLICE_END"));
-	EXPECT_EQ(1, count(text, "timestamp: 100100000000 trusted_packet_sequence_id: 2 track_event { "
+	EXPECT_EQ(5, count_of(text, "type: TYPE_SLICE_BEGIN"));
+	EXPECT_EQ(5, count_of(text, "type: TYPE_SLICE_END"));
+	EXPECT_EQ(1, count_of(text, "name: \"unterminated\" } type: TYPE_SLICE_END"));
+	EXPECT_EQ(1, count_of(text, "timestamp: 100100000000 trusted_packet_sequence_id: 2 track_event { "
 				 "type: TYPE_SLICE_BEGIN track_uuid: 13 name: \"warm\" }"));
-	EXPECT_EQ(1, count(text, "timestamp: 100800000000 trusted_packet_sequence_id: 2 track_event { "
+	EXPECT_EQ(1, count_of(text, "timestamp: 100800000000 trusted_packet_sequence_id: 2 track_event { "
 				 "type: TYPE_SLICE_BEGIN track_uuid: 13 name: \"hot\" }"));
 	/* warm: 2 W from 0.1 s to 0.8 s; hot: to the last sample at 1.0 s */
 	EXPECT_EQ(1, span_energies(text, "100800000000 ", v, 256));
@@ -367,19 +331,19 @@ TEST_F_TIMEOUT(pf, text_capture, 120)
 	EXPECT_NEAR(0.2, v[0], 1e-9);
 	EXPECT_NEAR(0.8, v[1], 1e-9);
 	EXPECT_NEAR(0.2, v[2], 1e-9);
-	EXPECT_EQ(1, count(text, "type: TYPE_SLICE_BEGIN track_uuid: 8589934634 name: \"work\""));
+	EXPECT_EQ(1, count_of(text, "type: TYPE_SLICE_BEGIN track_uuid: 8589934634 name: \"work\""));
 
 	/* markers, atrace and powerpin counters; no raw-sign battery twin */
-	EXPECT_EQ(1, count(text, "type: TYPE_INSTANT track_uuid: 11 name: \"warm\""));
-	EXPECT_EQ(1, count(text, "type: TYPE_INSTANT track_uuid: 11 name: \"hot\""));
+	EXPECT_EQ(1, count_of(text, "type: TYPE_INSTANT track_uuid: 11 name: \"warm\""));
+	EXPECT_EQ(1, count_of(text, "type: TYPE_INSTANT track_uuid: 11 name: \"hot\""));
 	/* counter tracks in the order they first appear: gpu_load, then depth */
-	EXPECT_EQ(1, count(text, "uuid: 17179869184 name: \"gpu_load\" parent_uuid: 1"));
-	EXPECT_EQ(5, count(text, "type: TYPE_COUNTER track_uuid: 17179869184 counter_value:"));
-	EXPECT_EQ(1, count(text, "type: TYPE_COUNTER track_uuid: 17179869184 counter_value: 40 }"));
-	EXPECT_EQ(1, count(text, "uuid: 17179869185 name: \"depth\" parent_uuid: 4294967338"));
-	EXPECT_EQ(1, count(text, "type: TYPE_COUNTER track_uuid: 17179869185 counter_value: 3 }"));
-	EXPECT_EQ(1, count(text, "type: TYPE_COUNTER track_uuid: 17179869185 counter_value: 5 }"));
-	EXPECT_EQ(0, count(text, "voltage_uv"));
+	EXPECT_EQ(1, count_of(text, "uuid: 17179869184 name: \"gpu_load\" parent_uuid: 1"));
+	EXPECT_EQ(5, count_of(text, "type: TYPE_COUNTER track_uuid: 17179869184 counter_value:"));
+	EXPECT_EQ(1, count_of(text, "type: TYPE_COUNTER track_uuid: 17179869184 counter_value: 40 }"));
+	EXPECT_EQ(1, count_of(text, "uuid: 17179869185 name: \"depth\" parent_uuid: 4294967338"));
+	EXPECT_EQ(1, count_of(text, "type: TYPE_COUNTER track_uuid: 17179869185 counter_value: 3 }"));
+	EXPECT_EQ(1, count_of(text, "type: TYPE_COUNTER track_uuid: 17179869185 counter_value: 5 }"));
+	EXPECT_EQ(0, count_of(text, "voltage_uv"));
 
 	check_upstream(_metadata, self->trace, text, tmp);
 	free(text);
@@ -427,31 +391,31 @@ TEST_F_TIMEOUT(pf, tracedat_clock_pairs_during_the_capture, 120)
 	snprintf(tmp, sizeof(tmp), "%s/decoded", self->dir);
 	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
 	ASSERT_NE(NULL, text);
-	EXPECT_EQ(4, count(text, "clock_snapshot {"));
-	EXPECT_EQ(2, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 150000000000 } "
+	EXPECT_EQ(4, count_of(text, "clock_snapshot {"));
+	EXPECT_EQ(2, count_of(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 150000000000 } "
 				 "clocks { clock_id: 64 timestamp: 99900000000 } "
 				 "clocks { clock_id: 1 timestamp: 1700000000000000000 } "
 				 "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME }"));
-	EXPECT_EQ(2, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 160150000000 } "
+	EXPECT_EQ(2, count_of(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 160150000000 } "
 				 "clocks { clock_id: 64 timestamp: 100050000000 } "
 				 "clocks { clock_id: 1 timestamp: 1700000010150000000 } "
 				 "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME }"));
-	EXPECT_EQ(2, count(text, "trace_packet_defaults { timestamp_clock_id: 64 }"));
+	EXPECT_EQ(2, count_of(text, "trace_packet_defaults { timestamp_clock_id: 64 }"));
 	/* the first pair's snapshot comes before the second's, on each sequence */
 	EXPECT_LT(strstr(text, "timestamp: 150000000000"), strstr(text, "timestamp: 160150000000"));
 	EXPECT_EQ(0, strncmp(text, "packet { clock_snapshot {", 25));
 	/* a bundle a CPU: CPU 1's by the first pair, CPU 0's by the second */
-	EXPECT_EQ(2, count(text, "ftrace_events { cpu: "));
-	EXPECT_EQ(1, count(text, "ftrace_clock: FTRACE_CLOCK_LOCAL "
+	EXPECT_EQ(2, count_of(text, "ftrace_events { cpu: "));
+	EXPECT_EQ(1, count_of(text, "ftrace_clock: FTRACE_CLOCK_LOCAL "
 				 "ftrace_timestamp: 99900000000 boot_timestamp: 150000000000"));
-	EXPECT_EQ(1, count(text, "ftrace_clock: FTRACE_CLOCK_LOCAL "
+	EXPECT_EQ(1, count_of(text, "ftrace_clock: FTRACE_CLOCK_LOCAL "
 				 "ftrace_timestamp: 100050000000 boot_timestamp: 160150000000"));
 	EXPECT_LT(strstr(text, "ftrace_events { cpu: 1 "),
 		  strstr(text, "ftrace_timestamp: 99900000000 "));
 	EXPECT_GT(strstr(text, "ftrace_events { cpu: 1 "),
 		  strstr(text, "ftrace_timestamp: 100050000000 "));
-	EXPECT_EQ(0, count(text, "100012345678"));
-	EXPECT_EQ(0, count(text, "100067891234"));
+	EXPECT_EQ(0, count_of(text, "100012345678"));
+	EXPECT_EQ(0, count_of(text, "100067891234"));
 	check_upstream(_metadata, self->trace, text, tmp);
 	free(text);
 }
@@ -491,39 +455,39 @@ TEST_F_TIMEOUT(pf, tracedat_clock_and_states, 120)
 	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
 	ASSERT_NE(NULL, text);
 	/* on each sequence: its clock 64 and its defaults are its own */
-	EXPECT_EQ(2, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 250000000000 } "
+	EXPECT_EQ(2, count_of(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 250000000000 } "
 				 "clocks { clock_id: 64 timestamp: 200000000000 } "
 				 "clocks { clock_id: 1 timestamp: 1700000000000000000 } "
 				 "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME }"));
-	EXPECT_EQ(2, count(text, "trace_packet_defaults { timestamp_clock_id: 64 }"));
+	EXPECT_EQ(2, count_of(text, "trace_packet_defaults { timestamp_clock_id: 64 }"));
 	/* the snapshot's packet starts the sequence's state, defaults included */
-	EXPECT_EQ(2, count(text, "sequence_flags: 1"));
-	EXPECT_EQ(1, count(text, "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME } "
+	EXPECT_EQ(2, count_of(text, "sequence_flags: 1"));
+	EXPECT_EQ(1, count_of(text, "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME } "
 				 "trusted_packet_sequence_id: 1 sequence_flags: 1 trace_packet_defaults"));
-	EXPECT_EQ(1, count(text, "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME } "
+	EXPECT_EQ(1, count_of(text, "primary_trace_clock: BUILTIN_CLOCK_BOOTTIME } "
 				 "trusted_packet_sequence_id: 2 sequence_flags: 1 trace_packet_defaults"));
 	EXPECT_EQ(0, strncmp(text, "packet { clock_snapshot {", 25));
 	/* and every packet whose timestamp is in the defaults' clock says it needs them */
-	EXPECT_LT(21, count(text, "packet { timestamp: "));
-	EXPECT_EQ(count(text, "packet { timestamp: "), count(text, "sequence_flags: 2 "));
+	EXPECT_LT(21, count_of(text, "packet { timestamp: "));
+	EXPECT_EQ(count_of(text, "packet { timestamp: "), count_of(text, "sequence_flags: 2 "));
 	/* every bundle carries its clock and the pair */
-	EXPECT_EQ(count(text, "ftrace_events {"),
-		  count(text, "ftrace_clock: FTRACE_CLOCK_LOCAL ftrace_timestamp: 200000000000 boot_timestamp: 250000000000"));
+	EXPECT_EQ(count_of(text, "ftrace_events {"),
+		  count_of(text, "ftrace_clock: FTRACE_CLOCK_LOCAL ftrace_timestamp: 200000000000 boot_timestamp: 250000000000"));
 	/* the CPU's first switch whole, the other 7 compact */
-	EXPECT_EQ(1, count(text, "sched_switch { prev_comm: \"swapper/1\" prev_pid: 0 prev_prio: 120 "
+	EXPECT_EQ(1, count_of(text, "sched_switch { prev_comm: \"swapper/1\" prev_pid: 0 prev_prio: 120 "
 				 "prev_state: 0 next_comm: \"spin\" next_pid: 42 next_prio: 120 }"));
-	EXPECT_EQ(7, count(text, "switch_next_pid: "));
-	EXPECT_EQ(3, count(text, "switch_prev_state: 0 "));
-	EXPECT_EQ(1, count(text, "switch_prev_state: 1 "));
-	EXPECT_EQ(1, count(text, "switch_prev_state: 2048 "));	/* R+ */
-	EXPECT_EQ(1, count(text, "switch_prev_state: 1026 "));	/* I: D without load */
-	EXPECT_EQ(1, count(text, "switch_prev_state: 2 "));
-	EXPECT_EQ(1, count(text, "child_pid: 44"));
-	EXPECT_EQ(1, count(text, "sched_process_exit { comm: \"spin\" pid: 44 prio: 120 }"));
-	EXPECT_EQ(1, count(text, "lost_events: true"));
+	EXPECT_EQ(7, count_of(text, "switch_next_pid: "));
+	EXPECT_EQ(3, count_of(text, "switch_prev_state: 0 "));
+	EXPECT_EQ(1, count_of(text, "switch_prev_state: 1 "));
+	EXPECT_EQ(1, count_of(text, "switch_prev_state: 2048 "));	/* R+ */
+	EXPECT_EQ(1, count_of(text, "switch_prev_state: 1026 "));	/* I: D without load */
+	EXPECT_EQ(1, count_of(text, "switch_prev_state: 2 "));
+	EXPECT_EQ(1, count_of(text, "child_pid: 44"));
+	EXPECT_EQ(1, count_of(text, "sched_process_exit { comm: \"spin\" pid: 44 prio: 120 }"));
+	EXPECT_EQ(1, count_of(text, "lost_events: true"));
 	EXPECT_EQ(21, track_values(text, U_VOLTAGE, v, 64));
-	EXPECT_EQ(1, count(text, "type: TYPE_SLICE_BEGIN"));
-	EXPECT_EQ(1, count(text, "name: \"energy_j\" } type: TYPE_SLICE_END"));
+	EXPECT_EQ(1, count_of(text, "type: TYPE_SLICE_BEGIN"));
+	EXPECT_EQ(1, count_of(text, "name: \"energy_j\" } type: TYPE_SLICE_END"));
 	check_upstream(_metadata, self->trace, text, tmp);
 	free(text);
 
@@ -537,10 +501,10 @@ TEST_F_TIMEOUT(pf, tracedat_clock_and_states, 120)
 	ASSERT_EQ(0, run_report(self, ""));
 	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
 	ASSERT_NE(NULL, text);
-	EXPECT_EQ(2, count(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 200000000100 } "
+	EXPECT_EQ(2, count_of(text, "clock_snapshot { clocks { clock_id: 6 timestamp: 200000000100 } "
 				 "clocks { clock_id: 1 timestamp: 1700000000000000000 } "));
-	EXPECT_EQ(0, count(text, "clock_id: 64"));
-	EXPECT_EQ(0, count(text, "trace_packet_defaults"));
+	EXPECT_EQ(0, count_of(text, "clock_id: 64"));
+	EXPECT_EQ(0, count_of(text, "trace_packet_defaults"));
 	free(text);
 }
 
@@ -632,13 +596,13 @@ TEST_F_TIMEOUT(pf, tracedat_kernel_layouts, 180)
 	ASSERT_NE(NULL, fmt);
 	text = states_trace(self, "Linux buildhost 6.12.38+deb13-amd64 x86_64", NULL, raw, 7, "");
 	ASSERT_NE(NULL, text);
-	EXPECT_EQ(1, count(text, "system_info { utsname { sysname: \"Linux\" "
+	EXPECT_EQ(1, count_of(text, "system_info { utsname { sysname: \"Linux\" "
 				 "release: \"6.12.38+deb13-amd64\" machine: \"x86_64\" } }"));
-	EXPECT_EQ(0, count(text, "buildhost"));
+	EXPECT_EQ(0, count_of(text, "buildhost"));
 	/* before the first bundle: trace_processor reads it as it meets it */
 	EXPECT_GT(strstr(text, "ftrace_events {"), strstr(text, "system_info {"));
 	/* the CPU's first switch, whole: R in every layout */
-	EXPECT_EQ(1, count(text, "prev_state: 0 next_comm: \"spin\""));
+	EXPECT_EQ(1, count_of(text, "prev_state: 0 next_comm: \"spin\""));
 	expect_states(_metadata, text, l414, 7);
 	snprintf(tmp, sizeof(tmp), "%s/upstream", self->dir);
 	check_upstream(_metadata, self->trace, text, tmp);
@@ -647,26 +611,26 @@ TEST_F_TIMEOUT(pf, tracedat_kernel_layouts, 180)
 	/* through the report's filters too */
 	text = states_trace(self, "Linux h 4.9.337 armv7l", NULL, raw, 7, "--cpu 0-1");
 	ASSERT_NE(NULL, text);
-	EXPECT_EQ(1, count(text, "release: \"4.9.337\" machine: \"armv7l\""));
+	EXPECT_EQ(1, count_of(text, "release: \"4.9.337\" machine: \"armv7l\""));
 	expect_states(_metadata, text, l48, 7);
 	free(text);
 
 	text = states_trace(self, NULL, NULL, raw, 7, "");
 	ASSERT_NE(NULL, text);
-	EXPECT_EQ(0, count(text, "system_info"));
+	EXPECT_EQ(0, count_of(text, "system_info"));
 	expect_states(_metadata, text, l44, 7);
 	free(text);
 
 	/* "6" or "6.1-rc1": trace_processor reads no version (or another) from it */
 	text = states_trace(self, "Linux h 6.1-rc1 x86_64", NULL, raw, 7, "");
 	ASSERT_NE(NULL, text);
-	EXPECT_EQ(0, count(text, "system_info"));
+	EXPECT_EQ(0, count_of(text, "system_info"));
 	expect_states(_metadata, text, l44, 7);
 	free(text);
 
 	text = states_trace(self, "Linux h 6.1.0-rc1 x86_64", fmt, odd, 4, "");
 	ASSERT_NE(NULL, text);
-	EXPECT_EQ(1, count(text, "release: \"6.1.0-rc1\""));
+	EXPECT_EQ(1, count_of(text, "release: \"6.1.0-rc1\""));
 	expect_states(_metadata, text, odd414, 4);
 	free(text);
 
@@ -843,7 +807,7 @@ TEST_F_TIMEOUT(pf, slice_ended_before_the_first_sample, 120)
 	/* 2 W for 0.5 s */
 	EXPECT_NEAR(1.0, ev[3].energy, 1e-6);
 	EXPECT_FALSE(ev[3].unterminated);
-	EXPECT_EQ(2, count(text, "name: \"energy_j\" } type: TYPE_SLICE_END"));
+	EXPECT_EQ(2, count_of(text, "name: \"energy_j\" } type: TYPE_SLICE_END"));
 	free(text);
 }
 
@@ -872,20 +836,20 @@ TEST_F_TIMEOUT(pf, ties_with_the_first_switch_are_whole, 120)
 	text = decode(PROTO_DIR, "perfetto_trace.proto", self->trace, tmp);
 	ASSERT_NE(NULL, text);
 	/* three whole at the first timestamp, in order; two compact after */
-	EXPECT_EQ(3, count(text, "sched_switch {"));
+	EXPECT_EQ(3, count_of(text, "sched_switch {"));
 	snprintf(want, sizeof(want), "event { timestamp: %llu pid: 0 sched_switch { prev_comm: \"swapper/0\"",
 		 T0 + 100 * MS);
-	EXPECT_EQ(1, count(text, want));
+	EXPECT_EQ(1, count_of(text, want));
 	snprintf(want, sizeof(want), "event { timestamp: %llu pid: 42 sched_switch { prev_comm: \"a\"",
 		 T0 + 100 * MS);
-	EXPECT_EQ(1, count(text, want));
+	EXPECT_EQ(1, count_of(text, want));
 	snprintf(want, sizeof(want), "event { timestamp: %llu pid: 43 sched_switch { prev_comm: \"b\"",
 		 T0 + 100 * MS);
-	EXPECT_EQ(1, count(text, want));
+	EXPECT_EQ(1, count_of(text, want));
 	EXPECT_LT(strstr(text, "prev_comm: \"a\""), strstr(text, "prev_comm: \"b\""));
-	EXPECT_EQ(2, count(text, "switch_next_pid: "));
+	EXPECT_EQ(2, count_of(text, "switch_next_pid: "));
 	snprintf(want, sizeof(want), "compact_sched { switch_timestamp: %llu ", T0 + 300 * MS);
-	EXPECT_EQ(1, count(text, want));
+	EXPECT_EQ(1, count_of(text, want));
 	check_upstream(_metadata, self->trace, text, tmp);
 	free(text);
 }

@@ -25,6 +25,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "report_gen.h"
 #include "trace_clock.h"
 
@@ -79,8 +80,6 @@ FIXTURE_SETUP(sig)
 
 FIXTURE_TEARDOWN(sig)
 {
-	char cmd[128];
-
 	if (self->pid > 0) {
 		kill(self->pid, SIGKILL);
 		waitpid(self->pid, NULL, 0);
@@ -90,8 +89,7 @@ FIXTURE_TEARDOWN(sig)
 	free(self->powerpin);
 	if (!self->dir[0])
 		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

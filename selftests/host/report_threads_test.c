@@ -27,37 +27,6 @@
 #define SEC		1000000000ULL
 #define T0		(100 * SEC)
 
-/* Every run of white space as one space. */
-static char *squeeze(char *s)
-{
-	char *o = s, *i = s;
-	int space = 0;
-
-	for (; *i; i++) {
-		if (*i == ' ' || *i == '\n' || *i == '\t') {
-			space = 1;
-			continue;
-		}
-		if (space && o != s)
-			*o++ = ' ';
-		space = 0;
-		*o++ = *i;
-	}
-	*o = '\0';
-	return s;
-}
-
-static int count(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	while ((hay = strstr(hay, needle))) {
-		n++;
-		hay++;
-	}
-	return n;
-}
-
 FIXTURE(thr) {
 	char dir[64];
 	char in[128], out[128], json[128], pf[128], err[128];
@@ -79,8 +48,6 @@ FIXTURE_SETUP(thr)
 
 FIXTURE_TEARDOWN(thr)
 {
-	char cmd[160];
-
 	free(self->text);
 	free(self->js);
 	free(self->trace);
@@ -91,8 +58,7 @@ FIXTURE_TEARDOWN(thr)
 	free(self->html);
 	if (!self->dir[0])
 		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 
@@ -123,7 +89,7 @@ static int run(FIXTURE_DATA(thr) *self)
 	self->js = slurp(self->json);
 	if (!system("command -v protoc >/dev/null")) {
 		snprintf(cmd, sizeof(cmd),
-			 "protoc --proto_path=daemon/lib --decode=perfetto.protos.Trace perfetto_trace.proto < %s > %s.txt",
+			 "protoc --proto_path=daemon/lib/report --decode=perfetto.protos.Trace perfetto_trace.proto < %s > %s.txt",
 			 self->pf, self->pf);
 		if (system(cmd))
 			return -1;
@@ -191,15 +157,15 @@ TEST_F_TIMEOUT(thr, text_tgid_column, 120)
 	EXPECT_NE(NULL, strstr(self->js, "\"other_j\": 0,"));
 	if (!self->trace)
 		SKIP(return, "protoc not installed: the Perfetto trace not decoded");
-	EXPECT_EQ(1, count(self->trace, "thread { pid: 1215 tid: 1216 thread_name: \"RenderThread\" }"));
-	EXPECT_EQ(1, count(self->trace, "thread { pid: 1215 tid: 1215 thread_name: \"app\" }"));
-	EXPECT_EQ(0, count(self->trace, "process { pid: 1216"));
-	EXPECT_EQ(0, count(self->trace, "tid: 2000"));
-	EXPECT_EQ(0, count(self->trace, "process { pid: 2000"));
-	EXPECT_EQ(1, count(self->trace, "name: \"lone 2000 (tgid unknown)\""));
-	EXPECT_EQ(1, count(self->trace, "name: \"Energy: lone 2000 (tgid unknown; cumulative, discharge +)\""));
+	EXPECT_EQ(1, count_of(self->trace, "thread { pid: 1215 tid: 1216 thread_name: \"RenderThread\" }"));
+	EXPECT_EQ(1, count_of(self->trace, "thread { pid: 1215 tid: 1215 thread_name: \"app\" }"));
+	EXPECT_EQ(0, count_of(self->trace, "process { pid: 1216"));
+	EXPECT_EQ(0, count_of(self->trace, "tid: 2000"));
+	EXPECT_EQ(0, count_of(self->trace, "process { pid: 2000"));
+	EXPECT_EQ(1, count_of(self->trace, "name: \"lone 2000 (tgid unknown)\""));
+	EXPECT_EQ(1, count_of(self->trace, "name: \"Energy: lone 2000 (tgid unknown; cumulative, discharge +)\""));
 	/* the slice on RenderThread's track, inside app */
-	EXPECT_EQ(1, count(self->trace, "type: TYPE_SLICE_BEGIN track_uuid: 8589935808 name: \"DrawFrame\""));
+	EXPECT_EQ(1, count_of(self->trace, "type: TYPE_SLICE_BEGIN track_uuid: 8589935808 name: \"DrawFrame\""));
 }
 
 /*
@@ -241,10 +207,10 @@ TEST_F_TIMEOUT(thr, tracedat_saved_tgids_and_newtask, 120)
 	EXPECT_NE(NULL, strstr(self->js, "{\"pid\": 3000, \"tgid\": null,"));
 	if (!self->trace)
 		SKIP(return, "protoc not installed: the Perfetto trace not decoded");
-	EXPECT_EQ(1, count(self->trace, "thread { pid: 1215 tid: 1216 thread_name: \"RenderThread\" }"));
-	EXPECT_EQ(1, count(self->trace, "thread { pid: 1215 tid: 1217 "));
-	EXPECT_EQ(1, count(self->trace, "thread { pid: 1300 tid: 1300 "));
-	EXPECT_EQ(0, count(self->trace, "tid: 3000"));
+	EXPECT_EQ(1, count_of(self->trace, "thread { pid: 1215 tid: 1216 thread_name: \"RenderThread\" }"));
+	EXPECT_EQ(1, count_of(self->trace, "thread { pid: 1215 tid: 1217 "));
+	EXPECT_EQ(1, count_of(self->trace, "thread { pid: 1300 tid: 1300 "));
+	EXPECT_EQ(0, count_of(self->trace, "tid: 3000"));
 }
 
 /*
@@ -291,8 +257,8 @@ TEST_F_TIMEOUT(thr, perfetto_cpu_1024_left_out, 120)
 	EXPECT_NE(NULL, strstr(self->warn, "warning: 1 events on CPUs numbered 1024 or more left out of the Perfetto trace"));
 	if (!self->trace)
 		SKIP(return, "protoc not installed: the Perfetto trace not decoded");
-	EXPECT_EQ(0, count(self->trace, "cpu: 1024"));
-	EXPECT_EQ(1, count(self->trace, "cpu: 1 "));
+	EXPECT_EQ(0, count_of(self->trace, "cpu: 1024"));
+	EXPECT_EQ(1, count_of(self->trace, "cpu: 1 "));
 }
 
 TEST_HARNESS_MAIN

@@ -19,7 +19,8 @@
 #include <kselftest_harness.h>
 #include <trace-cmd/trace-cmd.h>
 
-#include "report.h"
+#include "cmd_helpers.h"
+#include "report/report.h"
 #include "report_gen.h"
 #include "report_tracedat.h"
 
@@ -47,11 +48,8 @@ FIXTURE_SETUP(dat)
 
 FIXTURE_TEARDOWN(dat)
 {
-	char cmd[160];
-
 	report_free(&self->r);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 
@@ -254,24 +252,6 @@ static void put_bytes(const char *path, const char *buf, size_t len)
 
 	if (!f || fwrite(buf, 1, len, f) != len || fclose(f))
 		abort();
-}
-
-/* The whole file, malloc'd, its size in @len; NULL when it cannot be read. */
-static char *read_whole(const char *path, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	FILE *f = fopen(path, "rb");
-
-	if (!f || fstat(fileno(f), &st) || !(buf = malloc(st.st_size + 1)) ||
-	    fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = st.st_size;
-	return buf;
 }
 
 /*

@@ -19,7 +19,7 @@
 #include <kselftest_harness.h>
 
 #include "cmd_helpers.h"
-#include "output.h"
+#include "base/base.h"
 #include "report_gen.h"
 
 #define REFUSAL	"the same file as an input: refusing to write over it"
@@ -47,10 +47,7 @@ FIXTURE_SETUP(same)
 
 FIXTURE_TEARDOWN(same)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

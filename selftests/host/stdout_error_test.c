@@ -14,6 +14,7 @@
 
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "report_gen.h"
 
 FIXTURE(full) {
@@ -64,14 +65,11 @@ FIXTURE_SETUP(full)
 
 FIXTURE_TEARDOWN(full)
 {
-	char cmd[128];
-
 	free(self->powerpin);
 	free(self->powerpind);
 	if (!self->dir[0])
 		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	if (system(cmd))
+	if (sh("rm -rf %s", self->dir))
 		TH_LOG("could not remove %s", self->dir);
 }
 

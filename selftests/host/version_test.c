@@ -15,49 +15,35 @@
 
 #include <kselftest_harness.h>
 
-/* First line of @cmd's output into @buf (newline dropped); exit status. */
-static int line_of(const char *cmd, char *buf, size_t len)
-{
-	FILE *p = popen(cmd, "r");
-	int st;
-
-	buf[0] = '\0';
-	if (!p)
-		return -1;
-	if (!fgets(buf, len, p))
-		buf[0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "cmd_helpers.h"
 
 TEST(binaries_print_the_tree_version)
 {
 	char ver[256], got[512], want[512];
 
-	ASSERT_EQ(0, line_of("scripts/version", ver, sizeof(ver)));
+	ASSERT_EQ(0, first_line("scripts/version", ver, sizeof(ver)));
 	ASSERT_NE('\0', ver[0]);
 	/*
 	 * X.Y.Z, optionally ~gitN.gHASH (before the release X.Y.Z) or
 	 * +gitN.gHASH (after it) and .dirty: a valid Debian upstream version
 	 */
-	EXPECT_EQ(0, line_of("scripts/version | grep -Ex '[0-9]+\\.[0-9]+\\.[0-9]+([~+]git[0-9]+\\.g[0-9a-f]+)?(\\.dirty)?'",
+	EXPECT_EQ(0, first_line("scripts/version | grep -Ex '[0-9]+\\.[0-9]+\\.[0-9]+([~+]git[0-9]+\\.g[0-9a-f]+)?(\\.dirty)?'",
 			     got, sizeof(got)));
-	ASSERT_EQ(0, line_of("make -s version", got, sizeof(got)));
+	ASSERT_EQ(0, first_line("make -s version", got, sizeof(got)));
 	EXPECT_STREQ(ver, got);
 	if (access("build/bin/powerpin", X_OK) || access("build/bin/powerpind", X_OK))
 		SKIP(return, "binaries not built");
-	ASSERT_EQ(0, line_of("build/bin/powerpin --version", got, sizeof(got)));
+	ASSERT_EQ(0, first_line("build/bin/powerpin --version", got, sizeof(got)));
 	snprintf(want, sizeof(want), "powerpin %s", ver);
 	EXPECT_STREQ(want, got);
-	ASSERT_EQ(0, line_of("build/bin/powerpin -V", got, sizeof(got)));
+	ASSERT_EQ(0, first_line("build/bin/powerpin -V", got, sizeof(got)));
 	EXPECT_STREQ(want, got);
-	ASSERT_EQ(0, line_of("build/bin/powerpind --version", got, sizeof(got)));
+	ASSERT_EQ(0, first_line("build/bin/powerpind --version", got, sizeof(got)));
 	snprintf(want, sizeof(want), "powerpind %s", ver);
 	EXPECT_STREQ(want, got);
 	/* and --help says how */
-	EXPECT_EQ(0, line_of("build/bin/powerpind --help | grep -- --version", got, sizeof(got)));
-	EXPECT_EQ(0, line_of("build/bin/powerpin --help | grep -- --version", got, sizeof(got)));
+	EXPECT_EQ(0, first_line("build/bin/powerpind --help | grep -- --version", got, sizeof(got)));
+	EXPECT_EQ(0, first_line("build/bin/powerpin --help | grep -- --version", got, sizeof(got)));
 }
 
 /* dpkg --compare-versions A OP B: 0 when it holds */
@@ -79,7 +65,7 @@ TEST(snapshots_sort_around_the_release)
 		SKIP(return, "not a git checkout, or no dpkg");
 	ASSERT_NE(NULL, getcwd(top, sizeof(top)));
 	ASSERT_NE(NULL, mkdtemp(dir));
-	ASSERT_EQ(0, line_of("sed -n 's/^base=//p' scripts/version", base, sizeof(base)));
+	ASSERT_EQ(0, first_line("sed -n 's/^base=//p' scripts/version", base, sizeof(base)));
 	/* a repository of its own, with no tag: scripts/version and one commit */
 	snprintf(cmd, sizeof(cmd),
 		 "cd %s && git init -q && mkdir scripts && cp %s/scripts/version scripts/ && "
@@ -87,9 +73,9 @@ TEST(snapshots_sort_around_the_release)
 		 "commit -qm one", dir, top);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "git -C %s rev-parse --short=12 HEAD", dir);
-	ASSERT_EQ(0, line_of(cmd, hash, sizeof(hash)));
+	ASSERT_EQ(0, first_line(cmd, hash, sizeof(hash)));
 	snprintf(cmd, sizeof(cmd), "%s/scripts/version", dir);
-	ASSERT_EQ(0, line_of(cmd, snap, sizeof(snap)));
+	ASSERT_EQ(0, first_line(cmd, snap, sizeof(snap)));
 	snprintf(want, sizeof(want), "%s~git1.g%s", base, hash);
 	EXPECT_STREQ(want, snap);
 	EXPECT_EQ(0, dpkg_cmp(snap, "lt", base));
@@ -98,7 +84,7 @@ TEST(snapshots_sort_around_the_release)
 	snprintf(cmd, sizeof(cmd), "git -C %s tag v%s", dir, base);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "%s/scripts/version", dir);
-	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	ASSERT_EQ(0, first_line(cmd, got, sizeof(got)));
 	EXPECT_STREQ(base, got);
 	EXPECT_EQ(0, dpkg_cmp(got, "gt", snap));
 
@@ -107,9 +93,9 @@ TEST(snapshots_sort_around_the_release)
 		 "commit -q --allow-empty -m two", dir);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "git -C %s rev-parse --short=7 HEAD", dir);
-	ASSERT_EQ(0, line_of(cmd, hash, sizeof(hash)));
+	ASSERT_EQ(0, first_line(cmd, hash, sizeof(hash)));
 	snprintf(cmd, sizeof(cmd), "%s/scripts/version", dir);
-	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	ASSERT_EQ(0, first_line(cmd, got, sizeof(got)));
 	snprintf(want, sizeof(want), "%s+git1.g", base);
 	EXPECT_EQ(0, strncmp(got, want, strlen(want)));
 	EXPECT_NE(NULL, strstr(got, hash));
@@ -129,19 +115,19 @@ TEST(tree_without_git)
 	/* what a release tarball holds: the tracked files, no .git */
 	snprintf(cmd, sizeof(cmd), "git archive HEAD | tar -x -C %s", dir);
 	ASSERT_EQ(0, system(cmd));
-	ASSERT_EQ(0, line_of("sed -n 's/^base=//p' scripts/version", base, sizeof(base)));
+	ASSERT_EQ(0, first_line("sed -n 's/^base=//p' scripts/version", base, sizeof(base)));
 	ASSERT_NE('\0', base[0]);
 	snprintf(cmd, sizeof(cmd), "%s/scripts/version", dir);
-	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	ASSERT_EQ(0, first_line(cmd, got, sizeof(got)));
 	EXPECT_STREQ(base, got);
 
 	snprintf(cmd, sizeof(cmd), "echo 9.8.7+test > %s/.tarball-version", dir);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "%s/scripts/version", dir);
-	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	ASSERT_EQ(0, first_line(cmd, got, sizeof(got)));
 	EXPECT_STREQ("9.8.7+test", got);
 	snprintf(cmd, sizeof(cmd), "make -s -C %s version", dir);
-	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	ASSERT_EQ(0, first_line(cmd, got, sizeof(got)));
 	EXPECT_STREQ("9.8.7+test", got);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
@@ -155,16 +141,16 @@ TEST(dist_tarball_keeps_the_version)
 	if (system("git rev-parse --git-dir >/dev/null 2>&1"))
 		SKIP(return, "not a git checkout");
 	ASSERT_NE(NULL, mkdtemp(dir));
-	ASSERT_EQ(0, line_of("scripts/version", ver, sizeof(ver)));
-	ASSERT_EQ(0, line_of("make -s dist", tarball, sizeof(tarball)));
+	ASSERT_EQ(0, first_line("scripts/version", ver, sizeof(ver)));
+	ASSERT_EQ(0, first_line("make -s dist", tarball, sizeof(tarball)));
 	snprintf(cmd, sizeof(cmd), "tar -C %s -xJf %s", dir, tarball);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "%s/powerpin-%s/scripts/version", dir, ver);
-	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	ASSERT_EQ(0, first_line(cmd, got, sizeof(got)));
 	EXPECT_STREQ(ver, got);
 	/* and it is a tree make can work in */
 	snprintf(cmd, sizeof(cmd), "make -s -C %s/powerpin-%s version", dir, ver);
-	ASSERT_EQ(0, line_of(cmd, got, sizeof(got)));
+	ASSERT_EQ(0, first_line(cmd, got, sizeof(got)));
 	EXPECT_STREQ(ver, got);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", dir, tarball);
 	system(cmd);

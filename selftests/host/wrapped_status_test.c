@@ -19,7 +19,7 @@
 #include <kselftest_harness.h>
 
 #include "pin_helpers.h"
-#include "util.h"
+#include "base/base.h"
 
 /* fork, exec_command(@argv) in the child; its wait status turned into an exit status */
 static int wrapped(char *const argv[])

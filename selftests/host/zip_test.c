@@ -24,8 +24,9 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include <kselftest_harness.h>
 
+#include "cmd_helpers.h"
 #include "pin_helpers.h"
-#include "zipindex.h"
+#include "pin/pin.h"
 
 #define PS		4096ULL
 #define LOCAL_HDR	30ULL
@@ -181,19 +182,6 @@ static int file_equals_expect(const char *path, const struct expect *e)
 	return !memcmp(buf, want, n);
 }
 
-static int run(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 static int pin_run_quiet(const char *cmd)
 {
 	int st = system(cmd);
@@ -229,7 +217,7 @@ FIXTURE_SETUP(zip)
 FIXTURE_TEARDOWN(zip)
 {
 	if (!getenv("POWERPIN_KEEP"))
-		run("rm -rf %s", self->dir);
+		sh("rm -rf %s", self->dir);
 }
 
 TEST_F(zip, index_offsets_sizes_methods)
@@ -349,7 +337,7 @@ TEST_F(zip, pinlist_of_all_entries)
 		expect_add(&e, self->s[i].data_offset, self->s[i].data_offset + self->s[i].csize,
 			   self->size);
 	snprintf(out, sizeof(out), "%s/out", self->dir);
-	ASSERT_EQ(0, run("%s file %s --zip -o %s >/dev/null", bin(), self->zip, out));
+	ASSERT_EQ(0, sh("%s file %s --zip -o %s >/dev/null", bin(), self->zip, out));
 	EXPECT_TRUE(file_equals_expect(out, &e));
 }
 
@@ -364,21 +352,21 @@ TEST_F(zip, pinlist_filtered_by_pinconfig)
 
 	/* libfoo: bytes 5000..5009; classes.dex: whole; lib*.so also matches
 	 * libbar, which gets its own 10 bytes at 5000 (pintool shared one) */
-	ASSERT_EQ(0, run("printf 'file arm64-v8a/lib\\noffset 5000 len 10\\nfile dex\\n' > %s/pc.txt",
+	ASSERT_EQ(0, sh("printf 'file arm64-v8a/lib\\noffset 5000 len 10\\nfile dex\\n' > %s/pc.txt",
 			 self->dir));
 	expect_add(&e, s[0].data_offset + 5000, s[0].data_offset + 5010, self->size);
 	expect_add(&e, s[1].data_offset, s[1].data_offset + s[1].csize, self->size);
 	expect_add(&e, s[4].data_offset + 5000, s[4].data_offset + 5010, self->size);
 	snprintf(out, sizeof(out), "%s/out", self->dir);
-	ASSERT_EQ(0, run("%s file %s --zip --pinconfig %s/pc.txt -o %s >/dev/null", bin(),
+	ASSERT_EQ(0, sh("%s file %s --zip --pinconfig %s/pc.txt -o %s >/dev/null", bin(),
 			 self->zip, self->dir, out));
 	EXPECT_TRUE(file_equals_expect(out, &e));
 
 	/* a range past the end of the entry is clipped to it */
-	ASSERT_EQ(0, run("printf 'file big.bin offset 8000 length 1M\\n' > %s/pc.txt", self->dir));
+	ASSERT_EQ(0, sh("printf 'file big.bin offset 8000 length 1M\\n' > %s/pc.txt", self->dir));
 	memset(&e, 0, sizeof(e));
 	expect_add(&e, s[2].data_offset + 8000, s[2].data_offset + s[2].csize, self->size);
-	ASSERT_EQ(0, run("%s file %s --zip --pinconfig %s/pc.txt -o %s >/dev/null", bin(),
+	ASSERT_EQ(0, sh("%s file %s --zip --pinconfig %s/pc.txt -o %s >/dev/null", bin(),
 			 self->zip, self->dir, out));
 	EXPECT_TRUE(file_equals_expect(out, &e));
 }
@@ -404,23 +392,23 @@ TEST_F(zip, use_probe_dump_lines)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(8, write(fd, pair, 8));
 	close(fd);
-	ASSERT_EQ(0, run("%s file %s --zip --use-probe %s --dump > %s/dump 2>&1", bin(),
+	ASSERT_EQ(0, sh("%s file %s --zip --use-probe %s --dump > %s/dump 2>&1", bin(),
 			 self->zip, out, self->dir));
 	snprintf(line, sizeof(line),
 		 "grep -qxF 'res/raw/big.bin size(B)=9000 resident(B)=%llu resident(%%)=%g' %s/dump",
 		 (unsigned long long)r_len, (double)r_len / 9000 * 100.0, self->dir);
-	EXPECT_EQ(0, run("%s", line));
+	EXPECT_EQ(0, sh("%s", line));
 	snprintf(line, sizeof(line),
 		 "grep -qxF 'zip_offset=%llu file_offset=0 total_bytes=%llu' %s/dump",
 		 (unsigned long long)r_off, (unsigned long long)r_len, self->dir);
-	EXPECT_EQ(0, run("%s", line));
-	EXPECT_EQ(0, run("grep -qxF -- '----Unfiltered file coverages----' %s/dump", self->dir));
+	EXPECT_EQ(0, sh("%s", line));
+	EXPECT_EQ(0, sh("grep -qxF -- '----Unfiltered file coverages----' %s/dump", self->dir));
 	/* libfoo's last 100 bytes share that page; config.json is not in it */
 	snprintf(line, sizeof(line),
 		 "grep -qxF 'lib/arm64-v8a/libfoo.so size(B)=12388 resident(B)=100 resident(%%)=%g' %s/dump",
 		 100.0 / 12388 * 100.0, self->dir);
-	EXPECT_EQ(0, run("%s", line));
-	EXPECT_EQ(0, run("grep -qF 'assets/config.json size(B)=%zu resident(B)=0 resident(%%)=0' %s/dump",
+	EXPECT_EQ(0, sh("%s", line));
+	EXPECT_EQ(0, sh("grep -qF 'assets/config.json size(B)=%zu resident(B)=0 resident(%%)=0' %s/dump",
 			 s[3].csize, self->dir));
 }
 
@@ -431,9 +419,9 @@ TEST_F(zip, json_output)
 
 	if (pin_run_quiet("python3 -c 'import json' 2>/dev/null"))
 		SKIP(return, "python3 is needed to parse the JSON");
-	ASSERT_EQ(0, run("%s file %s --zip -o %s/out --json > %s/json", bin(), self->zip,
+	ASSERT_EQ(0, sh("%s file %s --zip -o %s/out --json > %s/json", bin(), self->zip,
 			 self->dir, self->dir));
-	EXPECT_EQ(0, run("python3 -c '\n"
+	EXPECT_EQ(0, sh("python3 -c '\n"
 			 "import json, sys\n"
 			 "d = json.load(open(sys.argv[1]))\n"
 			 "e = d[\"entries\"]\n"
@@ -453,17 +441,17 @@ TEST_F(zip, malformed_archives_are_errors)
 	int fd;
 
 	/* cut off the end of central directory record */
-	ASSERT_EQ(0, run("head -c %llu %s > %s/cut.zip", (unsigned long long)self->size - 10,
+	ASSERT_EQ(0, sh("head -c %llu %s > %s/cut.zip", (unsigned long long)self->size - 10,
 			 self->zip, self->dir));
-	ASSERT_EQ(1, run("%s file %s/cut.zip --zip --dump > %s/log 2>&1", bin(), self->dir,
+	ASSERT_EQ(1, sh("%s file %s/cut.zip --zip --dump > %s/log 2>&1", bin(), self->dir,
 			 self->dir));
-	EXPECT_EQ(0, run("grep -q '^powerpin file: %s/cut.zip: ' %s/log", self->dir, self->dir));
+	EXPECT_EQ(0, sh("grep -q '^powerpin file: %s/cut.zip: ' %s/log", self->dir, self->dir));
 	/* not a zip at all */
-	ASSERT_EQ(0, run("head -c 5000 /dev/zero > %s/zero.zip", self->dir));
-	EXPECT_EQ(1, run("%s file %s/zero.zip --zip > /dev/null 2>&1", bin(), self->dir));
+	ASSERT_EQ(0, sh("head -c 5000 /dev/zero > %s/zero.zip", self->dir));
+	EXPECT_EQ(1, sh("%s file %s/zero.zip --zip > /dev/null 2>&1", bin(), self->dir));
 	/* a local header whose signature is damaged */
 	snprintf(p, sizeof(p), "%s/bad.zip", self->dir);
-	ASSERT_EQ(0, run("cp %s %s", self->zip, p));
+	ASSERT_EQ(0, sh("cp %s %s", self->zip, p));
 	fd = open(p, O_WRONLY);
 	ASSERT_LE(0, fd);
 	/* classes.dex's local header starts right after libfoo's data */
@@ -472,14 +460,14 @@ TEST_F(zip, malformed_archives_are_errors)
 	EXPECT_EQ(-1, zip_index_open(p, &zi, err, sizeof(err)));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_NE(NULL, strstr(err, "entry 'classes.dex': bad local header"));
-	EXPECT_EQ(1, run("%s file %s/bad.zip --zip > /dev/null 2>&1", bin(), self->dir));
+	EXPECT_EQ(1, sh("%s file %s/bad.zip --zip > /dev/null 2>&1", bin(), self->dir));
 	/* an archive that is only its end record is valid and empty */
-	ASSERT_EQ(0, run("printf 'PK\\005\\006' > %s/empty.zip && head -c 18 /dev/zero >> %s/empty.zip",
+	ASSERT_EQ(0, sh("printf 'PK\\005\\006' > %s/empty.zip && head -c 18 /dev/zero >> %s/empty.zip",
 			 self->dir, self->dir));
 	snprintf(p, sizeof(p), "%s/empty.zip", self->dir);
 	EXPECT_EQ(0, zip_index_open(p, &zi, err, sizeof(err)));
 	EXPECT_EQ(0, zi.nr);
-	EXPECT_EQ(0, run("%s file %s --zip --dump > /dev/null", bin(), p));
+	EXPECT_EQ(0, sh("%s file %s --zip --dump > /dev/null", bin(), p));
 	EXPECT_EQ(-1, zip_index_open("/nonexistent.zip", &zi, err, sizeof(err)));
 	EXPECT_EQ(ENOENT, errno);
 }
@@ -677,7 +665,7 @@ static int cli_refuses(const char *dir, const char *zip, const char *what)
 	FILE *fp;
 
 	fuzz_seed_file("zipindex", zip);
-	if (run("%s file %s --zip --dump > %s/log 2>&1", bin(), zip, dir) != 1)
+	if (sh("%s file %s --zip --dump > %s/log 2>&1", bin(), zip, dir) != 1)
 		return 0;
 	snprintf(log, sizeof(log), "%s/log", dir);
 	fp = fopen(log, "r");
@@ -745,10 +733,10 @@ TEST_F(zip, any_method_and_local_header_indexed)
 		EXPECT_EQ(e[i].method, zi.entries[i].method);
 	}
 	zip_index_free(&zi);
-	EXPECT_EQ(0, run("%s file %s --zip --dump > %s/log 2>&1", bin(), p, self->dir));
-	EXPECT_EQ(0, run("grep -qxF 'lib/x86/liblzma.so size(B)=7000 resident(B)=7000 resident(%%)=100' %s/log",
+	EXPECT_EQ(0, sh("%s file %s --zip --dump > %s/log 2>&1", bin(), p, self->dir));
+	EXPECT_EQ(0, sh("grep -qxF 'lib/x86/liblzma.so size(B)=7000 resident(B)=7000 resident(%%)=100' %s/log",
 			 self->dir));
-	EXPECT_EQ(0, run("grep -qxF 'zip_offset=%llu file_offset=0 total_bytes=3000' %s/log",
+	EXPECT_EQ(0, sh("grep -qxF 'zip_offset=%llu file_offset=0 total_bytes=3000' %s/log",
 			 (unsigned long long)e[2].data_offset, self->dir));
 }
 
@@ -783,8 +771,8 @@ TEST_F(zip, zip64_end_record_and_offsets_past_4g)
 	}
 	EXPECT_EQ(hole + LOCAL_HDR + 5, zi.entries[0].data_offset);
 	zip_index_free(&zi);
-	EXPECT_EQ(0, run("%s file %s --zip --dump > %s/log 2>&1", bin(), p, self->dir));
-	EXPECT_EQ(0, run("grep -qxF 'zip_offset=%llu file_offset=0 total_bytes=5000' %s/log",
+	EXPECT_EQ(0, sh("%s file %s --zip --dump > %s/log 2>&1", bin(), p, self->dir));
+	EXPECT_EQ(0, sh("grep -qxF 'zip_offset=%llu file_offset=0 total_bytes=5000' %s/log",
 			 (unsigned long long)e[1].data_offset, self->dir));
 
 	/* the same archive without the hole: ZIP64 records, small offsets */
@@ -810,10 +798,10 @@ TEST_F(zip, python_zipfile_offsets_agree)
 {
 	char p[160];
 
-	if (run("python3 -c 'import zipfile, lzma, bz2' 2>/dev/null"))
+	if (sh("python3 -c 'import zipfile, lzma, bz2' 2>/dev/null"))
 		SKIP(return, "python3 with zipfile, lzma and bz2 is needed");
 	snprintf(p, sizeof(p), "%s/py.apk", self->dir);
-	ASSERT_EQ(0, run("python3 -c '\n"
+	ASSERT_EQ(0, sh("python3 -c '\n"
 			 "import sys, zipfile\n"
 			 "with zipfile.ZipFile(sys.argv[1], \"w\", allowZip64=True) as z:\n"
 			 "    with z.open(\"big.bin\", \"w\", force_zip64=True) as f:\n"
@@ -822,9 +810,9 @@ TEST_F(zip, python_zipfile_offsets_agree)
 			 "    z.writestr(\"bz2.txt\", \"pinlist \" * 3000, compress_type=zipfile.ZIP_BZIP2)\n"
 			 "    z.writestr(\"deflate.txt\", \"zip \" * 3000, compress_type=zipfile.ZIP_DEFLATED)\n"
 			 "' %s", p));
-	ASSERT_EQ(0, run("%s file %s --zip --json > %s/json 2>%s/log", bin(), p, self->dir, self->dir));
+	ASSERT_EQ(0, sh("%s file %s --zip --json > %s/json 2>%s/log", bin(), p, self->dir, self->dir));
 	/* Python reads each local header itself for the data offset */
-	EXPECT_EQ(0, run("python3 -c '\n"
+	EXPECT_EQ(0, sh("python3 -c '\n"
 			 "import json, struct, sys, zipfile\n"
 			 "d = json.load(open(sys.argv[2]))\n"
 			 "raw = open(sys.argv[1], \"rb\").read()\n"

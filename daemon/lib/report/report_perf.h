@@ -16,10 +16,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "flame.h"
-#include "perf_map.h"
-#include "perf_script.h"
-#include "report.h"
+#include "java/java.h"
+#include "trace/trace.h"
+
+struct report;
 
 #define REPORT_PERF_TEXT_TOP	20
 

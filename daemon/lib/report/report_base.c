@@ -2,8 +2,8 @@
 /*
  * What every part of the report's pass uses (report.c, report_attr.c,
  * report_slices.c), below all of them: growing an array, noting the first
- * allocation failure, and the energy of power that is linear between two
- * samples.
+ * allocation failure, the energy of power that is linear between two
+ * samples, and an atrace counter mark read (the writers read it too).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -46,4 +46,26 @@ double report_lin_energy(uint64_t t0, double p0, uint64_t t1, double p1, uint64_
 	double pb = p0 + (p1 - p0) * (double)(b - t0) / dt;
 
 	return (pa + pb) / 2 * 1e-6 * (double)(b - a) / NS_PER_S;
+}
+
+int report_counter_mark(const char *s, const char *end, const char **name,
+			size_t *name_len, long long *value)
+{
+	const char *n = memchr(s + 2, '|', end - s - 2), *bar;
+	char num[32];
+	size_t len;
+
+	if (!n)
+		return -1;
+	n++;
+	bar = memchr(n, '|', end - n);
+	if (!bar || (size_t)(end - bar - 1) >= sizeof(num))
+		return -1;
+	len = end - bar - 1;
+	memcpy(num, bar + 1, len);
+	num[len] = '\0';
+	*name = n;
+	*name_len = bar - n;
+	*value = strtoll(num, NULL, 10);
+	return 0;
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "pinlist.h"
-#include "util.h"
+#include "base/base.h"
 
 int pin_ranges_add(struct pin_ranges *r, uint64_t offset, uint64_t length,
 		   uint64_t rank)

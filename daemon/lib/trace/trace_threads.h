@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hash_index.h"
+#include "base/base.h"
 #include "trace_input.h"
 
 #define TRACE_CLONE_THREAD	0x00010000ULL	/* the kernel's CLONE_THREAD */

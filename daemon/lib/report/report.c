@@ -362,8 +362,8 @@ oom:
 static void on_mark(struct report *r, const struct trace_event *ev)
 {
 	const char *s = ev->mark.text, *end = s + ev->mark.len;
-	const char *name, *bar;
-	char num[32];
+	const char *name;
+	long long value;
 	size_t len;
 
 	if (ev->mark.len >= 2 && s[0] == 'B' && s[1] == '|') {
@@ -385,17 +385,9 @@ static void on_mark(struct report *r, const struct trace_event *ev)
 		return;
 	}
 	if (ev->mark.len >= 2 && s[0] == 'C' && s[1] == '|') {
-		name = memchr(s + 2, '|', end - s - 2);
-		if (!name)
+		if (report_counter_mark(s, end, &name, &len, &value))
 			goto ignored;
-		name++;
-		bar = memchr(name, '|', end - name);
-		if (!bar || (size_t)(end - bar - 1) >= sizeof(num))
-			goto ignored;
-		len = end - bar - 1;
-		memcpy(num, bar + 1, len);
-		num[len] = '\0';
-		on_counter(r, name, bar - name, strtoll(num, NULL, 10), true);
+		on_counter(r, name, len, value, true);
 		return;
 	}
 	len = strlen(MARKER_PREFIX);

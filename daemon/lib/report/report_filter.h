@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace_input.h"
+#include "trace/trace.h"
 
 #define REPORT_FILTER_CPUS	4096
 

@@ -23,10 +23,9 @@
 #include <linux/powerpin.h>
 
 #include "report.h"
-#include "platform.h"
+#include "base/base.h"
 #include "report_html_js.h"
 #include "report_perf.h"
-#include "util.h"
 
 #define HTML_TOP_THREADS	50
 #define HTML_TOP_PROCESSES	8	/* stacked separately; the rest as one */

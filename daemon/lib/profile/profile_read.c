@@ -9,7 +9,7 @@
 #include <linux/powerpin.h>
 
 #include "profile.h"
-#include "trace_input.h"
+#include "trace/trace.h"
 
 #define UNUSABLE (POWERPIN_SAMPLE_MISSING | POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN)
 

@@ -31,7 +31,7 @@
 
 #include "perfetto_trace.pb-c.h"
 #include "report.h"
-#include "util.h"
+#include "base/base.h"
 
 /*
  * trusted_packet_sequence_id: processes, threads and their tracks on one
@@ -1311,9 +1311,9 @@ static uint64_t counter_uuid(struct pf_writer *w, int tgid, const char *name, si
 
 static void mark_event(struct pf_writer *w, const struct report *live, const struct trace_event *ev)
 {
-	const char *s = ev->mark.text, *end = s + ev->mark.len, *name, *bar;
+	const char *s = ev->mark.text, *end = s + ev->mark.len, *name;
 	struct pf_slice_event *e;
-	char num[32];
+	long long value;
 	size_t len;
 	uint64_t uuid;
 
@@ -1347,22 +1347,13 @@ static void mark_event(struct pf_writer *w, const struct report *live, const str
 	} else if (ev->mark.len >= 2 && s[0] == 'C' && s[1] == '|') {
 		int tgid = atoi(s + 2);
 
-		name = memchr(s + 2, '|', end - s - 2);
-		if (!name)
+		if (report_counter_mark(s, end, &name, &len, &value))
 			return;
-		name++;
-		bar = memchr(name, '|', end - name);
-		if (!bar || (size_t)(end - bar - 1) >= sizeof(num))
-			return;
-		len = end - bar - 1;
-		memcpy(num, bar + 1, len);
-		num[len] = '\0';
 		if (tgid <= 0)
 			tgid = tgid_of(w->r, ev->pid) > 0 ? tgid_of(w->r, ev->pid) : -ev->pid;
-		uuid = counter_uuid(w, tgid, name, bar - name);
+		uuid = counter_uuid(w, tgid, name, len);
 		if (uuid)
-			emit_int_counter(w, tgid > 0 ? PF_SEQ : PF_SEQ_GLOBAL, ev->ts_ns, uuid,
-					 strtoll(num, NULL, 10));
+			emit_int_counter(w, tgid > 0 ? PF_SEQ : PF_SEQ_GLOBAL, ev->ts_ns, uuid, value);
 	} else if (ev->mark.len > 9 && !strncmp(s, "powerpin:", 9)) {
 		name = s + 9;
 		while (name < end && *name == ' ')

@@ -8,9 +8,8 @@
 #include <linux/powerpin.h>
 
 #include "report_filter.h"
-#include "report_perf.h"
-#include "platform.h"
-#include "util.h"
+#include "report.h"
+#include "base/base.h"
 
 #define MAP_MAX_BYTES	(256U << 20)
 

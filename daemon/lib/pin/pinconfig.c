@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "pinconfig.h"
-#include "util.h"
+#include "base/base.h"
 
 struct lexer {
 	const char *p, *end;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "profile.h"
-#include "util.h"
+#include "base/base.h"
 
 double profile_coef_ma(const struct profile_result *r, int col)
 {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "flame.h"
-#include "util.h"
+#include "base/base.h"
 
 struct fnode {
 	uint32_t name;

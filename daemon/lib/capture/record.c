@@ -21,8 +21,7 @@
 #include <sys/utsname.h>
 #include <tracefs.h>
 
-#include "output.h"
-#include "platform.h"
+#include "base/base.h"
 #include "record.h"
 
 /*

@@ -34,10 +34,10 @@
 
 #include <linux/powerpin.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 #include "report.h"
 #include "report_filter.h"
-#include "util.h"
+#include "base/base.h"
 
 #define MODEL_TEXT_TOP	20
 #define MODEL_UNUSABLE	(POWERPIN_SAMPLE_READ_ERROR | POWERPIN_SAMPLE_AGAIN)

@@ -19,7 +19,7 @@
 
 #include "report.h"
 #include "report_filter.h"
-#include "util.h"
+#include "base/base.h"
 
 #define CHROME_BATTERY_PID	0x7ffffffe
 /*
@@ -108,10 +108,10 @@ static void chrome_header(struct samples_pass *p)
 
 static void chrome_mark(struct samples_pass *p, const struct trace_event *ev)
 {
-	const char *s = ev->mark.text, *end = s + ev->mark.len, *name, *bar;
+	const char *s = ev->mark.text, *end = s + ev->mark.len, *name;
 	int tgid = tgid_of(p->r, ev->pid);
 	FILE *out = p->o->chrome_json;
-	char num[32];
+	long long value;
 	size_t len;
 
 	if (ev->mark.len >= 2 && s[0] == 'B' && s[1] == '|') {
@@ -129,24 +129,16 @@ static void chrome_mark(struct samples_pass *p, const struct trace_event *ev)
 		fprintf(out, "{\"ph\":\"E\",\"ts\":%.3f,\"pid\":%d,\"tid\":%d}", ev->ts_ns / 1e3,
 			tgid, ev->pid);
 	} else if (ev->mark.len >= 2 && s[0] == 'C' && s[1] == '|') {
-		name = memchr(s + 2, '|', end - s - 2);
-		if (!name)
+		if (report_counter_mark(s, end, &name, &len, &value))
 			return;
-		name++;
-		bar = memchr(name, '|', end - name);
-		if (!bar || (size_t)(end - bar - 1) >= sizeof(num))
-			return;
-		len = end - bar - 1;
-		memcpy(num, bar + 1, len);
-		num[len] = '\0';
 		chrome_sep(p);
 		fputs("{\"name\":", out);
-		json_string(out, name, bar - name);
+		json_string(out, name, len);
 		fprintf(out, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,", ev->ts_ns / 1e3, tgid);
 		/* in the unknown group, each thread's counters apart: by id */
 		if (tgid == CHROME_UNKNOWN_TGID_PID)
 			fprintf(out, "\"id\":\"%d\",", ev->pid);
-		fprintf(out, "\"args\":{\"value\":%lld}}", strtoll(num, NULL, 10));
+		fprintf(out, "\"args\":{\"value\":%lld}}", value);
 	} else if (ev->mark.len > 9 && !strncmp(s, "powerpin:", 9)) {
 		chrome_sep(p);
 		fputs("{\"name\":", out);

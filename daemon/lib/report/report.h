@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * report/: the single pass over a trace that makes a power report, its filter,
+ * energy per function from perf samples, and the writers (text, JSON, HTML, Perfetto).
+ */
+/*
  * Power report: statistics, energy and attribution computed from a stream of
  * trace events (trace_input.h) in one pass, in memory that depends on the
  * number of threads, slice names and counter tracks, and on capture length
@@ -15,8 +19,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hash_index.h"
-#include "trace_input.h"
+#include "base/base.h"
+#include "trace/trace.h"
+#include "report_filter.h"
+#include "report_perf.h"
 
 /* Slices open at once (all threads); more are counted as dropped. */
 #define REPORT_MAX_OPEN_SLICES	4096
@@ -389,6 +395,14 @@ void report_comm(int pid, const char *comm, void *r);
 void report_tgid(int pid, int tgid, void *r);
 void report_kernel_lost(uint64_t lost, void *r);
 extern const struct trace_input_ops report_input_ops;
+
+/*
+ * The rest of an atrace counter mark "C|tgid|name|value" after its "C|"
+ * (from @s to @end): *@name and *@name_len the name, *@value the value.
+ * 0, or -1 when it has no name or no value, or a value of 32 bytes or more.
+ */
+int report_counter_mark(const char *s, const char *end, const char **name,
+			size_t *name_len, long long *value);
 
 /*
  * Close open slices, pick the sign convention, compute the statistics.

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * profile/: measuring a device's CPU power profile from its own fuel gauge:
+ * topology, calibration plan, fit, and the writers of its results.
+ */
+/*
  * powerpin profile: measure a device's CPU power profile from its own fuel
  * gauge (docs/profile.md).  The pieces without I/O policy live here: the
  * CPU topology read from a sysfs root given by the caller, the calibration

@@ -13,7 +13,7 @@
 #include "report.h"
 #include "report_filter.h"
 #include "report_perf.h"
-#include "util.h"
+#include "base/base.h"
 
 static void json_num(FILE *out, double v)
 {

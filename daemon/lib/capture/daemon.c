@@ -11,7 +11,7 @@
 #include <linux/powerpin.h>
 
 #include "daemon.h"
-#include "util.h"
+#include "base/base.h"
 
 __attribute__((format(printf, 3, 4)))
 static void set_err(char *err, size_t errlen, const char *fmt, ...)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "report_perf.h"
-#include "util.h"
+#include "base/base.h"
 
 static const char *base(const char *dso)
 {
