@@ -7,6 +7,7 @@
 #ifndef POWERPIN_CMD_HELPERS_H
 #define POWERPIN_CMD_HELPERS_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -156,17 +157,35 @@ static inline int count_of(const char *hay, const char *needle)
 }
 
 /* Up to @len - 1 bytes of @path into @buf, NUL-ended; 0 or -1. */
+/* Write @val to a sysfs, tracefs or debugfs file: 0, or -errno. */
+static inline int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/* One read of @path into @buf, NUL-terminated: 0, or -errno. */
 static inline int read_text(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
+	int err;
 
 	if (fd < 0)
-		return -1;
+		return -errno;
 	n = read(fd, buf, len - 1);
+	err = n < 0 ? -errno : 0;
 	close(fd);
-	if (n < 0)
-		return -1;
+	if (err)
+		return err;
 	buf[n] = '\0';
 	return 0;
 }

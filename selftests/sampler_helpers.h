@@ -30,20 +30,6 @@
 #define PARAMS	"/sys/module/powerpin/parameters"
 #define STATUS	"/sys/kernel/debug/powerpin/status"
 
-static inline int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	return err;
-}
-
 static inline int write_ll(const char *path, long long val)
 {
 	char buf[32];

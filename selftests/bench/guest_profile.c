@@ -35,7 +35,7 @@ static double json_num(const char *s, const char *key)
 }
 
 /* @path's first @len - 1 bytes, NUL-terminated; 0 or -1. */
-static int slurp(const char *path, char *buf, size_t len)
+static int take_file(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 	size_t n;
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	rc = system(cmd);
 	t = now_s() - t0;
 	emu_write("mode", "constant");
-	if (rc || slurp(XML, xml, sizeof(xml)) || slurp(JSON, json, sizeof(json))) {
+	if (rc || take_file(XML, xml, sizeof(xml)) || take_file(JSON, json, sizeof(json))) {
 		fprintf(stderr, "guest_profile: powerpin profile failed\n");
 		return 1;
 	}

@@ -60,10 +60,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TRACING	"/sys/kernel/tracing"
-#define PSY	"/sys/class/power_supply/max170xx_battery"
-#define PARAMS	"/sys/module/powerpin/parameters"
-#define STATUS	"/sys/kernel/debug/powerpin/status"
+#include "sampler_helpers.h"
+
 
 static const char * const psy_files[] = {
 	PSY "/voltage_now", PSY "/current_now", PSY "/charge_counter",
@@ -75,37 +73,15 @@ static void die(const char *what)
 	exit(1);
 }
 
-static void write_str(const char *path, const char *val)
+/* write_or_die(), and the bench ends where the write fails */
+static void write_or_die(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC);
+	int err = write_str(path, val);
 
-	if (fd < 0)
+	if (err) {
+		errno = -err;
 		die(path);
-	if (write(fd, val, strlen(val)) < 0)
-		die(path);
-	close(fd);
-}
-
-static long long status_ll(const char *key)
-{
-	char line[256];
-	size_t klen = strlen(key);
-	FILE *f = fopen(STATUS, "r");
-	long long v = -1;
-
-	if (!f)
-		die(STATUS);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ' ')
-			v = strtoll(line + klen + 1, NULL, 0);
-	fclose(f);
-	return v;
-}
-
-/* powerpin.ko is a KMI build: its status cannot tell tracing_on */
-static int kmi_build(void)
-{
-	return system("grep -qx 'tracing_on unknown' " STATUS) == 0;
+	}
 }
 
 static double mono_s(void)
@@ -122,14 +98,6 @@ static double cpu_s(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_s(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
 }
 
 /* Run time of a task in ns, first field of /proc/PID/schedstat. */
@@ -170,10 +138,10 @@ static long long task_switches(int pid)
 
 static void trace_reset(void)
 {
-	write_str(TRACING "/tracing_on", "0");
-	write_str(TRACING "/events/powerpin/enable", "0");
-	write_str(TRACING "/trace_clock", "mono");
-	write_str(TRACING "/trace", "");
+	write_or_die(TRACING "/tracing_on", "0");
+	write_or_die(TRACING "/events/powerpin/enable", "0");
+	write_or_die(TRACING "/trace_clock", "mono");
+	write_or_die(TRACING "/trace", "");
 }
 
 /* One iteration of the userspace sampler: 3 sysfs reads, one marker line. */
@@ -258,17 +226,17 @@ static double kthread_run(double seconds, const char *period_us, long *samples)
 		die("kthread_pid");
 	}
 	trace_reset();
-	write_str(PARAMS "/period_us", period_us);
-	write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1");
+	write_or_die(PARAMS "/period_us", period_us);
+	write_or_die(TRACING "/events/powerpin/powerpin_battery/enable", "1");
 	s0 = status_ll("samples");
 	r0 = task_runtime_ns(pid);
-	write_str(TRACING "/tracing_on", "1");
+	write_or_die(TRACING "/tracing_on", "1");
 	sleep_s(seconds);
-	write_str(TRACING "/tracing_on", "0");
+	write_or_die(TRACING "/tracing_on", "0");
 	sleep_s(0.05);
 	r1 = task_runtime_ns(pid);
 	s1 = status_ll("samples");
-	write_str(TRACING "/events/powerpin/powerpin_battery/enable", "0");
+	write_or_die(TRACING "/events/powerpin/powerpin_battery/enable", "0");
 	*samples = s1 - s0;
 	return s1 > s0 ? (r1 - r0) / 1e9 / (s1 - s0) : 0;
 }
@@ -334,11 +302,11 @@ static void cpu_bench(double cpu_secs)
 	k_cpu = kthread_run(cpu_secs, "1000", &k_n);
 	trace_span(&first, &last, &k_read_ns);
 	trace_reset();
-	write_str(TRACING "/tracing_on", "1");
+	write_or_die(TRACING "/tracing_on", "1");
 	u_cpu = user_loop_abs(cpu_secs, 0.001, 0, &u_n);
 	p_cpu = user_loop_abs(cpu_secs, 0.001, 1, &p_n);
 	w_cpu = user_loop_abs(cpu_secs, 0.001, -1, &w_n);
-	write_str(TRACING "/tracing_on", "0");
+	write_or_die(TRACING "/tracing_on", "0");
 	printf("bench sampler_cpu_kthread: %.1f us/sample (%ld samples in %.0f s), of which %.1f us reading the supply (6 properties, wall time)\n",
 	       k_cpu * 1e6, k_n, cpu_secs, k_read_ns / 1e3);
 	printf("bench sampler_cpu_userspace: %.1f us/sample open+read (%ld), %.1f us/sample pread (%ld)\n",
@@ -365,7 +333,7 @@ static void drift_bench(double drift_secs)
 	n = trace_span(&first, &last, &read_ns);
 
 	trace_reset();
-	write_str(TRACING "/tracing_on", "1");
+	write_or_die(TRACING "/tracing_on", "1");
 	marker = open(TRACING "/trace_marker", O_WRONLY);
 	if (marker < 0)
 		die("trace_marker");
@@ -380,9 +348,9 @@ static void drift_bench(double drift_secs)
 	}
 	rel_period = (mono_s() - t0) / rel_n;
 	close(marker);
-	write_str(TRACING "/tracing_on", "0");
-	write_str(PARAMS "/period_us", "100000");
-	write_str(TRACING "/trace_clock", "local");
+	write_or_die(TRACING "/tracing_on", "0");
+	write_or_die(PARAMS "/period_us", "100000");
+	write_or_die(TRACING "/trace_clock", "local");
 
 	if (n > 1) {
 		/* interval per deadline, skipped deadlines included */
@@ -417,8 +385,8 @@ static void idle_bench(double idle_secs)
 	double t0, rate, latency;
 
 	trace_reset();
-	write_str(PARAMS "/period_us", "10000");
-	write_str(TRACING "/events/powerpin/powerpin_battery/enable", "1");
+	write_or_die(PARAMS "/period_us", "10000");
+	write_or_die(TRACING "/events/powerpin/powerpin_battery/enable", "1");
 	sleep_s(idle_secs);
 	pid = status_ll("kthread_pid");
 	if (pid <= 0)
@@ -439,15 +407,15 @@ static void idle_bench(double idle_secs)
 
 	s0 = status_ll("samples");
 	t0 = mono_s();
-	write_str(TRACING "/tracing_on", "1");
+	write_or_die(TRACING "/tracing_on", "1");
 	while (status_ll("samples") == s0 && mono_s() - t0 < 5)
 		usleep(1000);
 	latency = mono_s() - t0;
 	printf("bench sampler_start_latency: first sample %.0f ms after tracing_on 1, from that idle state (kmod/README.md: within about 1.1 s)\n",
 	       latency * 1e3);
 	trace_reset();
-	write_str(PARAMS "/period_us", "100000");
-	write_str(TRACING "/trace_clock", "local");
+	write_or_die(PARAMS "/period_us", "100000");
+	write_or_die(TRACING "/trace_clock", "local");
 }
 
 /* Function-call IPIs so far, summed over CPUs ("Function call interrupts"). */
@@ -486,11 +454,11 @@ static void instance_idle_bench(double idle_secs)
 	double t0, secs, latency;
 
 	trace_reset();
-	write_str(PARAMS "/period_us", "10000");
+	write_or_die(PARAMS "/period_us", "10000");
 	if (mkdir(BENCH_INST, 0755) && errno != EEXIST)
 		die(BENCH_INST);
-	write_str(BENCH_INST "/tracing_on", "0");
-	write_str(BENCH_INST "/events/powerpin/powerpin_battery/enable", "1");
+	write_or_die(BENCH_INST "/tracing_on", "0");
+	write_or_die(BENCH_INST "/events/powerpin/powerpin_battery/enable", "1");
 	sleep_s(idle_secs);
 	pid = status_ll("kthread_pid");
 	if (pid <= 0)
@@ -511,17 +479,17 @@ static void instance_idle_bench(double idle_secs)
 
 	s0 = status_ll("samples");
 	t0 = mono_s();
-	write_str(BENCH_INST "/tracing_on", "1");
+	write_or_die(BENCH_INST "/tracing_on", "1");
 	while (status_ll("samples") == s0 && mono_s() - t0 < 10)
 		usleep(1000);
 	latency = mono_s() - t0;
 	printf("bench sampler_instance_start_latency: first sample %.0f ms after the instance's tracing_on 1, from that idle state\n",
 	       latency * 1e3);
-	write_str(BENCH_INST "/tracing_on", "0");
-	write_str(BENCH_INST "/events/powerpin/powerpin_battery/enable", "0");
+	write_or_die(BENCH_INST "/tracing_on", "0");
+	write_or_die(BENCH_INST "/events/powerpin/powerpin_battery/enable", "0");
 	if (rmdir(BENCH_INST))
 		die("rmdir " BENCH_INST);
-	write_str(PARAMS "/period_us", "100000");
+	write_or_die(PARAMS "/period_us", "100000");
 }
 
 int main(int argc, char **argv)
@@ -538,7 +506,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "guest_sampler: needs powerpin.ko and the gauge emulator (run under scripts/vm-run)\n");
 		return 1;
 	}
-	write_str(TRACING "/buffer_size_kb", "8192");
+	write_or_die(TRACING "/buffer_size_kb", "8192");
 	if (cpu_secs)
 		cpu_bench(cpu_secs);
 	if (drift_secs)

@@ -154,7 +154,7 @@ static long long field(const char *line, const char *name)
 }
 
 /* Read powerpin:powerpin_battery events back with trace-cmd, a real client. */
-static int read_battery_events(const char *trace, struct battery_events *ev)
+static int trace_dat_battery_events(const char *trace, struct battery_events *ev)
 {
 	char cmd[1200], line[4096];
 	long long last_seq = -1;
@@ -449,7 +449,7 @@ TEST_F_TIMEOUT(ppd, end_to_end, 300)
 	EXPECT_EQ(0, summary_value(dir, "lost_events"));
 
 	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
-	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	ASSERT_EQ(0, trace_dat_battery_events(trace, &ev));
 	/* every sample the kernel counted is in the file, with the pinned values */
 	EXPECT_EQ(samples, ev.count);
 	EXPECT_EQ(0, ev.bad_voltage) TH_LOG("first voltage %lld", ev.first_voltage);
@@ -503,7 +503,7 @@ TEST_F_TIMEOUT(ppd, sigterm_mid_capture, 300)
 	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
 	snprintf(cmd, sizeof(cmd), "build/bin/powerpin report %s >/dev/null", trace);
 	EXPECT_EQ(0, system(cmd));
-	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	ASSERT_EQ(0, trace_dat_battery_events(trace, &ev));
 	EXPECT_LT(0, ev.count);
 	EXPECT_EQ(0, ev.bad_voltage);
 	/* the daemon put the event back as it found it */
@@ -546,7 +546,7 @@ TEST_F_TIMEOUT(ppd, kill9_then_restart, 300)
 	ASSERT_NE(NULL, dir);
 	EXPECT_EQ(1, summary_value(dir, "complete"));
 	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
-	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	ASSERT_EQ(0, trace_dat_battery_events(trace, &ev));
 	EXPECT_LT(0, ev.count);
 	EXPECT_EQ(summary_value(dir, "samples"), ev.count);
 	free(dir);
@@ -583,7 +583,7 @@ TEST_F_TIMEOUT(ppd, module_reload_under_daemon, 300)
 	dir = wait_capture(self->spool, "summary.txt", 0, HANG_S);
 	ASSERT_NE(NULL, dir);
 	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
-	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	ASSERT_EQ(0, trace_dat_battery_events(trace, &ev));
 	EXPECT_LT(0, ev.count);
 	EXPECT_EQ(summary_value(dir, "samples"), ev.count);
 	EXPECT_EQ(0, ev.bad_voltage);
@@ -636,7 +636,7 @@ TEST_F_TIMEOUT(ppd, starts_with_gate_open, 300)
 	ASSERT_NE(NULL, dir);
 	EXPECT_EQ(1, summary_value(dir, "complete"));
 	snprintf(trace, sizeof(trace), "%s/trace.dat", dir);
-	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	ASSERT_EQ(0, trace_dat_battery_events(trace, &ev));
 	EXPECT_LT(0, ev.count);
 	EXPECT_EQ(summary_value(dir, "samples"), ev.count);
 	free(dir);
@@ -660,7 +660,7 @@ TEST_F_TIMEOUT(ppd, one_capture_at_a_time, 300)
 		 "[ $((s - s0)) -ge 3 ] && exit 0; sleep 0.1; i=$((i + 1)); done; exit 1'",
 		 trace);
 	ASSERT_EQ(0, system(cmd));
-	ASSERT_EQ(0, read_battery_events(trace, &ev));
+	ASSERT_EQ(0, trace_dat_battery_events(trace, &ev));
 	EXPECT_LT(0, ev.count);
 	EXPECT_EQ(0, ev.bad_seq);
 	/* record's gate was seen by the daemon, which left it alone */
@@ -853,7 +853,7 @@ TEST_F_TIMEOUT(rec, duration_restores_state, 300)
 	snprintf(cmd, sizeof(cmd), "build/bin/powerpin record -q -d 3 -o %s",
 		 self->trace);
 	ASSERT_EQ(0, system(cmd));
-	ASSERT_EQ(0, read_battery_events(self->trace, &ev));
+	ASSERT_EQ(0, trace_dat_battery_events(self->trace, &ev));
 	EXPECT_LT(0, ev.count);
 	EXPECT_EQ(0, ev.bad_voltage);
 	EXPECT_EQ(0, ev.bad_current);
@@ -908,7 +908,7 @@ TEST_F_TIMEOUT(rec, sigint_leaves_valid_file, 300)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	ASSERT_EQ(0, read_battery_events(self->trace, &ev));
+	ASSERT_EQ(0, trace_dat_battery_events(self->trace, &ev));
 	EXPECT_LT(0, ev.count);
 	EXPECT_TRUE(no_temp_files(self->dir));
 	EXPECT_TRUE(file_has(TRACING "/tracing_on", "0"));

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "guest_harness.h"
+#include "cmd_helpers.h"
 
 #include "gauge_driver.h"
 
@@ -88,25 +89,6 @@ static long conv_temp_decic(uint32_t raw)		/* TEMP */
 }
 
 /* ---- small file helpers: 0 or -errno ---------------------------------------- */
-
-static int read_text(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return 0;
-}
 
 static int read_long(const char *path, long *val)
 {

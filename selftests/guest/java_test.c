@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "guest_harness.h"
+#include "cmd_helpers.h"
 
 #include "java/java.h"
 #include "java_helpers.h"
@@ -23,18 +24,6 @@
 #define EMU		"/sys/kernel/debug/max17042_emu"
 
 static struct java_env env;
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
 
 FIXTURE(jvm) {
 	char dir[64], dat[128], log[128], perf[128], mode[32];

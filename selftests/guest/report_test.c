@@ -30,18 +30,6 @@
 #define EMU		"/sys/kernel/debug/max17042_emu"
 #define PERIOD		"/sys/module/powerpin/parameters/period_us"
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;

@@ -1391,7 +1391,7 @@ static void wait_reads_done(int dev, int fd, size_t pages)
 	}
 }
 
-static void read_all(int fd)
+static void drain_fd(int fd)
 {
 	char buf[65536];
 
@@ -1531,7 +1531,7 @@ static void expect_copy_up_answers(struct __test_metadata *_metadata, int dev,
 	ASSERT_EQ(0, posix_fadvise(o->lfd, 0, 0, POSIX_FADV_DONTNEED));
 	ASSERT_EQ((off_t)(pages / 2 * page_size),
 		  lseek(o->lfd, pages / 2 * page_size, SEEK_SET));
-	read_all(o->lfd);
+	drain_fd(o->lfd);
 	ASSERT_EQ(0, query(dev, o->lfd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &lr));
 	ASSERT_EQ(pages / 2, lr.nr_resident) TH_LOG("the lower file's cache");
 
@@ -1584,7 +1584,7 @@ TEST(overlayfs_answers_for_the_real_file)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
 	EXPECT_EQ(0U, r.nr_resident);
-	read_all(fd);
+	drain_fd(fd);
 	ASSERT_EQ(0, query(dev, fd, POWERPIN_RES_COUNTS, 0, 0, NULL, 0, &r));
 	EXPECT_EQ(pages, r.nr_pages);
 	EXPECT_EQ(pages, r.nr_resident);
