@@ -892,10 +892,26 @@ static inline bool powerpin_folio_mark(void *entry, xa_mark_t mark)
 #define powerpin_xas_retry		xas_retry
 #define powerpin_xas_pause		xas_pause
 #ifdef POWERPIN_KMI_XAS
-/* the entry the walk is at, as xas_reload() reads it again from its node */
+/*
+ * The folio at the walk's index, read again from its node by xas_reload():
+ * NULL where a truncate, an eviction (a shadow now) or a split took it away
+ * since the walk found it.
+ */
+static inline struct folio *powerpin_xas_folio(struct xa_state *xas)
+{
+	void *entry = xas_reload(xas);
+
+	if (!entry || xa_is_value(entry) || xa_is_internal(entry))
+		return NULL;
+	return entry;
+}
+
+/* a mark of the folio the walk is at; none on a folio gone since */
 static inline bool powerpin_xas_get_mark(struct xa_state *xas, xa_mark_t mark)
 {
-	return powerpin_folio_mark(xas_reload(xas), mark);
+	struct folio *folio = powerpin_xas_folio(xas);
+
+	return folio && powerpin_folio_mark(folio, mark);
 }
 #else
 #define powerpin_xas_get_mark		xas_get_mark
@@ -1094,15 +1110,16 @@ static inline unsigned int powerpin_xas_order(struct powerpin_xa_state *xas)
 	/*
 	 * The folio's own order, believed only while the entry is still the
 	 * one the walk is at (a large folio is one multi-index entry); a
-	 * value entry (a shadow) counts one page at a time.
+	 * value entry (a shadow), or a folio gone since the walk found it,
+	 * counts one page at a time.
 	 */
-	void *entry = xas_reload(xas);
+	struct folio *folio = powerpin_xas_folio(xas);
 	unsigned int order;
 
-	if (xa_is_value(entry))
+	if (!folio)
 		return 0;
-	order = min_t(unsigned int, folio_order(entry), BITS_PER_LONG / 2);
-	return xas_reload(xas) == entry ? order : 0;
+	order = min_t(unsigned int, folio_order(folio), BITS_PER_LONG / 2);
+	return xas_reload(xas) == folio ? order : 0;
 #elif defined(POWERPIN_KMI)
 	/*
 	 * A KMI build: the folio's own order, read as its flags are
