@@ -305,7 +305,10 @@ FIXTURE(ppd) {
 static pid_t start_daemon(struct __test_metadata *_metadata,
 			  FIXTURE_DATA(ppd) *self)
 {
+	static char buf[65536];
 	char needle[32];
+	int status = 0;
+	bool gone;
 	double end;
 	pid_t pid;
 
@@ -325,18 +328,25 @@ static pid_t start_daemon(struct __test_metadata *_metadata,
 	snprintf(needle, sizeof(needle), "ready:");
 	end = now_s() + HANG_S;
 	for (;;) {
-		char buf[65536], *p = buf;
+		char *p = buf;
+		size_t len;
 		int n = 0;
 
-		if (!read_text(self->log, buf, sizeof(buf)))
-			while ((p = strstr(p, needle))) {
-				n++;
-				p++;
-			}
+		if (read_text(self->log, buf, sizeof(buf)))
+			buf[0] = '\0';
+		while ((p = strstr(p, needle))) {
+			n++;
+			p++;
+		}
 		if (n >= self->starts)
 			break;
-		if (now_s() > end) {
-			TH_LOG("powerpind did not get ready");
+		/* gone or hung: say which, with the end of its log */
+		gone = waitpid(pid, &status, WNOHANG) == pid;
+		if (gone || now_s() > end) {
+			len = strlen(buf);
+			TH_LOG("powerpind did not get ready (%s, status %#x); its log ends:\n%s",
+			       gone ? "it exited" : "no ready line within the wait",
+			       status, buf + (len > 2000 ? len - 2000 : 0));
 			return -1;
 		}
 		usleep(50000);
