@@ -514,10 +514,10 @@ static void perf_counter_records(struct __test_metadata *_metadata, int pid,
 	EXPECT_TRUE(wait_status_is("state", "sampling", 120.0)) TH_LOG("%s", what);
 	EXPECT_EQ(1, status_ll("event_enabled")) TH_LOG("%s", what);
 	do {
-		ASSERT_EQ(sizeof(count), read(fd, &count, sizeof(count)));
+		ASSERT_EQ((ssize_t)sizeof(count), read(fd, &count, sizeof(count)));
 		sleep_s(0.005);
 	} while (count < 3 && now_mono() < end);
-	EXPECT_GE(count, 3) TH_LOG("%s: %llu events counted", what, count);
+	EXPECT_GE(count, 3ULL) TH_LOG("%s: %llu events counted", what, count);
 	close(fd);
 	EXPECT_TRUE(wait_status_is("state", "idle", 120.0)) TH_LOG("%s: closed", what);
 }
