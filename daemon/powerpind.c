@@ -62,6 +62,7 @@ struct ppd {
 	struct pp_events_saved *saved;
 	bool powerpin_enabled_later;
 
+	int spool_lock;		/* one daemon per spool: held for our lifetime */
 	struct pp_capture *cap;
 	int cap_lock;
 	char *cap_dir;
@@ -399,8 +400,15 @@ static int capture_stop(struct ppd *d, uint64_t stop_ns, int64_t samples,
 	if (!d->cfg.report && !d->cfg.nr_pin_files)
 		goto out;
 	pid = fork();
-	if (pid == 0)
+	if (pid == 0) {
+		/*
+		 * A report is no daemon: the spool's lock stays with the
+		 * daemon alone, or a daemon killed with -9 could not be
+		 * started again until its last report ends.
+		 */
+		close(d->spool_lock);
 		post_process(d, d->cap_dir);
+	}
 	if (pid < 0)
 		logmsg(d, LOG_ERR, "cannot fork the report: %s", strerror(errno));
 	else
@@ -517,6 +525,7 @@ static int setup_spool(struct ppd *d)
 			d->spool);
 		return -1;
 	}
+	d->spool_lock = fd;
 	pp_capture_clean_dir(d->spool);
 	return 0;
 }
@@ -808,7 +817,8 @@ static int daemon_main(struct ppd *d, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct ppd d = { .cfg = { .report = true }, .cap_lock = -1, .logd = { .fd = -1 } };
+	struct ppd d = { .cfg = { .report = true }, .spool_lock = -1, .cap_lock = -1,
+			 .logd = { .fd = -1 } };
 	int ret = daemon_main(&d, argc, argv);
 
 	free(d.config_abs);
