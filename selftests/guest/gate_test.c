@@ -530,7 +530,7 @@ static void perf_counter_records(struct __test_metadata *_metadata, int pid,
  * nor polls, and opened and closed in a loop it never wakes it.
  * A system-wide counter does record.
  */
-TEST_F_TIMEOUT(gate, perf_that_cannot_record, 120)
+TEST_F_TIMEOUT(gate, perf_that_cannot_record, 900)
 {
 	static const struct { bool exclude_kernel; const char *what; } cases[] = {
 		{ true, "excluding the kernel" }, { false, "on this task" },
