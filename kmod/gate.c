@@ -284,6 +284,19 @@ static int powerpin_perf_reg(struct trace_event_call *call,
 	return powerpin_trace_event_reg(call, type, data);
 }
 
+static bool powerpin_perf_registered(enum powerpin_event event)
+{
+	return atomic_read(&powerpin_perf_users[event]) > 0;
+}
+
+/* a BPF program runs on perf's probe of @event (it may record anything) */
+static bool powerpin_perf_bpf(enum powerpin_event event)
+{
+	struct trace_event_call *call = READ_ONCE(powerpin_perf_call[event]);
+
+	return call && powerpin_bpf_attached(call);
+}
+
 /*
  * Whether perf records a sample emitted now: a BPF program on a perf event
  * runs wherever the event fires; a perf event records only what is emitted
@@ -296,11 +309,9 @@ static bool powerpin_perf_records(bool here)
 	int i;
 
 	for (i = 0; i < POWERPIN_NR_EVENTS; i++) {
-		struct trace_event_call *call = READ_ONCE(powerpin_perf_call[i]);
-
-		if (!atomic_read(&powerpin_perf_users[i]))
+		if (!powerpin_perf_registered(i))
 			continue;
-		if (call && powerpin_bpf_attached(call))
+		if (powerpin_perf_bpf(i))
 			return true;
 		users |= atomic_read(&powerpin_perf_recorders[i]) > 0;
 	}
@@ -311,20 +322,12 @@ static bool powerpin_perf_records(bool here)
 	return !here && atomic_read(&powerpin_perf_system_wide) > 0;
 }
 
-static bool powerpin_perf_registered(enum powerpin_event event)
-{
-	return atomic_read(&powerpin_perf_users[event]) > 0;
-}
-
 /* perf on @event could record: a perf event that can, or a BPF program */
 static bool powerpin_perf_consumes(enum powerpin_event event)
 {
-	struct trace_event_call *call = READ_ONCE(powerpin_perf_call[event]);
-
-	if (!powerpin_perf_registered(event))
-		return false;
-	return atomic_read(&powerpin_perf_recorders[event]) > 0 ||
-	       (call && powerpin_bpf_attached(call));
+	return powerpin_perf_registered(event) &&
+	       (atomic_read(&powerpin_perf_recorders[event]) > 0 ||
+		powerpin_perf_bpf(event));
 }
 #else
 static int powerpin_perf_reg(struct trace_event_call *call,
