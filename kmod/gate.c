@@ -127,7 +127,7 @@ static atomic_t powerpin_perf_users[POWERPIN_NR_EVENTS];
 /* the perf events open on each event that can record the thread's samples */
 static atomic_t powerpin_perf_recorders[POWERPIN_NR_EVENTS];
 static struct trace_event_call *powerpin_perf_call[POWERPIN_NR_EVENTS];
-/* perf events scheduled in: system-wide ones anywhere, all on this CPU */
+/* perf events scheduled in: system-wide ones anywhere, all on each CPU */
 static atomic_t powerpin_perf_system_wide;
 static DEFINE_PER_CPU(int, powerpin_perf_here);
 #endif
@@ -297,29 +297,51 @@ static bool powerpin_perf_bpf(enum powerpin_event event)
 	return call && powerpin_bpf_attached(call);
 }
 
-/*
- * Whether perf records a sample emitted now: a BPF program on a perf event
- * runs wherever the event fires; a perf event records only what is emitted
- * on a CPU it is scheduled in on (@here: this CPU, with preemption off),
- * and before a read it is enough that one is scheduled in system-wide.
- */
-static bool powerpin_perf_records(bool here)
+/* a perf event that can record is open on one of the events */
+static bool powerpin_perf_recorders_open(void)
 {
-	bool users = false;
 	int i;
 
-	for (i = 0; i < POWERPIN_NR_EVENTS; i++) {
-		if (!powerpin_perf_registered(i))
-			continue;
-		if (powerpin_perf_bpf(i))
+	for (i = 0; i < POWERPIN_NR_EVENTS; i++)
+		if (powerpin_perf_registered(i) &&
+		    atomic_read(&powerpin_perf_recorders[i]) > 0)
 			return true;
-		users |= atomic_read(&powerpin_perf_recorders[i]) > 0;
-	}
-	if (!users)
-		return false;
-	if (this_cpu_read(powerpin_perf_here) > 0)
-		return true;
-	return !here && atomic_read(&powerpin_perf_system_wide) > 0;
+	return false;
+}
+
+/*
+ * Whether perf records a sample emitted now on this CPU: a BPF program on
+ * a perf event runs wherever the event fires; a perf event records only
+ * what is emitted on a CPU it is scheduled in on.
+ */
+static bool powerpin_perf_records(void)
+{
+	int i;
+
+	for (i = 0; i < POWERPIN_NR_EVENTS; i++)
+		if (powerpin_perf_registered(i) && powerpin_perf_bpf(i))
+			return true;
+	return this_cpu_read(powerpin_perf_here) > 0 &&
+	       powerpin_perf_recorders_open();
+}
+
+/*
+ * Before a read, when nothing records on this CPU: another online CPU a
+ * system-wide perf event is scheduled in on (perf -a -C 0, or a counter
+ * opened with pid -1 on one CPU), or -1.  Read off the per-CPU counts,
+ * no IPI.
+ */
+static int powerpin_perf_cpu_elsewhere(void)
+{
+	int cpu, here = raw_smp_processor_id();
+
+	if (atomic_read(&powerpin_perf_system_wide) <= 0 ||
+	    !powerpin_perf_recorders_open())
+		return -1;
+	for_each_online_cpu(cpu)
+		if (cpu != here && READ_ONCE(per_cpu(powerpin_perf_here, cpu)) > 0)
+			return cpu;
+	return -1;
 }
 
 /* perf on @event could record: a perf event that can, or a BPF program */
@@ -336,9 +358,14 @@ static int powerpin_perf_reg(struct trace_event_call *call,
 	return powerpin_trace_event_reg(call, type, data);
 }
 
-static bool powerpin_perf_records(bool here)
+static bool powerpin_perf_records(void)
 {
 	return false;
+}
+
+static int powerpin_perf_cpu_elsewhere(void)
+{
+	return -1;
 }
 
 static bool powerpin_perf_registered(enum powerpin_event event)
@@ -579,21 +606,22 @@ static bool powerpin_files_triggered(void)
  * Consumers that record a sample emitted now whatever the files' buffers
  * do: another probe, perf, and (a KMI build) triggers.
  */
-static bool powerpin_others_record(bool here)
+static bool powerpin_others_record(void)
 {
-	return powerpin_any_other_probe() || powerpin_perf_records(here) ||
+	return powerpin_any_other_probe() || powerpin_perf_records() ||
 	       (!POWERPIN_GATE_ASKS_BUFFERS && powerpin_files_triggered());
 }
 
 /*
  * The gate's one decision: whether at least one consumer records a sample
- * emitted now (@here: on this CPU, preemption off; else anywhere, before a
- * read).  A KMI build's files are believed only off trial.  With
+ * emitted now on this CPU (@here: preemption off, the emit itself; else
+ * before a read, on the CPU the thread runs on).  A KMI build's files are
+ * believed only off trial, and only at the emit while on it.  With
  * powerpin_gate_lock held.
  */
 static bool powerpin_gate_records(bool here)
 {
-	if (powerpin_others_record(here))
+	if (powerpin_others_record())
 		return true;
 	if (!POWERPIN_GATE_ASKS_BUFFERS && powerpin_on_trial && !here)
 		return false;
@@ -619,7 +647,7 @@ bool powerpin_gate_on_trial(void)
 	if (POWERPIN_GATE_ASKS_BUFFERS)
 		return false;
 	mutex_lock(&powerpin_gate_lock);
-	trial = powerpin_on_trial && !powerpin_others_record(false) &&
+	trial = powerpin_on_trial && !powerpin_others_record() &&
 		powerpin_files_record();
 	mutex_unlock(&powerpin_gate_lock);
 	return trial;
@@ -728,8 +756,9 @@ void powerpin_gate_look_everywhere(void)
 /*
  * Whether a sample would be recorded by at least one consumer: the check
  * before a read.  @cpu is -1 when it would be wherever it is written, else
- * the CPU to write it on: no file records on the thread's CPU, one does on
- * @cpu (tracing_cpumask).  Process context (takes a mutex, reserves in
+ * the CPU to write it on: nothing records on the thread's CPU, and a
+ * system-wide perf event is scheduled in on @cpu, or a file records there
+ * (tracing_cpumask).  Process context (takes a mutex, reserves in
  * ring buffers); cheap: a few atomic reads and one or two reservations
  * per enabled file, and an IPI per other CPU when none records here.
  */
@@ -741,7 +770,9 @@ bool powerpin_gate_would_record(int *cpu)
 	mutex_lock(&powerpin_gate_lock);
 	records = powerpin_gate_records(false);
 	if (!records) {
-		*cpu = powerpin_files_record_elsewhere();
+		*cpu = powerpin_perf_cpu_elsewhere();
+		if (*cpu < 0)
+			*cpu = powerpin_files_record_elsewhere();
 		records = *cpu >= 0;
 	}
 	mutex_unlock(&powerpin_gate_lock);
@@ -761,7 +792,7 @@ bool powerpin_gate_emit(void (*emit)(void *arg), void *arg)
 	mutex_lock(&powerpin_gate_lock);
 	preempt_disable();
 	/* powerpin_gate_records(true), with the others' answer kept */
-	others = powerpin_others_record(true);
+	others = powerpin_others_record();
 	records = others || powerpin_files_record();
 	if (records) {
 		powerpin_landed = false;

@@ -333,6 +333,16 @@ static int sampler_last_cpu(void)
 }
 
 /*
+ * On a 2-CPU guest whose sampler runs on @home (its CPUs): a CPU it may not
+ * run on now, else the one it did not run on last.
+ */
+static int cpu_away_from_sampler(const char *home)
+{
+	return !strcmp(home, "0") ? 1 : !strcmp(home, "1") ? 0 :
+	       sampler_last_cpu() == 1 ? 0 : 1;
+}
+
+/*
  * Moved onto the one CPU an instance's tracing_cpumask names, the thread
  * goes back, when the capture closes, to the CPUs kernel threads keep to:
  * not onto CPUs isolcpus= or nohz_full= took out of them.  The CPU asked
@@ -358,7 +368,7 @@ TEST_F_TIMEOUT(gate, thread_returns_to_its_cpus, 300)
 	sampler_cpus(home, sizeof(home));
 	ASSERT_STRNE("", home);
 	/* a CPU the thread may not run on now, else the one it is not on */
-	cpu = !strcmp(home, "0") ? 1 : !strcmp(home, "1") ? 0 : sampler_last_cpu() == 1 ? 0 : 1;
+	cpu = cpu_away_from_sampler(home);
 	TH_LOG("the thread's CPUs: %s; the capture's: %d%s", home, cpu,
 	       strcmp(home, "0-1") ? " (isolated)" : "");
 	l = pp_genl_listen(&loaded);
@@ -528,15 +538,18 @@ static void perf_counter_records(struct __test_metadata *_metadata, int pid,
  * perf_event_paranoid <= 2), or one that follows a user task (only the
  * kernel thread emits).  Held open, the thread neither reads the gauge
  * nor polls, and opened and closed in a loop it never wakes it.
- * A counter on the sampler thread does record.
+ * A counter on the sampler thread does record, and so does a system-wide
+ * one on a single CPU, the one the thread did not run on last (perf stat
+ * -a -C 1): the thread moves there, where perf takes the samples.
  */
 TEST_F_TIMEOUT(gate, perf_that_cannot_record, 900)
 {
 	static const struct { bool exclude_kernel; const char *what; } cases[] = {
 		{ true, "excluding the kernel" }, { false, "on this task" },
 	};
-	int pid = status_ll("kthread_pid"), fd, i, k;
+	int pid = status_ll("kthread_pid"), fd, i, k, cpu;
 	long long sw0, t0;
+	char home[64];
 
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
@@ -567,13 +580,18 @@ TEST_F_TIMEOUT(gate, perf_that_cannot_record, 900)
 	sleep_s(0.5);
 	EXPECT_LE(ctxt_switches(pid) - sw0, 2);
 	EXPECT_EQ(t0, sampler_transfers());
-	/*
-	 * On the sampler thread itself: a consumer.  System-wide ones on
-	 * every CPU are gate.perf's; one on a single CPU other than the
-	 * thread's is not asserted: in a KMI build the thread was seen never
-	 * to move there within 120 s (an open defect of the gate).
-	 */
+	/* system-wide ones on every CPU are gate.perf's */
 	perf_counter_records(_metadata, pid, -1, "on the sampler thread");
+	if (sysconf(_SC_NPROCESSORS_ONLN) != 2) {
+		TH_LOG("not a 2-CPU guest: no single-CPU counter");
+		return;
+	}
+	sampler_cpus(home, sizeof(home));
+	ASSERT_STRNE("", home);
+	cpu = cpu_away_from_sampler(home);
+	TH_LOG("the thread's CPUs: %s, last ran on %d; the counter's CPU: %d",
+	       home, sampler_last_cpu(), cpu);
+	perf_counter_records(_metadata, -1, cpu, "system-wide on one CPU");
 }
 
 /*
