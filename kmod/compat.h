@@ -359,6 +359,11 @@ static inline bool powerpin_supply_get(struct device *dev)
 	return true;
 }
 
+static inline bool powerpin_supply_unrecorded(struct device *dev)
+{
+	return false;
+}
+
 #ifdef POWERPIN_KMI
 /* sampler.c: where the supplies' class is learnt (GKI, above) */
 int powerpin_supply_track_init(void);
@@ -405,9 +410,11 @@ static inline void powerpin_supply_unlock(struct device *dev)
  * under the class mutex: powerpin_supply_get() (sampler.c) takes the
  * parent only for a supply that interface has not seen go, under the lock
  * remove_dev takes, and answers false for one that is going (or, for
- * a moment in device_add(), coming).
+ * a moment in device_add(), coming), and for one whose add_dev found no
+ * memory to record it: powerpin_supply_unrecorded() tells that one apart.
  */
 bool powerpin_supply_get(struct device *dev);
+bool powerpin_supply_unrecorded(struct device *dev);
 int powerpin_supply_track_init(void);
 void powerpin_supply_track_exit(void);
 

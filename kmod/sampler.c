@@ -178,17 +178,40 @@ struct powerpin_psy {
 static LIST_HEAD(powerpin_psys);
 static DEFINE_MUTEX(powerpin_psy_mutex);
 
-/* A supply this interface did not record (no memory) is never read. */
+/*
+ * The supplies add_dev found no memory to record, until their remove_dev:
+ * compared, never dereferenced.  Such a supply is never read, and first-
+ * battery mode passes over it instead of waiting for it as for one being
+ * registered.  Past POWERPIN_PSY_LOST_MAX of them, every supply not
+ * recorded is passed over.  Under powerpin_psy_mutex.
+ */
+#define POWERPIN_PSY_LOST_MAX 4
+static struct device *powerpin_psy_lost[POWERPIN_PSY_LOST_MAX];
+static bool powerpin_psy_lost_more;
+
 static int powerpin_psy_add(struct device *dev, struct class_interface *intf)
 {
 	struct powerpin_psy *psy = kmalloc(sizeof(*psy), GFP_KERNEL);
+	int i;
 
-	if (!psy)
-		return -ENOMEM;
-	psy->dev = dev;
 	mutex_lock(&powerpin_psy_mutex);
-	list_add_tail(&psy->node, &powerpin_psys);
+	if (psy) {
+		psy->dev = dev;
+		list_add_tail(&psy->node, &powerpin_psys);
+	} else {
+		for (i = 0; i < POWERPIN_PSY_LOST_MAX && powerpin_psy_lost[i]; i++)
+			;
+		if (i < POWERPIN_PSY_LOST_MAX)
+			powerpin_psy_lost[i] = dev;
+		else
+			powerpin_psy_lost_more = true;
+	}
 	mutex_unlock(&powerpin_psy_mutex);
+	if (!psy) {
+		pr_warn("%s: no memory to follow this supply: it is never read\n",
+			dev_name(dev));
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -196,6 +219,7 @@ static void powerpin_psy_remove(struct device *dev,
 				struct class_interface *intf)
 {
 	struct powerpin_psy *psy, *next;
+	int i;
 
 	mutex_lock(&powerpin_psy_mutex);
 	list_for_each_entry_safe(psy, next, &powerpin_psys, node) {
@@ -204,7 +228,24 @@ static void powerpin_psy_remove(struct device *dev,
 			kfree(psy);
 		}
 	}
+	for (i = 0; i < POWERPIN_PSY_LOST_MAX; i++)
+		if (powerpin_psy_lost[i] == dev)
+			powerpin_psy_lost[i] = NULL;
 	mutex_unlock(&powerpin_psy_mutex);
+}
+
+/* @dev, which powerpin_supply_get() refused, was never recorded */
+bool powerpin_supply_unrecorded(struct device *dev)
+{
+	bool lost;
+	int i;
+
+	mutex_lock(&powerpin_psy_mutex);
+	lost = powerpin_psy_lost_more;
+	for (i = 0; i < POWERPIN_PSY_LOST_MAX; i++)
+		lost |= powerpin_psy_lost[i] == dev;
+	mutex_unlock(&powerpin_psy_mutex);
+	return lost;
 }
 
 static struct class_interface powerpin_psy_interface = {
@@ -456,10 +497,10 @@ static int powerpin_match_supply(struct device *dev, void *data)
 	/*
 	 * 3.10: one being registered or unregistered cannot be held (its
 	 * parent may be gone): the first battery is then chosen at the
-	 * next deadline, never passed over
+	 * next deadline, never passed over; one never recorded is
 	 */
 	if (!powerpin_supply_get(dev)) {
-		lookup->busy = !lookup->name[0];
+		lookup->busy = !lookup->name[0] && !powerpin_supply_unrecorded(dev);
 		return lookup->busy;
 	}
 	if (!lookup->name[0])
