@@ -551,6 +551,16 @@ bool powerpin_gate_tp_live(int event);	/* gate.c */
 #define powerpin_perf_target(event)	((event)->hw.tp_target)
 #endif
 
+/* whether a perf event follows a cgroup (perf -G): the same field since 2.6.37 */
+static inline bool powerpin_perf_cgroup(const struct perf_event *event)
+{
+#ifdef CONFIG_CGROUP_PERF
+	return event->cgrp;
+#else
+	return false;
+#endif
+}
+
 /*
  * A tracepoint reg hook returns an errno, or nothing (3.10).
  * POWERPIN_DEFINE_TP_REG(event, fn, arg) defines the hook

@@ -34,9 +34,11 @@
  *    the answer depend on the CPU: when no file records on the thread's
  *    CPU, the other CPUs are asked, and the sampler moves to one that does.
  * perf would record when a perf event on a powerpin event is scheduled in
- * system-wide (on any CPU) or on this CPU (one that follows the sampler
- * thread), or has a BPF program attached.  Any other probe is taken to
- * record every call.
+ * on this CPU (system-wide, or one that follows the sampler thread or its
+ * cgroup), or has a BPF program attached; when a system-wide one is
+ * scheduled in on other CPUs only (perf -a -C), the sampler moves to one
+ * of them, and stays on a CPU such an event takes while not all do.  Any
+ * other probe is taken to record every call.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -127,9 +129,13 @@ static atomic_t powerpin_perf_users[POWERPIN_NR_EVENTS];
 /* the perf events open on each event that can record the thread's samples */
 static atomic_t powerpin_perf_recorders[POWERPIN_NR_EVENTS];
 static struct trace_event_call *powerpin_perf_call[POWERPIN_NR_EVENTS];
-/* perf events scheduled in: system-wide ones anywhere, all on each CPU */
-static atomic_t powerpin_perf_system_wide;
+/*
+ * perf events scheduled in: all on each CPU; system-wide ones that follow
+ * no cgroup on each CPU, and anywhere
+ */
 static DEFINE_PER_CPU(int, powerpin_perf_here);
+static DEFINE_PER_CPU(int, powerpin_perf_cpu_wide);
+static atomic_t powerpin_perf_system_wide;
 #endif
 
 /*
@@ -236,8 +242,11 @@ static void powerpin_gate_perf_sched(struct perf_event *event, int delta)
 	if (!powerpin_perf_can_record(event))
 		return;
 	this_cpu_add(powerpin_perf_here, delta);
-	if (!powerpin_perf_target(event))
+	/* a cgroup's is scheduled in only while a task of that cgroup runs */
+	if (!powerpin_perf_target(event) && !powerpin_perf_cgroup(event)) {
+		this_cpu_add(powerpin_perf_cpu_wide, delta);
 		atomic_add(delta, &powerpin_perf_system_wide);
+	}
 }
 
 static int powerpin_perf_reg(struct trace_event_call *call,
@@ -339,8 +348,29 @@ static int powerpin_perf_cpu_elsewhere(void)
 	    !powerpin_perf_recorders_open())
 		return -1;
 	for_each_online_cpu(cpu)
-		if (cpu != here && READ_ONCE(per_cpu(powerpin_perf_here, cpu)) > 0)
+		if (cpu != here && READ_ONCE(per_cpu(powerpin_perf_cpu_wide, cpu)) > 0)
 			return cpu;
+	return -1;
+}
+
+/*
+ * Before a read, when perf records on this CPU: this CPU when only
+ * system-wide events that some online CPU lacks take the sample here (the
+ * thread must then not wander off during the read), else -1.
+ */
+static int powerpin_perf_pin_here(void)
+{
+	int i, cpu, here = raw_smp_processor_id();
+	int wide = READ_ONCE(per_cpu(powerpin_perf_cpu_wide, here));
+
+	if (wide <= 0 || wide != READ_ONCE(per_cpu(powerpin_perf_here, here)))
+		return -1;
+	for (i = 0; i < POWERPIN_NR_EVENTS; i++)
+		if (powerpin_perf_registered(i) && powerpin_perf_bpf(i))
+			return -1;
+	for_each_online_cpu(cpu)
+		if (READ_ONCE(per_cpu(powerpin_perf_cpu_wide, cpu)) <= 0)
+			return here;
 	return -1;
 }
 
@@ -364,6 +394,11 @@ static bool powerpin_perf_records(void)
 }
 
 static int powerpin_perf_cpu_elsewhere(void)
+{
+	return -1;
+}
+
+static int powerpin_perf_pin_here(void)
 {
 	return -1;
 }
@@ -758,9 +793,10 @@ void powerpin_gate_look_everywhere(void)
  * before a read.  @cpu is -1 when it would be wherever it is written, else
  * the CPU to write it on: nothing records on the thread's CPU, and a
  * system-wide perf event is scheduled in on @cpu, or a file records there
- * (tracing_cpumask).  Process context (takes a mutex, reserves in
- * ring buffers); cheap: a few atomic reads and one or two reservations
- * per enabled file, and an IPI per other CPU when none records here.
+ * (tracing_cpumask); or perf records only on some CPUs, this one of
+ * them.  Process context (takes a mutex, reserves in ring buffers); cheap:
+ * a few atomic reads and one or two reservations per enabled file, and an
+ * IPI per other CPU when none records here.
  */
 bool powerpin_gate_would_record(int *cpu)
 {
@@ -769,7 +805,9 @@ bool powerpin_gate_would_record(int *cpu)
 	*cpu = -1;
 	mutex_lock(&powerpin_gate_lock);
 	records = powerpin_gate_records(false);
-	if (!records) {
+	if (records) {
+		*cpu = powerpin_perf_pin_here();
+	} else {
 		*cpu = powerpin_perf_cpu_elsewhere();
 		if (*cpu < 0)
 			*cpu = powerpin_files_record_elsewhere();

@@ -108,7 +108,8 @@ static struct dentry *powerpin_debugfs;
 /* The thread's own state; nothing else touches it, no pointer in it. */
 struct powerpin_capture {
 	bool open;			/* a consumer records: capture in progress */
-	bool moved;			/* the thread was moved to one CPU */
+	bool moved;			/* the thread was moved to one CPU ... */
+	int moved_to;			/* ... this one */
 	bool closed;			/* the gate was seen closed since ... */
 	ktime_t closed_since;		/* ... then, with no kick since */
 	u32 period_us;
@@ -840,16 +841,20 @@ static void powerpin_capture_open(struct powerpin_capture *run)
 }
 
 /*
- * Run on @cpu: the only CPU where a consumer records (tracing_cpumask), so
- * that the read and the write both happen there.  Kept until the capture
- * closes.  @cpu -1: any CPU does, the thread stays where it runs.
+ * Run on @cpu: a CPU where a consumer records and some other CPU has none
+ * (tracing_cpumask, perf -a -C), so that the read and the write both
+ * happen there: pinned even where the thread runs already, since the read
+ * sleeps.  Kept until the capture closes.  @cpu -1: any CPU does, the
+ * thread stays where it runs.
  */
 static void powerpin_move_to(struct powerpin_capture *run, int cpu)
 {
-	if (cpu < 0 || cpu == (int)raw_smp_processor_id())
+	if (cpu < 0 || (run->moved && run->moved_to == cpu))
 		return;
-	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu))) {
 		run->moved = true;
+		run->moved_to = cpu;
+	}
 }
 
 /* Back to where kernel threads run, not onto isolated CPUs. */
@@ -1042,8 +1047,10 @@ static bool powerpin_trial_sample(struct powerpin_capture *run)
 		cpu = cpumask_first(cpu_online_mask);
 	run->trial_cpu = cpu;
 	/* pinned even where it runs already: a landed capture stays there */
-	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu))) {
 		run->moved = true;
+		run->moved_to = cpu;
+	}
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_trials++;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);

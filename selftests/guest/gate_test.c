@@ -510,26 +510,36 @@ static int perf_counter_open(bool exclude_kernel, int pid, int cpu)
 
 /*
  * A counting perf event on @pid/@cpu that can record the thread's samples
- * wakes the thread, which reads and emits: the counter counts them.  The
- * ceilings are for a hang only.
+ * wakes the thread, which reads and emits: the counter counts 20 of them.
+ * Returns the gauge transfers per event counted (each read the thread
+ * made for no one adds to it), 0 if too few were counted.  The ceilings
+ * are for a hang only.
  */
-static void perf_counter_records(struct __test_metadata *_metadata, int pid,
-				 int cpu, const char *what)
+static double perf_counter_records(struct __test_metadata *_metadata, int pid,
+				   int cpu, const char *what)
 {
 	unsigned long long count = 0;
 	int fd = perf_counter_open(false, pid, cpu);
 	double end = now_mono() + 120.0;
+	long long t0 = sampler_transfers(), t1;
 
-	ASSERT_GE(fd, 0) TH_LOG("perf_event_open %s: %s", what, strerror(errno));
+	if (fd < 0) {
+		TH_LOG("perf_event_open %s: %s", what, strerror(errno));
+		return 0;
+	}
 	EXPECT_TRUE(wait_status_is("state", "sampling", 120.0)) TH_LOG("%s", what);
 	EXPECT_EQ(1, status_ll("event_enabled")) TH_LOG("%s", what);
 	do {
-		ASSERT_EQ((ssize_t)sizeof(count), read(fd, &count, sizeof(count)));
+		if (read(fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
+			break;
 		sleep_s(0.005);
-	} while (count < 3 && now_mono() < end);
-	EXPECT_GE(count, 3ULL) TH_LOG("%s: %llu events counted", what, count);
+	} while (count < 20 && now_mono() < end);
+	t1 = sampler_transfers();
 	close(fd);
+	EXPECT_GE(count, 20ULL) TH_LOG("%s: %llu events counted", what, count);
 	EXPECT_TRUE(wait_status_is("state", "idle", 120.0)) TH_LOG("%s: closed", what);
+	TH_LOG("%s: %llu events, %lld gauge transfers", what, count, t1 - t0);
+	return count >= 20 ? (double)(t1 - t0) / count : 0;
 }
 
 /*
@@ -548,8 +558,9 @@ TEST_F_TIMEOUT(gate, perf_that_cannot_record, 900)
 		{ true, "excluding the kernel" }, { false, "on this task" },
 	};
 	int pid = status_ll("kthread_pid"), fd, i, k, cpu;
+	char home[64], online[64] = "";
+	double per_task, one_cpu;
 	long long sw0, t0;
-	char home[64];
 
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(0, write_str(TRACING "/tracing_on", "1"));
@@ -581,9 +592,11 @@ TEST_F_TIMEOUT(gate, perf_that_cannot_record, 900)
 	EXPECT_LE(ctxt_switches(pid) - sw0, 2);
 	EXPECT_EQ(t0, sampler_transfers());
 	/* system-wide ones on every CPU are gate.perf's */
-	perf_counter_records(_metadata, pid, -1, "on the sampler thread");
-	if (sysconf(_SC_NPROCESSORS_ONLN) != 2) {
-		TH_LOG("not a 2-CPU guest: no single-CPU counter");
+	per_task = perf_counter_records(_metadata, pid, -1, "on the sampler thread");
+	ASSERT_GT(per_task, 0);
+	read_line("/sys/devices/system/cpu/online", online, sizeof(online));
+	if (strcmp(online, "0-1")) {
+		TH_LOG("CPUs online: %s, not a 2-CPU guest: no single-CPU counter", online);
 		return;
 	}
 	sampler_cpus(home, sizeof(home));
@@ -591,7 +604,11 @@ TEST_F_TIMEOUT(gate, perf_that_cannot_record, 900)
 	cpu = cpu_away_from_sampler(home);
 	TH_LOG("the thread's CPUs: %s, last ran on %d; the counter's CPU: %d",
 	       home, sampler_last_cpu(), cpu);
-	perf_counter_records(_metadata, -1, cpu, "system-wide on one CPU");
+	one_cpu = perf_counter_records(_metadata, -1, cpu, "system-wide on one CPU");
+	ASSERT_GT(one_cpu, 0);
+	/* no read for no one: as many transfers an event as on the thread */
+	EXPECT_LE(one_cpu, per_task * 1.25)
+		TH_LOG("%.2f gauge transfers an event, %.2f on the thread", one_cpu, per_task);
 }
 
 /*
