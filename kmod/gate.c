@@ -129,13 +129,9 @@ static atomic_t powerpin_perf_users[POWERPIN_NR_EVENTS];
 /* the perf events open on each event that can record the thread's samples */
 static atomic_t powerpin_perf_recorders[POWERPIN_NR_EVENTS];
 static struct trace_event_call *powerpin_perf_call[POWERPIN_NR_EVENTS];
-/*
- * perf events scheduled in: all on each CPU; system-wide ones that follow
- * no cgroup on each CPU, and anywhere
- */
+/* perf events scheduled in on each CPU: all, and system-wide ones that follow no cgroup */
 static DEFINE_PER_CPU(int, powerpin_perf_here);
 static DEFINE_PER_CPU(int, powerpin_perf_cpu_wide);
-static atomic_t powerpin_perf_system_wide;
 #endif
 
 /*
@@ -243,10 +239,8 @@ static void powerpin_gate_perf_sched(struct perf_event *event, int delta)
 		return;
 	this_cpu_add(powerpin_perf_here, delta);
 	/* a cgroup's is scheduled in only while a task of that cgroup runs */
-	if (!powerpin_perf_target(event) && !powerpin_perf_cgroup(event)) {
+	if (!powerpin_perf_target(event) && !powerpin_perf_cgroup(event))
 		this_cpu_add(powerpin_perf_cpu_wide, delta);
-		atomic_add(delta, &powerpin_perf_system_wide);
-	}
 }
 
 static int powerpin_perf_reg(struct trace_event_call *call,
@@ -318,6 +312,17 @@ static bool powerpin_perf_recorders_open(void)
 	return false;
 }
 
+/* a BPF program runs on perf's probe of one of the events */
+static bool powerpin_perf_bpf_any(void)
+{
+	int i;
+
+	for (i = 0; i < POWERPIN_NR_EVENTS; i++)
+		if (powerpin_perf_registered(i) && powerpin_perf_bpf(i))
+			return true;
+	return false;
+}
+
 /*
  * Whether perf records a sample emitted now on this CPU: a BPF program on
  * a perf event runs wherever the event fires; a perf event records only
@@ -325,13 +330,9 @@ static bool powerpin_perf_recorders_open(void)
  */
 static bool powerpin_perf_records(void)
 {
-	int i;
-
-	for (i = 0; i < POWERPIN_NR_EVENTS; i++)
-		if (powerpin_perf_registered(i) && powerpin_perf_bpf(i))
-			return true;
-	return this_cpu_read(powerpin_perf_here) > 0 &&
-	       powerpin_perf_recorders_open();
+	return powerpin_perf_bpf_any() ||
+	       (this_cpu_read(powerpin_perf_here) > 0 &&
+		powerpin_perf_recorders_open());
 }
 
 /*
@@ -344,8 +345,7 @@ static int powerpin_perf_cpu_elsewhere(void)
 {
 	int cpu, here = raw_smp_processor_id();
 
-	if (atomic_read(&powerpin_perf_system_wide) <= 0 ||
-	    !powerpin_perf_recorders_open())
+	if (!powerpin_perf_recorders_open())
 		return -1;
 	for_each_online_cpu(cpu)
 		if (cpu != here && READ_ONCE(per_cpu(powerpin_perf_cpu_wide, cpu)) > 0)
@@ -360,14 +360,12 @@ static int powerpin_perf_cpu_elsewhere(void)
  */
 static int powerpin_perf_pin_here(void)
 {
-	int i, cpu, here = raw_smp_processor_id();
+	int cpu, here = raw_smp_processor_id();
 	int wide = READ_ONCE(per_cpu(powerpin_perf_cpu_wide, here));
 
-	if (wide <= 0 || wide != READ_ONCE(per_cpu(powerpin_perf_here, here)))
+	if (wide <= 0 || wide != READ_ONCE(per_cpu(powerpin_perf_here, here)) ||
+	    powerpin_perf_bpf_any())
 		return -1;
-	for (i = 0; i < POWERPIN_NR_EVENTS; i++)
-		if (powerpin_perf_registered(i) && powerpin_perf_bpf(i))
-			return -1;
 	for_each_online_cpu(cpu)
 		if (READ_ONCE(per_cpu(powerpin_perf_cpu_wide, cpu)) <= 0)
 			return here;

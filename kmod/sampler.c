@@ -108,8 +108,7 @@ static struct dentry *powerpin_debugfs;
 /* The thread's own state; nothing else touches it, no pointer in it. */
 struct powerpin_capture {
 	bool open;			/* a consumer records: capture in progress */
-	bool moved;			/* the thread was moved to one CPU ... */
-	int moved_to;			/* ... this one */
+	int moved_to;			/* the one CPU the thread was moved to, or -1 */
 	bool closed;			/* the gate was seen closed since ... */
 	ktime_t closed_since;		/* ... then, with no kick since */
 	u32 period_us;
@@ -498,7 +497,8 @@ static int powerpin_match_supply(struct device *dev, void *data)
 	/*
 	 * 3.10: one being registered or unregistered cannot be held (its
 	 * parent may be gone): the first battery is then chosen at the
-	 * next deadline, never passed over; one never recorded is
+	 * next deadline, never passed over; one add_dev never recorded
+	 * is passed over
 	 */
 	if (!powerpin_supply_get(dev)) {
 		lookup->busy = !lookup->name[0] && !powerpin_supply_unrecorded(dev);
@@ -849,19 +849,17 @@ static void powerpin_capture_open(struct powerpin_capture *run)
  */
 static void powerpin_move_to(struct powerpin_capture *run, int cpu)
 {
-	if (cpu < 0 || (run->moved && run->moved_to == cpu))
+	if (cpu < 0 || run->moved_to == cpu)
 		return;
-	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu))) {
-		run->moved = true;
+	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu)))
 		run->moved_to = cpu;
-	}
 }
 
 /* Back to where kernel threads run, not onto isolated CPUs. */
 static void powerpin_move_home(struct powerpin_capture *run)
 {
-	if (run->moved && !set_cpus_allowed_ptr(current, powerpin_kthread_cpus()))
-		run->moved = false;
+	if (run->moved_to >= 0 && !set_cpus_allowed_ptr(current, powerpin_kthread_cpus()))
+		run->moved_to = -1;
 }
 
 static void powerpin_capture_close(struct powerpin_capture *run)
@@ -1047,10 +1045,7 @@ static bool powerpin_trial_sample(struct powerpin_capture *run)
 		cpu = cpumask_first(cpu_online_mask);
 	run->trial_cpu = cpu;
 	/* pinned even where it runs already: a landed capture stays there */
-	if (!set_cpus_allowed_ptr(current, cpumask_of(cpu))) {
-		run->moved = true;
-		run->moved_to = cpu;
-	}
+	powerpin_move_to(run, cpu);
 	spin_lock_irqsave(&powerpin_lock, irqflags);
 	powerpin_trials++;
 	spin_unlock_irqrestore(&powerpin_lock, irqflags);
@@ -1112,7 +1107,9 @@ static void powerpin_sampler_turn(struct powerpin_capture *run)
 
 static int powerpin_sampler_thread(void *unused)
 {
-	struct powerpin_capture run = { .supply_gen = UINT_MAX, .trial_cpu = -1 };
+	struct powerpin_capture run = {
+		.supply_gen = UINT_MAX, .trial_cpu = -1, .moved_to = -1,
+	};
 
 	powerpin_sleeper_init(&powerpin_sleeper);
 	set_freezable();
